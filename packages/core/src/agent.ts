@@ -1,0 +1,83 @@
+import type { Tool, ToolSpec } from './tool.js';
+
+export type ToolChoice = 'auto' | 'required' | 'none';
+export type TokenizerName = 'cl100k_base' | 'o200k_base' | 'estimate';
+
+/** How much history each model request carries. The full transcript stays in the state. */
+export interface MemoryPolicy {
+  /** Most messages sent per request; cut on turn boundaries, the task always kept. */
+  readonly maxMessages: number;
+}
+
+/** The agent *is* this object: plain data the reducer reads. */
+export interface AgentConfig {
+  readonly name: string;
+  readonly description: string;
+  readonly systemPrompt: string;
+  /** Sent after the history on every turn, never stored in it. */
+  readonly nextStepPrompt: string;
+  readonly tools: readonly ToolSpec[];
+  readonly toolChoice: ToolChoice;
+  readonly maxSteps: number;
+  /** Longest observation kept, in characters; longer ones are cut with a visible marker. */
+  readonly maxObserve?: number;
+  /** How many earlier identical assistant turns make the agent "stuck". */
+  readonly duplicateThreshold: number;
+  /** How many earlier identical tool calls (same name and arguments) make the agent "stuck". */
+  readonly repeatedCallThreshold: number;
+  /** A text-only reply in `auto` mode ends the run with that answer (false: OpenManus's loop-on). */
+  readonly finishOnText: boolean;
+  readonly memory: MemoryPolicy;
+  /** Most input tokens one request may carry; a request over it is never sent. */
+  readonly maxInputTokens?: number;
+  readonly tokenizer: TokenizerName;
+  /** Only the latest tool image is sent to the model; older ones are dropped from requests. */
+  readonly keepImages: number;
+  /** Name of the LLM profile (config.toml `[llm.<name>]`) the interpreter should use. */
+  readonly llmProfile?: string;
+}
+
+export type AgentConfigInput = Pick<AgentConfig, 'name'> & Partial<Omit<AgentConfig, 'name'>>;
+
+export const defaultAgentConfig: Omit<AgentConfig, 'name'> = {
+  description: '',
+  systemPrompt: '',
+  nextStepPrompt: '',
+  tools: [],
+  toolChoice: 'auto',
+  maxSteps: 30,
+  duplicateThreshold: 2,
+  repeatedCallThreshold: 3,
+  finishOnText: true,
+  memory: { maxMessages: 100 },
+  tokenizer: 'cl100k_base',
+  keepImages: 1,
+};
+
+/** Fills in the defaults: `defineAgent({ name: 'x', tools })` is a complete agent. */
+export function defineAgent(input: AgentConfigInput): AgentConfig {
+  const config = { ...defaultAgentConfig, ...input };
+  if (!Number.isInteger(config.maxSteps) || config.maxSteps < 1) {
+    throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`);
+  }
+  const names = new Set<string>();
+  for (const tool of config.tools) {
+    if (names.has(tool.name)) throw new Error(`agent "${config.name}" has two tools named "${tool.name}"`);
+    names.add(tool.name);
+  }
+  return config;
+}
+
+/** A runnable agent: its config (data) and the tool implementations it names. */
+export interface Agent {
+  readonly config: AgentConfig;
+  readonly tools: readonly Tool[];
+}
+
+export type AgentInput = Omit<AgentConfigInput, 'tools'> & { readonly tools?: readonly Tool[] };
+
+/** `createAgent({ name, tools })`: the config is derived from the tools' specs. */
+export function createAgent(input: AgentInput): Agent {
+  const tools = input.tools ?? [];
+  return { config: defineAgent({ ...input, tools: tools.map((t) => t.spec) }), tools };
+}

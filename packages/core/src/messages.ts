@@ -1,0 +1,48 @@
+/** A chat message as the agent keeps it: plain data, safe to JSON round-trip. */
+export type Role = 'system' | 'user' | 'assistant' | 'tool';
+
+/** An image attached to a message (a tool screenshot, a user upload). */
+export interface ImageData {
+  readonly base64: string;
+  readonly mimeType: string;
+}
+
+/** A tool call as the model asked for it; `arguments` is the raw JSON string the model wrote. */
+export interface ToolCall {
+  readonly id: string;
+  readonly name: string;
+  readonly arguments: string;
+}
+
+export interface SystemMessage {
+  readonly role: 'system';
+  readonly content: string;
+}
+
+export interface UserMessage {
+  readonly role: 'user';
+  readonly content: string;
+  readonly image?: ImageData;
+}
+
+export interface AssistantMessage {
+  readonly role: 'assistant';
+  readonly content: string;
+  readonly toolCalls?: readonly ToolCall[];
+}
+
+export interface ToolMessage {
+  readonly role: 'tool';
+  readonly content: string;
+  readonly toolCallId: string;
+  readonly name: string;
+  readonly image?: ImageData;
+}
+
+export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
+
+export const systemMessage = (content: string): SystemMessage => ({ role: 'system', content });
+export const userMessage = (content: string, image?: ImageData): UserMessage =>
+  image ? { role: 'user', content, image } : { role: 'user', content };
+export const assistantMessage = (content: string, toolCalls?: readonly ToolCall[]): AssistantMessage =>
+  toolCalls && toolCalls.length > 0 ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content };

@@ -1,0 +1,45 @@
+import type { AgentConfig } from './agent.js';
+import type { LlmRequest } from './effects.js';
+import { selectWindow } from './memory.js';
+import { type Message, systemMessage, userMessage } from './messages.js';
+import type { AgentState } from './state.js';
+
+export const requiredToolNudge =
+  'Your last reply had no tool call, but this step requires one. Call one of the available tools now.';
+
+/** Drops images from all but the newest `keep` messages that carry one (they are the costliest part). */
+function keepNewestImages(messages: readonly Message[], keep: number): readonly Message[] {
+  let seen = 0;
+  let out: Message[] | undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (!message || !('image' in message) || !message.image) continue;
+    if (++seen <= keep) continue;
+    out ??= [...messages];
+    const { image: _dropped, ...rest } = message;
+    out[i] = rest;
+  }
+  return out ?? messages;
+}
+
+/**
+ * The request for the next model call: system prompt, the memory window, then the
+ * next-step prompt (with a one-off stuck hint) — the last two are never stored in memory.
+ */
+export function buildRequest(config: AgentConfig, state: AgentState): { request: LlmRequest; dropped: number } {
+  const window = selectWindow(state.messages, state.taskIndex, config.memory.maxMessages);
+  const messages: Message[] = [];
+  if (config.systemPrompt) messages.push(systemMessage(config.systemPrompt));
+  messages.push(...keepNewestImages(window.messages, config.keepImages));
+  const prompt = [state.stuck.hint, config.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
+    .filter((part): part is string => Boolean(part))
+    .join('\n\n');
+  if (prompt) messages.push(userMessage(prompt));
+  const request: LlmRequest = {
+    messages,
+    tools: config.tools,
+    toolChoice: config.toolChoice,
+    ...(config.llmProfile ? { profile: config.llmProfile } : {}),
+  };
+  return { request, dropped: window.dropped };
+}

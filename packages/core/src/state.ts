@@ -1,0 +1,73 @@
+import type { Message, ToolCall } from './messages.js';
+
+export const SCHEMA_VERSION = 1;
+
+export type RunStatus =
+  | 'idle'
+  | 'awaiting_llm'
+  | 'awaiting_tools'
+  | 'awaiting_human'
+  | 'awaiting_approval'
+  | 'finished'
+  | 'failed';
+
+export type FinishReason = 'answered' | 'terminated' | 'max_steps' | 'token_limit' | 'cancelled' | 'error';
+
+export interface Usage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  readonly llmCalls: number;
+}
+
+/** Where one tool call of the current turn stands. */
+export type CallPhase = 'approval' | 'human' | 'running' | 'done';
+
+export interface PendingCall {
+  readonly call: ToolCall;
+  readonly phase: CallPhase;
+  /** Parsed arguments (the reducer parsed the JSON once). */
+  readonly args: unknown;
+  /** Set once the call has answered. */
+  readonly output?: string;
+  readonly isError?: boolean;
+  readonly image?: { readonly base64: string; readonly mimeType: string };
+}
+
+/** The turn being acted on: the tool calls of the last assistant message, in order. */
+export interface Turn {
+  readonly calls: readonly PendingCall[];
+}
+
+export interface StuckState {
+  /** Hash of an assistant turn → how many times it was seen. */
+  readonly turns: Readonly<Record<string, number>>;
+  /** Hash of a tool call (name + arguments) → how many times it was made. */
+  readonly calls: Readonly<Record<string, number>>;
+  /** The hint to send with the next request, if the last step looked stuck. */
+  readonly hint?: string;
+}
+
+/** Everything about a run, as JSON-serialisable data. */
+export interface AgentState {
+  readonly schemaVersion: typeof SCHEMA_VERSION;
+  readonly status: RunStatus;
+  /** Steps taken in the current run (reset by each `started`). */
+  readonly step: number;
+  /** Counts model requests; effect ids derive from it. */
+  readonly requestSeq: number;
+  readonly messages: readonly Message[];
+  /** Index in `messages` of the current task (always sent, never cut). */
+  readonly taskIndex: number;
+  readonly turn?: Turn;
+  readonly usage: Usage;
+  readonly stuck: StuckState;
+  /** A `required` turn without a tool call was re-prompted once. */
+  readonly reprompted: boolean;
+  readonly finishReason?: FinishReason;
+  readonly answer?: string;
+  readonly error?: string;
+}
+
+export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
+
+export const isFinal = (state: AgentState): boolean => state.status === 'finished' || state.status === 'failed';

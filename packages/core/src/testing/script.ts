@@ -1,0 +1,59 @@
+/** A scripted model reply, shared by the in-process model and the HTTP server. */
+export interface ScriptedToolCall {
+  readonly name: string;
+  /** An object is sent as JSON; a string is sent verbatim (to script malformed arguments). */
+  readonly arguments?: unknown;
+  readonly id?: string;
+}
+
+export interface ScriptedAnswer {
+  readonly content?: string;
+  readonly toolCalls?: readonly ScriptedToolCall[];
+  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  /** Wait before answering (to script a slow model). */
+  readonly delayMs?: number;
+}
+
+export interface ScriptedFailure {
+  readonly error: {
+    readonly status: number;
+    readonly message?: string;
+    readonly code?: string;
+    /** Sent as `Retry-After` (seconds). */
+    readonly retryAfter?: number;
+    /** Sent as `retry-after-ms`. */
+    readonly retryAfterMs?: number;
+  };
+  readonly delayMs?: number;
+}
+
+export type ScriptedReply = ScriptedAnswer | ScriptedFailure;
+
+/** A reply, or a function of the request that makes one (for loops and request-dependent replies). */
+export type ScriptEntry<Request> = ScriptedReply | ((request: Request, index: number) => ScriptedReply);
+
+export const isFailure = (reply: ScriptedReply): reply is ScriptedFailure => 'error' in reply;
+
+export const callArguments = (call: ScriptedToolCall): string =>
+  typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
+
+export const callId = (call: ScriptedToolCall, reply: number, index: number): string => call.id ?? `call_${reply}_${index}`;
+
+export const scriptExhausted = (used: number) => `scripted model: the script is exhausted after ${used} replies`;
+
+/** Takes the next entry of a script and resolves it against the request. */
+export function nextReply<Request>(script: readonly ScriptEntry<Request>[], used: number, request: Request): ScriptedReply | undefined {
+  const entry = script[used];
+  if (entry === undefined) return undefined;
+  return typeof entry === 'function' ? entry(request, used) : entry;
+}
+
+export const sleep = (ms: number, signal?: AbortSignal) =>
+  new Promise<void>((resolve, reject) => {
+    if (signal?.aborted) return reject(signal.reason);
+    const timer = setTimeout(resolve, ms);
+    signal?.addEventListener('abort', () => {
+      clearTimeout(timer);
+      reject(signal.reason);
+    }, { once: true });
+  });
