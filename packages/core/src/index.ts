@@ -5,7 +5,7 @@ export { defineTool } from './tool.js';
 export type { AgentConfig, AgentConfigInput, Agent, AgentInput, ToolChoice, MemoryPolicy, TokenizerName } from './agent.js';
 export { defineAgent, createAgent, defaultAgentConfig } from './agent.js';
 export type { AgentState, RunStatus, FinishReason, Usage, PendingCall, CallPhase, Turn, StuckState } from './state.js';
-export { SCHEMA_VERSION, isFinal } from './state.js';
+export { SCHEMA_VERSION, isFinal, restoreState } from './state.js';
 export type { AgentEvent, AgentEventType, LlmUsage } from './events.js';
 export type { Effect, EffectType, LlmRequest, Observation, RunResult } from './effects.js';
 export { step, initialStep, initialState, InvalidEventError, type Transition } from './reducer.js';

@@ -71,3 +71,21 @@ export interface AgentState {
 export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
 
 export const isFinal = (state: AgentState): boolean => state.status === 'finished' || state.status === 'failed';
+
+const STATUSES: readonly RunStatus[] = ['idle', 'awaiting_llm', 'awaiting_tools', 'awaiting_human', 'awaiting_approval', 'finished', 'failed'];
+
+/**
+ * Checks a saved state (parsed JSON) before it is resumed. States of every released schema
+ * version load here; a newer or damaged one is refused with the reason.
+ */
+export function restoreState(saved: unknown): { ok: true; state: AgentState } | { ok: false; error: string } {
+  if (typeof saved !== 'object' || saved === null) return { ok: false, error: 'a saved state must be a JSON object' };
+  const value = saved as Partial<AgentState>;
+  if (value.schemaVersion !== SCHEMA_VERSION) {
+    return { ok: false, error: `unsupported state schemaVersion ${String(value.schemaVersion)} (this version reads ${SCHEMA_VERSION})` };
+  }
+  if (!STATUSES.includes(value.status as RunStatus)) return { ok: false, error: `unknown status ${String(value.status)}` };
+  if (!Array.isArray(value.messages)) return { ok: false, error: 'messages must be an array' };
+  if (typeof value.step !== 'number' || typeof value.requestSeq !== 'number') return { ok: false, error: 'step and requestSeq must be numbers' };
+  return { ok: true, state: value as AgentState };
+}

@@ -1,0 +1,215 @@
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import {
+  type AgentConfig,
+  type AgentEvent,
+  type AgentState,
+  type Effect,
+  type Message,
+  initialStep,
+  isFinal,
+  selectWindow,
+  step,
+} from '../src/index.js';
+import { testConfig } from './helpers.js';
+
+type CallKind = 'echo' | 'write' | 'unknown' | 'badJson' | 'terminate' | 'deploy' | 'ask';
+interface Reply {
+  text: string;
+  calls: CallKind[];
+}
+
+const replyArb: fc.Arbitrary<Reply> = fc.record({
+  text: fc.constantFrom('', 'thinking', 'same', 'answer'),
+  calls: fc.array(fc.constantFrom<CallKind>('echo', 'echo', 'write', 'unknown', 'badJson', 'terminate', 'deploy', 'ask'), { maxLength: 3 }),
+});
+
+const scenarioArb = fc.record({
+  replies: fc.array(replyArb, { minLength: 1, maxLength: 14 }),
+  maxSteps: fc.integer({ min: 1, max: 8 }),
+  maxMessages: fc.integer({ min: 2, max: 12 }),
+  finishOnText: fc.boolean(),
+  toolChoice: fc.constantFrom<'auto' | 'required'>('auto', 'auto', 'required'),
+  seed: fc.integer({ min: 0, max: 1_000_000 }),
+});
+
+function toCall(kind: CallKind, i: number, turn: number) {
+  const id = `t${turn}_${i}`;
+  switch (kind) {
+    case 'unknown':
+      return { id, name: 'does_not_exist', arguments: '{}' };
+    case 'badJson':
+      return { id, name: 'echo', arguments: '{"text": ' };
+    case 'terminate':
+      return { id, name: 'terminate', arguments: '{"status":"success"}' };
+    case 'deploy':
+      return { id, name: 'deploy', arguments: '{}' };
+    case 'ask':
+      return { id, name: 'ask_human', arguments: '{"inquire":"?"}' };
+    default:
+      return { id, name: kind, arguments: JSON.stringify({ text: `${turn}` }) };
+  }
+}
+
+/** Every tool call in a request is answered by exactly one tool message right after it, and no tool message is orphaned. */
+function checkRequest(messages: readonly Message[], task: Message | undefined) {
+  let open: Set<string> | undefined;
+  for (const message of messages) {
+    if (message.role === 'tool') {
+      expect(open?.has(message.toolCallId), `orphan tool message ${message.toolCallId}`).toBe(true);
+      open?.delete(message.toolCallId);
+      continue;
+    }
+    expect(open === undefined || open.size === 0, 'a tool call went unanswered').toBe(true);
+    open = message.role === 'assistant' && message.toolCalls ? new Set(message.toolCalls.map((c) => c.id)) : undefined;
+  }
+  expect(open === undefined || open.size === 0, 'a tool call went unanswered').toBe(true);
+  if (task) expect(messages).toContain(task);
+}
+
+/** Plays a scenario against the reducer, acting as model, tools and people. Returns the events it fed. */
+function play(config: AgentConfig, scenario: fc.RecordValue<typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never>) {
+  let rng = scenario.seed;
+  const random = (n: number) => {
+    rng = (rng * 1103515245 + 12345) % 2147483648;
+    return rng % n;
+  };
+  let [state, effects] = initialStep(config, 'the task');
+  const events: AgentEvent[] = [];
+  let replyIndex = 0;
+  const feed = (event: AgentEvent) => {
+    events.push(event);
+    [state, effects] = step(config, state, event);
+    expect(state.step).toBeLessThanOrEqual(config.maxSteps);
+  };
+  for (let guard = 0; guard < 500 && !isFinal(state); guard++) {
+    const pending: Effect[] = [...effects];
+    const llm = pending.find((e) => e.type === 'callLlm');
+    if (llm?.type === 'callLlm') {
+      checkRequest(llm.request.messages, state.messages[state.taskIndex]);
+      const reply = scenario.replies[replyIndex++] ?? { text: 'final answer', calls: [] };
+      feed({ type: 'llmResponded', content: reply.text, toolCalls: reply.calls.map((k, i) => toCall(k, i, replyIndex)) });
+      continue;
+    }
+    const work = pending.filter((e) => e.type !== 'emit' && e.type !== 'finish');
+    if (work.length === 0) {
+      const waiting = state.turn?.calls.filter((c) => c.phase !== 'done') ?? [];
+      expect(waiting, 'a non-final state with nothing to do').toEqual([]);
+      break;
+    }
+    // Answer in a scenario-chosen order; approvals may release new effects, which are collected next round.
+    const outcomes: AgentEvent[] = [];
+    for (const effect of work) {
+      if (effect.type === 'callTool') outcomes.push({ type: 'toolCompleted', callId: effect.call.id, output: `out ${effect.call.name}` });
+      if (effect.type === 'askHuman') outcomes.push({ type: 'humanReplied', callId: effect.callId, answer: 'yes' });
+      if (effect.type === 'requestApproval') {
+        outcomes.push(random(2) === 0 ? { type: 'approvalGiven', callId: effect.call.id } : { type: 'approvalDenied', callId: effect.call.id });
+      }
+    }
+    const released: Effect[] = [];
+    while (outcomes.length > 0) {
+      const [event] = outcomes.splice(random(outcomes.length), 1);
+      if (!event) break;
+      feed(event);
+      released.push(...effects);
+    }
+    effects = released;
+  }
+  return { state, events };
+}
+
+const configFor = (s: { maxSteps: number; maxMessages: number; finishOnText: boolean; toolChoice: 'auto' | 'required' }) =>
+  testConfig({ maxSteps: s.maxSteps, memory: { maxMessages: s.maxMessages }, finishOnText: s.finishOnText, toolChoice: s.toolChoice });
+
+describe('reducer invariants', () => {
+  it('every request answers each tool call exactly once, keeps the task, and the run ends within maxSteps', () => {
+    fc.assert(
+      fc.property(scenarioArb, (scenario) => {
+        const { state } = play(configFor(scenario), scenario);
+        expect(isFinal(state) || ['awaiting_human', 'awaiting_approval'].includes(state.status)).toBe(true);
+        expect(state.step).toBeLessThanOrEqual(scenario.maxSteps);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('replaying the same events gives the same state', () => {
+    fc.assert(
+      fc.property(scenarioArb, (scenario) => {
+        const config = configFor(scenario);
+        const { state, events } = play(config, scenario);
+        let [replayed] = initialStep(config, 'the task');
+        for (const event of events) [replayed] = step(config, replayed, event);
+        expect(replayed).toEqual(state);
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('a state survives a JSON round trip at any point and the run ends the same', () => {
+    fc.assert(
+      fc.property(scenarioArb, fc.nat(), (scenario, cut) => {
+        const config = configFor(scenario);
+        const { state, events } = play(config, scenario);
+        const at = events.length === 0 ? 0 : cut % events.length;
+        let [resumed] = initialStep(config, 'the task');
+        events.forEach((event, i) => {
+          if (i === at) resumed = JSON.parse(JSON.stringify(resumed)) as AgentState;
+          [resumed] = step(config, resumed, event);
+        });
+        expect(JSON.parse(JSON.stringify(resumed))).toEqual(JSON.parse(JSON.stringify(state)));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
+  it('finished states are terminal: no event but a new task changes them', () => {
+    const eventArb = fc.constantFrom<AgentEvent>(
+      { type: 'llmResponded', content: 'x', toolCalls: [] },
+      { type: 'llmFailed', error: 'x' },
+      { type: 'toolCompleted', callId: 't1_0', output: 'x' },
+      { type: 'humanReplied', callId: 't1_0', answer: 'x' },
+      { type: 'approvalGiven', callId: 't1_0' },
+      { type: 'approvalDenied', callId: 't1_0' },
+      { type: 'cancelled' },
+    );
+    fc.assert(
+      fc.property(scenarioArb, eventArb, (scenario, event) => {
+        const config = configFor(scenario);
+        const { state } = play(config, scenario);
+        fc.pre(isFinal(state));
+        expect(step(config, state, event)).toEqual([state, []]);
+      }),
+      { numRuns: 200 },
+    );
+  });
+});
+
+describe('memory window invariants', () => {
+  const historyArb = fc
+    .array(fc.oneof(fc.constant(0), fc.integer({ min: 1, max: 4 })), { minLength: 1, maxLength: 30 })
+    .map((turns) => {
+      const messages: Message[] = [{ role: 'user', content: 'task' }];
+      turns.forEach((calls, t) => {
+        const ids = Array.from({ length: calls }, (_, i) => `c${t}_${i}`);
+        messages.push({ role: 'assistant', content: `a${t}`, ...(calls ? { toolCalls: ids.map((id) => ({ id, name: 'echo', arguments: '{}' })) } : {}) });
+        for (const id of ids) messages.push({ role: 'tool', content: 'ok', toolCallId: id, name: 'echo' });
+      });
+      return messages;
+    });
+
+  it('never orphans a tool message, never drops the task, and stays within the cap when turns allow', () => {
+    fc.assert(
+      fc.property(historyArb, fc.integer({ min: 1, max: 20 }), (messages, max) => {
+        const window = selectWindow(messages, 0, max);
+        checkRequest(window.messages, messages[0]);
+        expect(window.messages[0]).toBe(messages[0]);
+        expect(window.messages.length + window.dropped).toBe(messages.length);
+        const lastTurnStart = messages.findLastIndex((m) => m.role === 'assistant');
+        const lastTurn = messages.length - lastTurnStart;
+        expect(window.messages.length).toBeLessThanOrEqual(Math.max(max, lastTurn + 1));
+      }),
+      { numRuns: 500 },
+    );
+  });
+});

@@ -1,0 +1,42 @@
+import { readFileSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+// `import type` is erased at compile time, so it is not part of the runtime graph.
+const IMPORT = /(?:import|export)\s(?!type\s)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
+
+/** Every module the file reaches through its imports, with the bare specifiers it names. */
+function importGraph(entry: string) {
+  const files = new Set<string>();
+  const external = new Set<string>();
+  const visit = (file: string) => {
+    if (files.has(file)) return;
+    files.add(file);
+    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      const spec = match[1] ?? match[2] ?? '';
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
+      else external.add(spec);
+    }
+  };
+  visit(resolve(src, entry));
+  return { files: [...files].map((f) => f.slice(src.length + 1)), external: [...external] };
+}
+
+describe('the functional core', () => {
+  it('the reducer reaches no I/O: no node: module, no openai, no interpreter code', () => {
+    const { files, external } = importGraph('reducer.ts');
+    expect(files).not.toContain('interpreter.ts');
+    expect(files).not.toContain('openai.ts');
+    expect(files.some((f) => f.startsWith('testing/'))).toBe(false);
+    expect(external.filter((s) => s.startsWith('node:') || s === 'openai' || s.startsWith('openai/') || s === 'eventemitter3')).toEqual([]);
+    // Only the tokenizer's rank data (loaded on demand) comes from outside.
+    expect(external.every((s) => s.startsWith('js-tiktoken/'))).toBe(true);
+  });
+
+  it('the graph check itself sees I/O where there is some', () => {
+    expect(importGraph('interpreter.ts').external).toContain('eventemitter3');
+    expect(importGraph('testing/server.ts').external).toContain('node:http');
+  });
+});

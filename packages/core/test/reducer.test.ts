@@ -1,0 +1,310 @@
+import { describe, expect, it } from 'vitest';
+import { InvalidEventError, type Message, initialStep, loadTokenizer, step } from '../src/index.js';
+import { call, done, drive, ofType, replied, testConfig } from './helpers.js';
+
+const lastRequest = (effects: Parameters<typeof ofType>[0]) => {
+  const [llm] = ofType(effects, 'callLlm');
+  if (!llm) throw new Error('expected a callLlm effect');
+  return llm.request;
+};
+const contents = (messages: readonly Message[]) => messages.map((m) => `${m.role}:${m.content}`);
+
+describe('think', () => {
+  it('starts with system prompt, task and next-step prompt; the prompt is not stored', () => {
+    const [state, effects] = initialStep(testConfig(), 'count to 3');
+    expect(state.status).toBe('awaiting_llm');
+    expect(state.step).toBe(1);
+    expect(contents(lastRequest(effects).messages)).toEqual(['system:You are a test agent.', 'user:count to 3', 'user:What next?']);
+    expect(contents(state.messages)).toEqual(['user:count to 3']);
+    expect(lastRequest(effects).tools.map((t) => t.name)).toEqual(['echo', 'write', 'terminate', 'deploy', 'ask_human']);
+    expect(ofType(effects, 'emit')[0]?.observation).toEqual({ kind: 'stepStarted', step: 1, maxSteps: 5 });
+  });
+
+  it('never piles next-step prompts up in memory over many steps', () => {
+    const events = [1, 2, 3].flatMap((i) => [replied('', [call('echo', { text: `${i}` }, `e${i}`)]), done(`e${i}`)]);
+    const { state, effects } = drive(testConfig(), 'go', events);
+    const prompts = lastRequest(effects).messages.filter((m) => m.content === 'What next?');
+    expect(prompts).toHaveLength(1);
+    expect(state.messages.some((m) => m.content === 'What next?')).toBe(false);
+  });
+});
+
+describe('act and observe', () => {
+  it('turns tool calls into callTool effects with parsed arguments', () => {
+    const { state, effects } = drive(testConfig(), 'go', [replied('let me', [call('echo', { text: 'a' }, 'a'), call('write', { path: '/x' }, 'b')])]);
+    expect(state.status).toBe('awaiting_tools');
+    const calls = ofType(effects, 'callTool');
+    expect(calls.map((c) => [c.call.id, c.args, c.parallelSafe])).toEqual([
+      ['a', { text: 'a' }, true],
+      ['b', { path: '/x' }, false],
+    ]);
+    expect(new Set(calls.map((c) => c.id)).size).toBe(2);
+  });
+
+  it('waits for every call, then appends the results in call order and thinks again', () => {
+    const config = testConfig();
+    const { state: waiting } = drive(config, 'go', [replied('', [call('echo', { text: 'a' }, 'a'), call('echo', { text: 'b' }, 'b')])]);
+    const [partial, none] = step(config, waiting, done('b', 'B'));
+    expect(none).toEqual([]);
+    expect(partial.status).toBe('awaiting_tools');
+    const [next, effects] = step(config, partial, done('a', 'A'));
+    expect(next.status).toBe('awaiting_llm');
+    expect(next.step).toBe(2);
+    const tools = next.messages.filter((m) => m.role === 'tool');
+    expect(tools.map((m) => [m.toolCallId, m.content])).toEqual([
+      ['a', 'A'],
+      ['b', 'B'],
+    ]);
+    expect(ofType(effects, 'callLlm')).toHaveLength(1);
+  });
+
+  it('ignores results for unknown or already answered calls', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'x' }, 'b')]), done('a')]);
+    expect(step(config, state, done('a', 'again'))).toEqual([state, []]);
+    expect(step(config, state, done('zzz'))).toEqual([state, []]);
+  });
+
+  it('cuts long observations at maxObserve with a visible marker', () => {
+    const { state } = drive(testConfig({ maxObserve: 10 }), 'go', [replied('', [call('echo', {}, 'a')]), done('a', 'x'.repeat(25))]);
+    const tool = state.messages.find((m) => m.role === 'tool');
+    expect(tool?.content).toBe(`${'x'.repeat(10)}\n…[observation truncated: 15 more characters]`);
+  });
+
+  it('answers an unknown tool and bad JSON with errors the model sees next turn', () => {
+    const { state, effects } = drive(testConfig(), 'go', [
+      replied('', [call('nope', {}, 'a'), call('echo', '{"text": ', 'b'), call('echo', '[1]', 'c')]),
+    ]);
+    expect(state.status).toBe('awaiting_llm');
+    const tools = lastRequest(effects).messages.filter((m) => m.role === 'tool');
+    expect(tools[0]?.content).toMatch(/^Error: unknown tool 'nope'\. Available tools: echo, write/);
+    expect(tools[1]?.content).toMatch(/^Error: the arguments for echo are not valid JSON/);
+    expect(tools[2]?.content).toBe('Error: the arguments for echo must be a JSON object.');
+  });
+
+  it('gives every call of a turn its own id when the model omits or repeats them', () => {
+    const { effects } = drive(testConfig(), 'go', [replied('', [call('echo', {}, ''), call('echo', { text: 'x' }, 'dup'), call('echo', { text: 'y' }, 'dup')])]);
+    const ids = ofType(effects, 'callTool').map((c) => c.call.id);
+    expect(new Set(ids).size).toBe(3);
+    expect(ids[1]).toBe('dup');
+  });
+
+  it('accumulates usage per run', () => {
+    const { state } = drive(testConfig(), 'go', [replied('', [call('echo', {}, 'a')]), done('a'), replied('done')]);
+    expect(state.usage).toEqual({ inputTokens: 20, outputTokens: 4, llmCalls: 2 });
+  });
+});
+
+describe('tool choice', () => {
+  it('auto: a text-only reply ends the run with that answer', () => {
+    const { state, effects } = drive(testConfig(), 'hello', [replied('Hi there!')]);
+    expect(state).toMatchObject({ status: 'finished', finishReason: 'answered', answer: 'Hi there!' });
+    expect(ofType(effects, 'finish')[0]?.result).toMatchObject({ finishReason: 'answered', answer: 'Hi there!' });
+  });
+
+  it('auto with finishOnText off keeps thinking until max steps (OpenManus behaviour)', () => {
+    const config = testConfig({ finishOnText: false, maxSteps: 3 });
+    const { state, trace } = drive(config, 'hello', [replied('a'), replied('b'), replied('c')]);
+    expect(ofType(trace[1]?.effects ?? [], 'callLlm')).toHaveLength(1);
+    expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps', step: 3, answer: 'c' });
+  });
+
+  it('required: a reply without a call is re-prompted once, then the run fails with a reason', () => {
+    const config = testConfig({ toolChoice: 'required' });
+    const { state: once, effects } = drive(config, 'go', [replied('thinking...')]);
+    expect(once.status).toBe('awaiting_llm');
+    expect(once.step).toBe(1);
+    expect(lastRequest(effects).messages.at(-1)?.content).toMatch(/requires one\. Call one of the available tools/);
+    const [failed] = step(config, once, replied('still no call'));
+    expect(failed).toMatchObject({ status: 'failed', finishReason: 'error' });
+    expect(failed.error).toMatch(/required.*twice without a tool call/);
+  });
+
+  it('required: a call after the re-prompt clears the nudge', () => {
+    const config = testConfig({ toolChoice: 'required' });
+    const { state, effects } = drive(config, 'go', [replied('hmm'), replied('', [call('echo', {}, 'a')]), done('a')]);
+    expect(state.reprompted).toBe(false);
+    expect(lastRequest(effects).messages.at(-1)?.content).toBe('What next?');
+  });
+
+  it('none: tool calls are dropped and reported', () => {
+    const { state, effects } = drive(testConfig({ toolChoice: 'none' }), 'go', [replied('plain answer', [call('echo', {}, 'a')])]);
+    expect(state).toMatchObject({ status: 'finished', answer: 'plain answer' });
+    expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: 'plain answer' });
+    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'toolCallsIgnored', count: 1 });
+  });
+});
+
+describe('finishing', () => {
+  it('a successful terminal call finishes as terminated, after the rest of the batch', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [
+      replied('All done: 42', [call('terminate', { status: 'success' }, 't'), call('echo', {}, 'e')]),
+      done('t', 'finished'),
+    ]);
+    expect(state.status).toBe('awaiting_tools');
+    const [end, effects] = step(config, state, done('e'));
+    expect(end).toMatchObject({ status: 'finished', finishReason: 'terminated', answer: 'All done: 42' });
+    expect(ofType(effects, 'finish')).toHaveLength(1);
+  });
+
+  it('a failed terminal call does not finish', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [replied('', [call('terminate', { status: 'success' }, 't')])]);
+    const [next] = step(config, state, { type: 'toolCompleted', callId: 't', output: 'Error: boom', isError: true });
+    expect(next.status).toBe('awaiting_llm');
+  });
+
+  it('max steps finishes resumably; a new message continues the same memory with a fresh budget', () => {
+    const config = testConfig({ maxSteps: 2 });
+    const events = [replied('', [call('echo', {}, 'a')]), done('a'), replied('', [call('echo', { text: 'x' }, 'b')]), done('b')];
+    const { state } = drive(config, 'go', events);
+    expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps', step: 2 });
+    expect(state.error).toMatch(/step limit \(2\)/);
+    const [again, effects] = step(config, state, { type: 'started', input: 'continue' });
+    expect(again).toMatchObject({ status: 'awaiting_llm', step: 1 });
+    expect(again.finishReason).toBeUndefined();
+    expect(contents(lastRequest(effects).messages).slice(1, 3)).toEqual(['user:go', 'assistant:']);
+    expect(lastRequest(effects).messages.at(-2)?.content).toBe('continue');
+  });
+
+  it('finished states take no more events, except a new task', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'hello', [replied('Hi')]);
+    for (const event of [replied('x'), done('a'), { type: 'cancelled' as const }, { type: 'llmFailed' as const, error: 'x' }]) {
+      expect(step(config, state, event)).toEqual([state, []]);
+    }
+  });
+
+  it('starting while a run is in progress is refused', () => {
+    const [state] = initialStep(testConfig(), 'go');
+    expect(() => step(testConfig(), state, { type: 'started', input: 'other' })).toThrow(InvalidEventError);
+  });
+
+  it('cancel finishes with reason cancelled and keeps usage', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [replied('', [call('echo', {}, 'a')])]);
+    const [cancelled, effects] = step(config, state, { type: 'cancelled', reason: 'user pressed Ctrl+C' });
+    expect(cancelled).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'user pressed Ctrl+C' });
+    expect(ofType(effects, 'finish')[0]?.result.usage).toEqual(state.usage);
+  });
+
+  it('an LLM failure ends the run as failed with the reason', () => {
+    const { state } = drive(testConfig(), 'go', [{ type: 'llmFailed', error: 'server (HTTP 500): boom' }]);
+    expect(state).toMatchObject({ status: 'failed', finishReason: 'error', error: 'the model request failed: server (HTTP 500): boom' });
+  });
+});
+
+describe('stuck detection', () => {
+  it('a reply repeated past the threshold adds the hint once to the next request only', () => {
+    const config = testConfig({ finishOnText: false, maxSteps: 10 });
+    const { trace } = drive(config, 'go', [replied('same'), replied('same'), replied('same'), replied('different')]);
+    const hints = trace.map((t) => lastRequestOrNone(t.effects)?.messages.at(-1)?.content ?? '');
+    expect(hints[1]).toBe('What next?');
+    expect(hints[2]).toBe('What next?');
+    expect(hints[3]).toMatch(/^You seem to be repeating yourself \(the same reply 3 times\)[^]*\n\nWhat next\?$/);
+    expect(hints[3]?.match(/repeating yourself/g)).toHaveLength(1);
+    expect(hints[4]).toBe('What next?');
+    expect(ofType(trace[3]?.effects ?? [], 'emit').some((e) => e.observation.kind === 'stuck')).toBe(true);
+  });
+
+  it('the same tool call with the same arguments is caught even when the text differs', () => {
+    const config = testConfig({ maxSteps: 10, repeatedCallThreshold: 2 });
+    const events = ['a', 'b', 'c'].flatMap((t, i) => [replied(t, [call('echo', { text: 'same' }, `x${i}`)]), done(`x${i}`)]);
+    const { effects } = drive(config, 'go', events);
+    expect(lastRequest(effects).messages.at(-1)?.content).toMatch(/the same echo call with the same arguments/);
+  });
+});
+
+describe('approvals and people', () => {
+  it('a call that needs approval waits, then runs when approved', () => {
+    const config = testConfig();
+    const { state, effects } = drive(config, 'go', [replied('', [call('deploy', {}, 'd'), call('echo', {}, 'e')])]);
+    expect(state.status).toBe('awaiting_approval');
+    expect(ofType(effects, 'requestApproval').map((e) => e.call.id)).toEqual(['d']);
+    expect(ofType(effects, 'callTool').map((e) => e.call.id)).toEqual(['e']);
+    const [approved, run] = step(config, state, { type: 'approvalGiven', callId: 'd' });
+    expect(approved.status).toBe('awaiting_tools');
+    expect(ofType(run, 'callTool').map((e) => e.call.id)).toEqual(['d']);
+  });
+
+  it('a denied call is answered with the reason and the step goes on', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [replied('', [call('deploy', {}, 'd')])]);
+    const [next] = step(config, state, { type: 'approvalDenied', callId: 'd', reason: 'not on Fridays' });
+    expect(next.status).toBe('awaiting_llm');
+    expect(next.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Error: the user did not approve this call: not on Fridays' });
+  });
+
+  it('ask_human becomes an askHuman effect and the reply is the observation', () => {
+    const config = testConfig();
+    const { state, effects } = drive(config, 'go', [replied('', [call('ask_human', { inquire: 'Which city?' }, 'h')])]);
+    expect(state.status).toBe('awaiting_human');
+    expect(ofType(effects, 'askHuman')).toEqual([expect.objectContaining({ callId: 'h', question: 'Which city?' })]);
+    const [next] = step(config, state, { type: 'humanReplied', callId: 'h', answer: 'Kyoto' });
+    expect(next.messages.at(-1)).toMatchObject({ role: 'tool', name: 'ask_human', content: 'Kyoto' });
+  });
+});
+
+describe('resume', () => {
+  it('re-emits what the state was waiting for, with the same effect ids', () => {
+    const config = testConfig();
+    const { state, effects } = drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')]), done('a')]);
+    const [same, again] = step(config, state, { type: 'resumed' });
+    expect(same).toBe(state);
+    const original = ofType(drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')])]).effects, 'callTool');
+    expect(ofType(again, 'callTool')).toEqual(original.filter((e) => e.call.id === 'b'));
+    expect(effects).toEqual([]);
+  });
+});
+
+describe('token budget', () => {
+  it('a request over the budget is never sent: the run ends as token_limit with an explanation', () => {
+    const { state, effects } = drive(testConfig({ maxInputTokens: 30 }), 'x'.repeat(400), []);
+    expect(ofType(effects, 'callLlm')).toHaveLength(0);
+    expect(state).toMatchObject({ status: 'finished', finishReason: 'token_limit' });
+    expect(state.answer).toMatch(/needs \d+ input tokens, more than the limit of 30\. It was not sent\./);
+    expect(state.messages.at(-1)?.role).toBe('assistant');
+  });
+
+  it('counts with the real tokenizer once loaded', async () => {
+    await loadTokenizer('cl100k_base');
+    const config = testConfig({ tokenizer: 'cl100k_base', maxInputTokens: 100_000 });
+    const { effects } = drive(config, 'hello world', []);
+    expect(ofType(effects, 'callLlm')).toHaveLength(1);
+    const tight = testConfig({ tokenizer: 'cl100k_base', maxInputTokens: 50 });
+    expect(drive(tight, 'hello world', []).state.finishReason).toBe('token_limit');
+  });
+});
+
+describe('images', () => {
+  it('keeps tool images in memory but sends only the newest one', () => {
+    const config = testConfig({ maxSteps: 10 });
+    const image = (n: string) => ({ base64: n, mimeType: 'image/png' });
+    const { state, effects } = drive(config, 'go', [
+      replied('', [call('echo', {}, 'a')]),
+      { type: 'toolCompleted', callId: 'a', output: 'shot 1', image: image('AAAA') },
+      replied('', [call('echo', { text: '2' }, 'b')]),
+      { type: 'toolCompleted', callId: 'b', output: 'shot 2', image: image('BBBB') },
+    ]);
+    expect(state.messages.filter((m) => 'image' in m && m.image)).toHaveLength(2);
+    const sent = lastRequest(effects).messages.filter((m) => 'image' in m && m.image);
+    expect(sent.map((m) => m.content)).toEqual(['shot 2']);
+  });
+});
+
+describe('memory window', () => {
+  it('sends at most maxMessages on turn boundaries and always the task', () => {
+    const config = testConfig({ memory: { maxMessages: 4 }, maxSteps: 20 });
+    const events = [1, 2, 3, 4].flatMap((i) => [replied(`${i}`, [call('echo', {}, `e${i}`)]), done(`e${i}`)]);
+    const { effects } = drive(config, 'the task', events);
+    const history = lastRequest(effects).messages.slice(1, -1);
+    expect(contents(history)).toEqual(['user:the task', 'assistant:4', 'tool:ok']);
+    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'memoryTrimmed', dropped: 6 });
+  });
+});
+
+function lastRequestOrNone(effects: Parameters<typeof ofType>[0]) {
+  return ofType(effects, 'callLlm')[0]?.request;
+}
+
