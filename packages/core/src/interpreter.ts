@@ -146,10 +146,11 @@ async function drive(
   const apply = (event: AgentEvent) => {
     applying = applying.then(async () => {
       const [next, effects] = step(config, state, event);
-      if (next === state) return;
-      activeStates.delete(state);
-      activeStates.add(next);
-      state = next;
+      if (next !== state) {
+        activeStates.delete(state);
+        activeStates.add(next);
+        state = next;
+      }
       announce({ type: 'event', event, state });
       queue.push(...effects);
       await options.checkpoint?.(state);
