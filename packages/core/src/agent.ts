@@ -74,10 +74,15 @@ export interface Agent {
   readonly tools: readonly Tool[];
 }
 
-export type AgentInput = Omit<AgentConfigInput, 'tools'> & { readonly tools?: readonly Tool[] };
+export type AgentInput = Omit<AgentConfigInput, 'tools'> & {
+  readonly tools?: readonly Tool[];
+};
 
 /** `createAgent({ name, tools })`: the config is derived from the tools' specs. */
 export function createAgent(input: AgentInput): Agent {
   const tools = input.tools ?? [];
-  return { config: defineAgent({ ...input, tools: tools.map((t) => t.spec) }), tools };
+  return {
+    config: defineAgent({ ...input, tools: tools.map((t) => t.spec) }),
+    tools,
+  };
 }

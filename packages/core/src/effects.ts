@@ -20,16 +20,41 @@ export interface RunResult {
 
 /** Outputs of the reducer: what should happen next. Ids are derived from the state. */
 export type Effect =
-  | { readonly type: 'callLlm'; readonly id: string; readonly request: LlmRequest }
-  | { readonly type: 'callTool'; readonly id: string; readonly call: ToolCall; readonly args: unknown; readonly parallelSafe: boolean; readonly timeoutMs?: number }
-  | { readonly type: 'askHuman'; readonly id: string; readonly callId: string; readonly question: string }
-  | { readonly type: 'requestApproval'; readonly id: string; readonly call: ToolCall; readonly args: unknown }
+  | {
+      readonly type: 'callLlm';
+      readonly id: string;
+      readonly request: LlmRequest;
+    }
+  | {
+      readonly type: 'callTool';
+      readonly id: string;
+      readonly call: ToolCall;
+      readonly args: unknown;
+      readonly parallelSafe: boolean;
+      readonly timeoutMs?: number;
+    }
+  | {
+      readonly type: 'askHuman';
+      readonly id: string;
+      readonly callId: string;
+      readonly question: string;
+    }
+  | {
+      readonly type: 'requestApproval';
+      readonly id: string;
+      readonly call: ToolCall;
+      readonly args: unknown;
+    }
   | { readonly type: 'emit'; readonly observation: Observation }
   | { readonly type: 'finish'; readonly result: RunResult };
 
 /** Notable moments the host may want to show (progress lines, traces). */
 export type Observation =
-  | { readonly kind: 'stepStarted'; readonly step: number; readonly maxSteps: number }
+  | {
+      readonly kind: 'stepStarted';
+      readonly step: number;
+      readonly maxSteps: number;
+    }
   | { readonly kind: 'stuck'; readonly hint: string }
   | { readonly kind: 'memoryTrimmed'; readonly dropped: number }
   | { readonly kind: 'toolCallsIgnored'; readonly count: number };

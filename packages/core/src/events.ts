@@ -7,7 +7,11 @@ export interface LlmUsage {
 
 /** Inputs to the reducer: what happened. */
 export type AgentEvent =
-  | { readonly type: 'started'; readonly input: string; readonly image?: ImageData }
+  | {
+      readonly type: 'started';
+      readonly input: string;
+      readonly image?: ImageData;
+    }
   | { readonly type: 'resumed' }
   | {
       readonly type: 'llmResponded';
@@ -23,9 +27,17 @@ export type AgentEvent =
       readonly isError?: boolean;
       readonly image?: ImageData;
     }
-  | { readonly type: 'humanReplied'; readonly callId: string; readonly answer: string }
+  | {
+      readonly type: 'humanReplied';
+      readonly callId: string;
+      readonly answer: string;
+    }
   | { readonly type: 'approvalGiven'; readonly callId: string }
-  | { readonly type: 'approvalDenied'; readonly callId: string; readonly reason?: string }
+  | {
+      readonly type: 'approvalDenied';
+      readonly callId: string;
+      readonly reason?: string;
+    }
   | { readonly type: 'cancelled'; readonly reason?: string };
 
 export type AgentEventType = AgentEvent['type'];

@@ -1,20 +1,84 @@
-export type { Message, Role, ToolCall, ImageData, SystemMessage, UserMessage, AssistantMessage, ToolMessage } from './messages.js';
+export type {
+  Message,
+  Role,
+  ToolCall,
+  ImageData,
+  SystemMessage,
+  UserMessage,
+  AssistantMessage,
+  ToolMessage,
+} from './messages.js';
 export { systemMessage, userMessage, assistantMessage } from './messages.js';
-export type { ToolSpec, Tool, ToolOutput, ToolContext, ToolReturn, ToolDefinition, JsonSchema } from './tool.js';
+export type {
+  ToolSpec,
+  Tool,
+  ToolOutput,
+  ToolContext,
+  ToolReturn,
+  ToolDefinition,
+  JsonSchema,
+} from './tool.js';
 export { defineTool } from './tool.js';
-export type { AgentConfig, AgentConfigInput, Agent, AgentInput, ToolChoice, MemoryPolicy, TokenizerName } from './agent.js';
+export type {
+  AgentConfig,
+  AgentConfigInput,
+  Agent,
+  AgentInput,
+  ToolChoice,
+  MemoryPolicy,
+  TokenizerName,
+} from './agent.js';
 export { defineAgent, createAgent, defaultAgentConfig } from './agent.js';
-export type { AgentState, RunStatus, FinishReason, Usage, PendingCall, CallPhase, Turn, StuckState } from './state.js';
+export type {
+  AgentState,
+  RunStatus,
+  FinishReason,
+  Usage,
+  PendingCall,
+  CallPhase,
+  Turn,
+  StuckState,
+} from './state.js';
 export { SCHEMA_VERSION, isFinal, restoreState } from './state.js';
 export type { AgentEvent, AgentEventType, LlmUsage } from './events.js';
-export type { Effect, EffectType, LlmRequest, Observation, RunResult } from './effects.js';
-export { step, initialStep, initialState, InvalidEventError, type Transition } from './reducer.js';
+export type {
+  Effect,
+  EffectType,
+  LlmRequest,
+  Observation,
+  RunResult,
+} from './effects.js';
+export {
+  step,
+  initialStep,
+  initialState,
+  InvalidEventError,
+  type Transition,
+} from './reducer.js';
 export { buildRequest } from './request.js';
 export { selectWindow } from './memory.js';
-export { loadTokenizer, textTokens, messageTokens, requestTokens, imageTokens } from './tokens.js';
-export type { LlmPort, LlmResponse, LlmError, LlmErrorKind, LlmCallOptions } from './llm.js';
+export {
+  loadTokenizer,
+  textTokens,
+  messageTokens,
+  requestTokens,
+  imageTokens,
+} from './tokens.js';
+export type {
+  LlmPort,
+  LlmResponse,
+  LlmError,
+  LlmErrorKind,
+  LlmCallOptions,
+} from './llm.js';
 export { describeLlmError } from './llm.js';
-export { createOpenAiLlm, isReasoningModel, toOpenAiMessages, type OpenAiLlmOptions, type ApiType } from './openai.js';
+export {
+  createOpenAiLlm,
+  isReasoningModel,
+  toOpenAiMessages,
+  type OpenAiLlmOptions,
+  type ApiType,
+} from './openai.js';
 export { parseToolCalls, toolsPrompt } from './promptTools.js';
 export {
   run,

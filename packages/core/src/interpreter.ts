@@ -1,5 +1,6 @@
 import { EventEmitter } from 'eventemitter3';
 import { type Result, err, ok } from 'neverthrow';
+import { linkAbort } from './abort.js';
 import type { Agent } from './agent.js';
 import type { Effect, Observation } from './effects.js';
 import type { AgentEvent } from './events.js';
@@ -34,8 +35,15 @@ export interface RunOptions {
 
 /** One thing that happened in a run, in order: an effect starting, an event applied, an observation. */
 export type RunItem =
-  | { readonly type: 'effect'; readonly effect: Exclude<Effect, { type: 'emit' | 'finish' }> }
-  | { readonly type: 'event'; readonly event: AgentEvent; readonly state: AgentState }
+  | {
+      readonly type: 'effect';
+      readonly effect: Exclude<Effect, { type: 'emit' | 'finish' }>;
+    }
+  | {
+      readonly type: 'event';
+      readonly event: AgentEvent;
+      readonly state: AgentState;
+    }
   | { readonly type: 'observation'; readonly observation: Observation }
   | { readonly type: 'result'; readonly result: RunOutcome };
 
@@ -49,7 +57,9 @@ export interface RunOutcome {
   readonly state: AgentState;
 }
 
-export type RunEmitter = EventEmitter<{ [K in RunItem['type']]: (item: Extract<RunItem, { type: K }>) => void }>;
+export type RunEmitter = EventEmitter<{
+  [K in RunItem['type']]: (item: Extract<RunItem, { type: K }>) => void;
+}>;
 
 export const createRunEmitter = (): RunEmitter => new EventEmitter() as RunEmitter;
 
@@ -63,9 +73,14 @@ const activeStates = new WeakSet<AgentState>();
 export async function run(
   agent: Agent,
   input: string,
-  options: RunOptions & { readonly state?: AgentState; readonly image?: ImageData },
+  options: RunOptions & {
+    readonly state?: AgentState;
+    readonly image?: ImageData;
+  },
 ): Promise<RunOutcome> {
-  const started: AgentEvent = options.image ? { type: 'started', input, image: options.image } : { type: 'started', input };
+  const started: AgentEvent = options.image
+    ? { type: 'started', input, image: options.image }
+    : { type: 'started', input };
   return drive(agent, options.state ?? initialState(), started, options, () => {});
 }
 
@@ -75,7 +90,12 @@ export async function resume(agent: Agent, state: AgentState, options: RunOption
 }
 
 /** Feeds a host's answer (a person, an approval) into a paused state and runs on. */
-export async function answer(agent: Agent, state: AgentState, event: AgentEvent, options: RunOptions): Promise<RunOutcome> {
+export async function answer(
+  agent: Agent,
+  state: AgentState,
+  event: AgentEvent,
+  options: RunOptions,
+): Promise<RunOutcome> {
   return drive(agent, state, event, options, () => {});
 }
 
@@ -134,10 +154,7 @@ async function drive(
     sink(item);
     options.emitter?.emit(item.type, item as never);
   };
-  const cancel = new AbortController();
-  const onAbort = () => cancel.abort(options.signal?.reason);
-  options.signal?.addEventListener('abort', onAbort, { once: true });
-  if (options.signal?.aborted) cancel.abort(options.signal.reason);
+  const signal = options.signal;
 
   let state = from;
   const queue: Effect[] = [];
@@ -162,7 +179,7 @@ async function drive(
     if (config.maxInputTokens !== undefined) await loadTokenizer(config.tokenizer);
     await apply(first);
     while (queue.length > 0) {
-      if (cancel.signal.aborted) break;
+      if (signal?.aborted) break;
       const batch = queue.splice(0);
       const work: Promise<void>[] = [];
       const toolCalls: Extract<Effect, { type: 'callTool' }>[] = [];
@@ -172,18 +189,17 @@ async function drive(
         else {
           announce({ type: 'effect', effect });
           if (effect.type === 'callTool') toolCalls.push(effect);
-          else work.push(perform(effect, options, cancel.signal).then((event) => (event ? apply(event) : undefined)));
+          else work.push(perform(effect, options, signal).then((event) => (event ? apply(event) : undefined)));
         }
       }
-      if (toolCalls.length > 0) work.push(runTools(toolCalls, tools, options, cancel.signal, apply));
-      await untilAborted(Promise.all(work), cancel.signal);
+      if (toolCalls.length > 0) work.push(runTools(toolCalls, tools, options, signal, apply));
+      await untilAborted(Promise.all(work), signal);
       await applying;
     }
-    if (cancel.signal.aborted && !isFinal(state)) {
+    if (signal?.aborted && !isFinal(state)) {
       await apply({ type: 'cancelled', reason: abortReason(options.signal) });
     }
   } finally {
-    options.signal?.removeEventListener('abort', onAbort);
     activeStates.delete(state);
     activeStates.delete(from);
     if (!options.keepResources) await cleanup(agent.tools);
@@ -204,16 +220,21 @@ async function drive(
 async function perform(
   effect: Extract<Effect, { type: 'callLlm' | 'askHuman' | 'requestApproval' }>,
   options: RunOptions,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
 ): Promise<AgentEvent | undefined> {
   switch (effect.type) {
     case 'callLlm': {
-      const result = await options.llm.complete(effect.request, { signal });
+      const result = await options.llm.complete(effect.request, signal ? { signal } : {});
       if (result.isErr()) {
-        return signal.aborted ? undefined : { type: 'llmFailed', error: describeLlmError(result.error) };
+        return signal?.aborted ? undefined : { type: 'llmFailed', error: describeLlmError(result.error) };
       }
       const { content, toolCalls, usage } = result.value;
-      return { type: 'llmResponded', content, toolCalls, ...(usage ? { usage } : {}) };
+      return {
+        type: 'llmResponded',
+        content,
+        toolCalls,
+        ...(usage ? { usage } : {}),
+      };
     }
     case 'askHuman': {
       if (!options.onHuman) return undefined;
@@ -226,7 +247,11 @@ async function perform(
       const approved = typeof decision === 'boolean' ? decision : decision.approved;
       if (approved) return { type: 'approvalGiven', callId: effect.call.id };
       const reason = typeof decision === 'boolean' ? undefined : decision.reason;
-      return { type: 'approvalDenied', callId: effect.call.id, ...(reason ? { reason } : {}) };
+      return {
+        type: 'approvalDenied',
+        callId: effect.call.id,
+        ...(reason ? { reason } : {}),
+      };
     }
   }
 }
@@ -236,17 +261,17 @@ async function runTools(
   calls: readonly Extract<Effect, { type: 'callTool' }>[],
   tools: ReadonlyMap<string, Tool>,
   options: RunOptions,
-  signal: AbortSignal,
+  signal: AbortSignal | undefined,
   apply: (event: AgentEvent) => Promise<void>,
 ): Promise<void> {
   const parallel = calls.every((c) => c.parallelSafe) ? Math.max(1, options.maxParallelTools ?? 8) : 1;
   let next = 0;
   const worker = async () => {
-    while (next < calls.length && !signal.aborted) {
+    while (next < calls.length && !signal?.aborted) {
       const effect = calls[next++];
       if (!effect) return;
       const completed = await executeTool(effect, tools.get(effect.call.name), options, signal);
-      if (!signal.aborted) await apply(completed);
+      if (!signal?.aborted) await apply(completed);
     }
   };
   await Promise.all(Array.from({ length: Math.min(parallel, calls.length) }, worker));
@@ -257,24 +282,33 @@ export async function executeTool(
   effect: Extract<Effect, { type: 'callTool' }>,
   tool: Tool | undefined,
   options: Pick<RunOptions, 'toolTimeoutMs' | 'workspace'>,
-  runSignal: AbortSignal,
+  runSignal: AbortSignal | undefined,
 ): Promise<Extract<AgentEvent, { type: 'toolCompleted' }>> {
   const { call } = effect;
   const completed = (output: string, isError: boolean, image?: ImageData) =>
-    ({ type: 'toolCompleted', callId: call.id, output, ...(isError ? { isError } : {}), ...(image ? { image } : {}) }) as const;
+    ({
+      type: 'toolCompleted',
+      callId: call.id,
+      output,
+      ...(isError ? { isError } : {}),
+      ...(image ? { image } : {}),
+    }) as const;
   if (!tool) return completed(`Error: no implementation is registered for tool '${call.name}'.`, true);
   const parsed = tool.parse(effect.args);
   if (!parsed.ok) return completed(`Error: invalid arguments for ${call.name}:\n${parsed.error}`, true);
 
   const timeoutMs = effect.timeoutMs ?? options.toolTimeoutMs ?? 120_000;
-  const timeout = new AbortController();
-  const timer = setTimeout(() => timeout.abort(new Error('timeout')), timeoutMs);
-  const signal = AbortSignal.any([runSignal, timeout.signal]);
+  const link = linkAbort(runSignal, timeoutMs);
+  const { signal } = link;
   try {
-    const context = { signal, callId: call.id, ...(options.workspace ? { workspace: options.workspace } : {}) };
+    const context = {
+      signal,
+      callId: call.id,
+      ...(options.workspace ? { workspace: options.workspace } : {}),
+    };
     const returned = await untilAborted(Promise.resolve(tool.execute(parsed.value, context)), signal);
     if (returned === aborted) {
-      return timeout.signal.aborted
+      return link.timedOut()
         ? completed(`Error: ${call.name} timed out after ${timeoutMs} ms and was stopped.`, true)
         : completed(`Error: ${call.name} was cancelled.`, true);
     }
@@ -285,7 +319,7 @@ export async function executeTool(
   } catch (error) {
     return completed(`Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, true);
   } finally {
-    clearTimeout(timer);
+    link.dispose();
   }
 }
 
@@ -303,7 +337,8 @@ function normalise(returned: ToolReturn): Result<ToolOutput, string> {
 const aborted: unique symbol = Symbol('aborted');
 
 /** Resolves with the promise, or with `aborted` as soon as the signal fires (the promise is left behind). */
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof aborted> {
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T | typeof aborted> {
+  if (!signal) return promise;
   if (signal.aborted) return Promise.resolve(aborted);
   return new Promise((resolve, reject) => {
     const onAbort = () => resolve(aborted);

@@ -41,7 +41,10 @@ export interface ToolMessage {
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;
 
-export const systemMessage = (content: string): SystemMessage => ({ role: 'system', content });
+export const systemMessage = (content: string): SystemMessage => ({
+  role: 'system',
+  content,
+});
 export const userMessage = (content: string, image?: ImageData): UserMessage =>
   image ? { role: 'user', content, image } : { role: 'user', content };
 export const assistantMessage = (content: string, toolCalls?: readonly ToolCall[]): AssistantMessage =>

@@ -9,6 +9,7 @@ import type {
 import type { LlmRequest } from './effects.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
+import { linkAbort } from './abort.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
@@ -51,22 +52,38 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     model: options.model,
     async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
       const params = toParams(request, options, reasoning, promptMode);
+      // The SDK never removes its listener from the signal it gets: give it one per request.
+      const link = callOptions.signal ? linkAbort(callOptions.signal) : undefined;
       try {
         const completion = options.stream
           ? await client.chat.completions
-              .stream({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: callOptions.signal })
+              .stream(
+                {
+                  ...params,
+                  stream: true,
+                  stream_options: { include_usage: true },
+                },
+                { signal: link?.signal },
+              )
               .finalChatCompletion()
-          : await client.chat.completions.create(params, { signal: callOptions.signal });
+          : await client.chat.completions.create(params, {
+              signal: link?.signal,
+            });
         return fromCompletion(completion, promptMode);
       } catch (error) {
         return err(toLlmError(error));
+      } finally {
+        link?.dispose();
       }
     },
   };
 }
 
 function makeClient(options: OpenAiLlmOptions): OpenAI {
-  const common = { maxRetries: options.maxRetries ?? 3, timeout: options.timeoutMs ?? 300_000 };
+  const common = {
+    maxRetries: options.maxRetries ?? 3,
+    timeout: options.timeoutMs ?? 300_000,
+  };
   if (options.apiType === 'azure') {
     return new AzureOpenAI({
       ...common,
@@ -90,7 +107,9 @@ function toParams(
   reasoning: boolean,
   promptMode: boolean,
 ): ChatCompletionCreateParamsNonStreaming {
-  const messages = promptMode ? toPromptMessages(request.messages, request.tools, request.toolChoice) : request.messages;
+  const messages = promptMode
+    ? toPromptMessages(request.messages, request.tools, request.toolChoice)
+    : request.messages;
   const params: ChatCompletionCreateParamsNonStreaming = {
     model: options.model,
     messages: toOpenAiMessages(messages, options.vision === true),
@@ -98,7 +117,11 @@ function toParams(
   if (!promptMode && request.tools.length > 0) {
     params.tools = request.tools.map((t) => ({
       type: 'function',
-      function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
+      function: {
+        name: t.name,
+        description: t.description,
+        parameters: { ...t.parameters },
+      },
     }));
     params.tool_choice = request.toolChoice;
   }
@@ -132,55 +155,86 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
     out.push({ role: 'user', content: parts });
     toolImages = [];
   };
+  const memo = converted[vision ? 1 : 0];
   for (const message of messages) {
     if (message.role !== 'tool') flushToolImages();
-    switch (message.role) {
-      case 'system':
-        out.push({ role: 'system', content: message.content });
-        break;
-      case 'user':
-        out.push(
-          vision && message.image
-            ? { role: 'user', content: [{ type: 'text', text: message.content }, imagePart(message.image)] }
-            : { role: 'user', content: message.content },
-        );
-        break;
-      case 'assistant':
-        out.push(
-          message.toolCalls?.length
-            ? {
-                role: 'assistant',
-                content: message.content || null,
-                tool_calls: message.toolCalls.map((c) => ({
-                  id: c.id,
-                  type: 'function' as const,
-                  function: { name: c.name, arguments: c.arguments },
-                })),
-              }
-            : { role: 'assistant', content: message.content },
-        );
-        break;
-      case 'tool':
-        out.push({ role: 'tool', tool_call_id: message.toolCallId, content: message.content });
-        if (vision && message.image) toolImages.push({ name: message.name, image: message.image });
-        break;
+    else if (vision && message.image) toolImages.push({ name: message.name, image: message.image });
+    const known = memo.get(message);
+    if (known) {
+      out.push(known);
+      continue;
     }
+    const param = toOpenAiMessage(message, vision);
+    memo.set(message, param);
+    out.push(param);
   }
   flushToolImages();
   return out;
 }
 
+// Messages are immutable: each is converted once, not once per request.
+const converted = [
+  new WeakMap<Message, ChatCompletionMessageParam>(),
+  new WeakMap<Message, ChatCompletionMessageParam>(),
+] as const;
+
+function toOpenAiMessage(message: Message, vision: boolean): ChatCompletionMessageParam {
+  switch (message.role) {
+    case 'system':
+      return { role: 'system', content: message.content };
+    case 'user':
+      return vision && message.image
+        ? {
+            role: 'user',
+            content: [{ type: 'text', text: message.content }, imagePart(message.image)],
+          }
+        : { role: 'user', content: message.content };
+    case 'assistant':
+      return message.toolCalls?.length
+        ? {
+            role: 'assistant',
+            content: message.content || null,
+            tool_calls: message.toolCalls.map((c) => ({
+              id: c.id,
+              type: 'function' as const,
+              function: { name: c.name, arguments: c.arguments },
+            })),
+          }
+        : { role: 'assistant', content: message.content };
+    case 'tool':
+      return {
+        role: 'tool',
+        tool_call_id: message.toolCallId,
+        content: message.content,
+      };
+  }
+}
+
 function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result<LlmResponse, LlmError> {
   const message = completion.choices?.[0]?.message;
-  if (!message) return err({ kind: 'malformed_response', message: 'the response has no choices[0].message' });
+  if (!message)
+    return err({
+      kind: 'malformed_response',
+      message: 'the response has no choices[0].message',
+    });
   const usage = completion.usage
-    ? { usage: { inputTokens: completion.usage.prompt_tokens, outputTokens: completion.usage.completion_tokens } }
+    ? {
+        usage: {
+          inputTokens: completion.usage.prompt_tokens,
+          outputTokens: completion.usage.completion_tokens,
+        },
+      }
     : {};
   const text = message.content ?? '';
   if (promptMode) return ok({ ...parseToolCalls(text), ...usage });
   const toolCalls: ToolCall[] = [];
   for (const call of message.tool_calls ?? []) {
-    if (call.type === 'function') toolCalls.push({ id: call.id, name: call.function.name, arguments: call.function.arguments ?? '' });
+    if (call.type === 'function')
+      toolCalls.push({
+        id: call.id,
+        name: call.function.name,
+        arguments: call.function.arguments ?? '',
+      });
   }
   return ok({ content: text, toolCalls, ...usage });
 }
@@ -188,7 +242,11 @@ function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result
 function toLlmError(error: unknown): LlmError {
   if (error instanceof OpenAI.APIUserAbortError) return { kind: 'aborted', message: 'the request was aborted' };
   if (error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
-  if (error instanceof OpenAI.APIConnectionError) return { kind: 'network', message: error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message };
+  if (error instanceof OpenAI.APIConnectionError)
+    return {
+      kind: 'network',
+      message: error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message,
+    };
   if (error instanceof OpenAI.APIError) {
     const status = error.status;
     const message = error.message;
@@ -202,5 +260,8 @@ function toLlmError(error: unknown): LlmError {
     return { kind: 'bad_request', ...base };
   }
   if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
-  return { kind: 'malformed_response', message: error instanceof Error ? error.message : String(error) };
+  return {
+    kind: 'malformed_response',
+    message: error instanceof Error ? error.message : String(error),
+  };
 }

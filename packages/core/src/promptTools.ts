@@ -11,7 +11,10 @@ export function toolsPrompt(tools: readonly ToolSpec[], toolChoice: ToolChoice):
   const list = tools
     .map((t) => `- ${t.name}: ${t.description}\n  parameters (JSON Schema): ${JSON.stringify(t.parameters)}`)
     .join('\n');
-  const must = toolChoice === 'required' ? 'Every reply must contain at least one tool call.' : 'Reply with plain text when no tool is needed.';
+  const must =
+    toolChoice === 'required'
+      ? 'Every reply must contain at least one tool call.'
+      : 'Reply with plain text when no tool is needed.';
   return [
     'You can call these tools:',
     list,
@@ -24,14 +27,20 @@ export function toolsPrompt(tools: readonly ToolSpec[], toolChoice: ToolChoice):
 const CALL_BLOCK = /<tool_call>\s*([\s\S]*?)\s*<\/tool_call>/g;
 
 /** Splits a reply into its text and the tool calls written in it. */
-export function parseToolCalls(text: string): { content: string; toolCalls: ToolCall[] } {
+export function parseToolCalls(text: string): {
+  content: string;
+  toolCalls: ToolCall[];
+} {
   const toolCalls: ToolCall[] = [];
   const content = text.replace(CALL_BLOCK, (_block, body: string) => {
     const json = body.replace(/^```(?:json)?\s*|\s*```$/g, '');
     let name = '';
     let args = json;
     try {
-      const parsed = JSON.parse(json) as { name?: unknown; arguments?: unknown };
+      const parsed = JSON.parse(json) as {
+        name?: unknown;
+        arguments?: unknown;
+      };
       if (typeof parsed.name === 'string') name = parsed.name;
       args = typeof parsed.arguments === 'string' ? parsed.arguments : JSON.stringify(parsed.arguments ?? {});
     } catch {
@@ -46,17 +55,29 @@ export function parseToolCalls(text: string): { content: string; toolCalls: Tool
 }
 
 /** Rewrites a transcript with native tool messages into plain chat messages. */
-export function toPromptMessages(messages: readonly Message[], tools: readonly ToolSpec[], toolChoice: ToolChoice): Message[] {
+export function toPromptMessages(
+  messages: readonly Message[],
+  tools: readonly ToolSpec[],
+  toolChoice: ToolChoice,
+): Message[] {
   const out: Message[] = [];
   const addendum = toolsPrompt(tools, toolChoice);
   let systemDone = false;
   for (const message of messages) {
     if (message.role === 'system' && !systemDone) {
-      out.push({ role: 'system', content: addendum ? `${message.content}\n\n${addendum}` : message.content });
+      out.push({
+        role: 'system',
+        content: addendum ? `${message.content}\n\n${addendum}` : message.content,
+      });
       systemDone = true;
     } else if (message.role === 'assistant' && message.toolCalls?.length) {
-      const blocks = message.toolCalls.map((c) => `<tool_call>{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments || '{}'}}</tool_call>`);
-      out.push({ role: 'assistant', content: [message.content, ...blocks].filter(Boolean).join('\n') });
+      const blocks = message.toolCalls.map(
+        (c) => `<tool_call>{"name": ${JSON.stringify(c.name)}, "arguments": ${c.arguments || '{}'}}</tool_call>`,
+      );
+      out.push({
+        role: 'assistant',
+        content: [message.content, ...blocks].filter(Boolean).join('\n'),
+      });
     } else if (message.role === 'tool') {
       out.push({
         role: 'user',

@@ -74,18 +74,26 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
       return finish({ ...state, turn: undefined }, 'cancelled', lastAnswer(state.messages), event.reason);
     case 'llmResponded':
       if (state.status !== 'awaiting_llm') return [state, []];
-      return act(config, {
-        ...state,
-        usage: {
-          inputTokens: state.usage.inputTokens + (event.usage?.inputTokens ?? 0),
-          outputTokens: state.usage.outputTokens + (event.usage?.outputTokens ?? 0),
-          llmCalls: state.usage.llmCalls + 1,
+      return act(
+        config,
+        {
+          ...state,
+          usage: {
+            inputTokens: state.usage.inputTokens + (event.usage?.inputTokens ?? 0),
+            outputTokens: state.usage.outputTokens + (event.usage?.outputTokens ?? 0),
+            llmCalls: state.usage.llmCalls + 1,
+          },
         },
-      }, event.content, event.toolCalls);
+        event.content,
+        event.toolCalls,
+      );
     case 'llmFailed':
       if (state.status !== 'awaiting_llm') return [state, []];
       return finish(
-        { ...state, usage: { ...state.usage, llmCalls: state.usage.llmCalls + 1 } },
+        {
+          ...state,
+          usage: { ...state.usage, llmCalls: state.usage.llmCalls + 1 },
+        },
         'error',
         '',
         `the model request failed: ${event.error}`,
@@ -104,7 +112,10 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
       const pending = state.turn?.calls.find((c) => c.call.id === event.callId && c.phase === 'approval');
       if (!pending || !state.turn) return [state, []];
       const spec = findTool(config, pending.call.name);
-      const released: PendingCall = { ...pending, phase: spec?.human ? 'human' : 'running' };
+      const released: PendingCall = {
+        ...pending,
+        phase: spec?.human ? 'human' : 'running',
+      };
       const turn = replaceCall(state.turn, released);
       const index = state.turn.calls.indexOf(pending);
       return [{ ...state, turn, status: statusOf(turn) }, [dispatch(state, released, index, spec)]];
@@ -116,7 +127,12 @@ function think(config: AgentConfig, state: AgentState): Transition {
   if (state.step >= config.maxSteps) {
     return finish(state, 'max_steps', lastAnswer(state.messages), `reached the step limit (${config.maxSteps})`);
   }
-  const next: AgentState = { ...state, status: 'awaiting_llm', step: state.step + 1, requestSeq: state.requestSeq + 1 };
+  const next: AgentState = {
+    ...state,
+    status: 'awaiting_llm',
+    step: state.step + 1,
+    requestSeq: state.requestSeq + 1,
+  };
   return request(config, next);
 }
 
@@ -129,15 +145,33 @@ function request(config: AgentConfig, state: AgentState): Transition {
       const explanation =
         `Stopped before step ${state.step}: the request needs ${needed} input tokens, ` +
         `more than the limit of ${config.maxInputTokens}. It was not sent.`;
-      const stopped = { ...state, messages: [...state.messages, assistantMessage(explanation)] };
+      const stopped = {
+        ...state,
+        messages: [...state.messages, assistantMessage(explanation)],
+      };
       return finish(stopped, 'token_limit', explanation, explanation);
     }
   }
   const effects: Effect[] = [
-    { type: 'emit', observation: { kind: 'stepStarted', step: state.step, maxSteps: config.maxSteps } },
+    {
+      type: 'emit',
+      observation: {
+        kind: 'stepStarted',
+        step: state.step,
+        maxSteps: config.maxSteps,
+      },
+    },
   ];
-  if (state.stuck.hint) effects.push({ type: 'emit', observation: { kind: 'stuck', hint: state.stuck.hint } });
-  if (dropped > 0) effects.push({ type: 'emit', observation: { kind: 'memoryTrimmed', dropped } });
+  if (state.stuck.hint)
+    effects.push({
+      type: 'emit',
+      observation: { kind: 'stuck', hint: state.stuck.hint },
+    });
+  if (dropped > 0)
+    effects.push({
+      type: 'emit',
+      observation: { kind: 'memoryTrimmed', dropped },
+    });
   effects.push({ type: 'callLlm', id: `llm-${state.requestSeq}`, request });
   return [state, effects];
 }
@@ -152,16 +186,30 @@ function act(config: AgentConfig, state: AgentState, content: string, rawCalls: 
     stuck: recordTurn(config, state.stuck, message),
   };
   const notes: Effect[] = ignoring
-    ? [{ type: 'emit', observation: { kind: 'toolCallsIgnored', count: rawCalls.length } }]
+    ? [
+        {
+          type: 'emit',
+          observation: { kind: 'toolCallsIgnored', count: rawCalls.length },
+        },
+      ]
     : [];
 
   if (calls.length === 0) {
     if (config.toolChoice === 'required') {
       if (!state.reprompted) {
-        const [next, effects] = request(config, { ...acted, reprompted: true, requestSeq: state.requestSeq + 1 });
+        const [next, effects] = request(config, {
+          ...acted,
+          reprompted: true,
+          requestSeq: state.requestSeq + 1,
+        });
         return [next, [...notes, ...effects]];
       }
-      return finish(acted, 'error', content, 'tool_choice is "required" but the model answered twice without a tool call');
+      return finish(
+        acted,
+        'error',
+        content,
+        'tool_choice is "required" but the model answered twice without a tool call',
+      );
     }
     if (config.finishOnText && content.trim() !== '') {
       const [next, effects] = finish(acted, 'answered', content);
@@ -173,7 +221,12 @@ function act(config: AgentConfig, state: AgentState, content: string, rawCalls: 
 
   const pendings = calls.map((call) => admit(config, call));
   const turn: Turn = { calls: pendings };
-  const opened: AgentState = { ...acted, reprompted: false, turn, status: statusOf(turn) };
+  const opened: AgentState = {
+    ...acted,
+    reprompted: false,
+    turn,
+    status: statusOf(turn),
+  };
   const effects = pendings.flatMap((pending, index) =>
     pending.phase === 'done' ? [] : [dispatch(opened, pending, index, findTool(config, pending.call.name))],
   );
@@ -186,7 +239,11 @@ function admit(config: AgentConfig, call: ToolCall): PendingCall {
   const spec = findTool(config, call.name);
   if (!spec) {
     const known = config.tools.map((t) => t.name).join(', ') || 'none';
-    return answered({ call, phase: 'done', args: undefined }, `Error: unknown tool '${call.name}'. Available tools: ${known}.`, true);
+    return answered(
+      { call, phase: 'done', args: undefined },
+      `Error: unknown tool '${call.name}'. Available tools: ${known}.`,
+      true,
+    );
   }
   let args: unknown;
   try {
@@ -200,7 +257,11 @@ function admit(config: AgentConfig, call: ToolCall): PendingCall {
     );
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return answered({ call, phase: 'done', args }, `Error: the arguments for ${call.name} must be a JSON object.`, true);
+    return answered(
+      { call, phase: 'done', args },
+      `Error: the arguments for ${call.name} must be a JSON object.`,
+      true,
+    );
   }
   const phase = spec.needsApproval ? 'approval' : spec.human ? 'human' : 'running';
   return { call, phase, args };
@@ -208,11 +269,22 @@ function admit(config: AgentConfig, call: ToolCall): PendingCall {
 
 function dispatch(state: AgentState, pending: PendingCall, index: number, spec: ToolSpec | undefined): Effect {
   const id = `${pending.phase}-${state.requestSeq}-${index}`;
-  if (pending.phase === 'approval') return { type: 'requestApproval', id, call: pending.call, args: pending.args };
+  if (pending.phase === 'approval')
+    return {
+      type: 'requestApproval',
+      id,
+      call: pending.call,
+      args: pending.args,
+    };
   if (pending.phase === 'human') {
     const field = spec?.human?.questionArg ?? 'question';
     const question = (pending.args as Record<string, unknown>)[field];
-    return { type: 'askHuman', id, callId: pending.call.id, question: typeof question === 'string' ? question : JSON.stringify(pending.args) };
+    return {
+      type: 'askHuman',
+      id,
+      callId: pending.call.id,
+      question: typeof question === 'string' ? question : JSON.stringify(pending.args),
+    };
   }
   return {
     type: 'callTool',
@@ -249,7 +321,11 @@ function endStep(config: AgentConfig, state: AgentState): Transition {
     name: c.call.name,
     ...(c.image ? { image: c.image } : {}),
   }));
-  const observed: AgentState = { ...state, turn: undefined, messages: [...state.messages, ...observations] };
+  const observed: AgentState = {
+    ...state,
+    turn: undefined,
+    messages: [...state.messages, ...observations],
+  };
   const terminal = calls.find((c) => !c.isError && findTool(config, c.call.name)?.terminal);
   if (terminal) return finish(observed, 'terminated', lastAnswer(state.messages) || (terminal.output ?? ''));
   return think(config, observed);
@@ -258,16 +334,34 @@ function endStep(config: AgentConfig, state: AgentState): Transition {
 function finish(state: AgentState, reason: FinishReason, answer: string, error?: string): Transition {
   const failed = reason === 'error';
   const status: RunStatus = failed ? 'failed' : 'finished';
-  const detail = failed || reason === 'token_limit' || reason === 'max_steps' || reason === 'cancelled' ? error : undefined;
-  const result: RunResult = { finishReason: reason, answer, usage: state.usage, ...(detail ? { error: detail } : {}) };
-  const next: AgentState = { ...state, status, finishReason: reason, answer, ...(detail ? { error: detail } : {}) };
+  const detail =
+    failed || reason === 'token_limit' || reason === 'max_steps' || reason === 'cancelled' ? error : undefined;
+  const result: RunResult = {
+    finishReason: reason,
+    answer,
+    usage: state.usage,
+    ...(detail ? { error: detail } : {}),
+  };
+  const next: AgentState = {
+    ...state,
+    status,
+    finishReason: reason,
+    answer,
+    ...(detail ? { error: detail } : {}),
+  };
   return [next, [{ type: 'finish', result }]];
 }
 
 /** The effects a state is waiting on: what a resumed run must (re)do. */
 function outstandingEffects(config: AgentConfig, state: AgentState): Effect[] {
   if (state.status === 'awaiting_llm') {
-    return [{ type: 'callLlm', id: `llm-${state.requestSeq}`, request: buildRequest(config, state).request }];
+    return [
+      {
+        type: 'callLlm',
+        id: `llm-${state.requestSeq}`,
+        request: buildRequest(config, state).request,
+      },
+    ];
   }
   if (isFinal(state)) {
     const result: RunResult = {
@@ -285,11 +379,20 @@ function outstandingEffects(config: AgentConfig, state: AgentState): Effect[] {
 }
 
 function answered(pending: PendingCall, output: string, isError: boolean, image?: ImageData): PendingCall {
-  return { call: pending.call, args: pending.args, phase: 'done', output, ...(isError ? { isError } : {}), ...(image ? { image } : {}) };
+  return {
+    call: pending.call,
+    args: pending.args,
+    phase: 'done',
+    output,
+    ...(isError ? { isError } : {}),
+    ...(image ? { image } : {}),
+  };
 }
 
 function replaceCall(turn: Turn, updated: PendingCall): Turn {
-  return { calls: turn.calls.map((c) => (c.call.id === updated.call.id ? updated : c)) };
+  return {
+    calls: turn.calls.map((c) => (c.call.id === updated.call.id ? updated : c)),
+  };
 }
 
 function statusOf(turn: Turn): RunStatus {

@@ -39,10 +39,10 @@ export interface Turn {
 }
 
 export interface StuckState {
-  /** Hash of an assistant turn → how many times it was seen. */
-  readonly turns: Readonly<Record<string, number>>;
-  /** Hash of a tool call (name + arguments) → how many times it was made. */
-  readonly calls: Readonly<Record<string, number>>;
+  /** Hashes of the most recent assistant turns (text and calls), oldest first. */
+  readonly turns: readonly string[];
+  /** Hashes of the most recent tool calls (name and arguments), oldest first. */
+  readonly calls: readonly string[];
   /** The hint to send with the next request, if the last step looked stuck. */
   readonly hint?: string;
 }
@@ -68,11 +68,23 @@ export interface AgentState {
   readonly error?: string;
 }
 
-export const emptyUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
+export const emptyUsage: Usage = {
+  inputTokens: 0,
+  outputTokens: 0,
+  llmCalls: 0,
+};
 
 export const isFinal = (state: AgentState): boolean => state.status === 'finished' || state.status === 'failed';
 
-const STATUSES: readonly RunStatus[] = ['idle', 'awaiting_llm', 'awaiting_tools', 'awaiting_human', 'awaiting_approval', 'finished', 'failed'];
+const STATUSES: readonly RunStatus[] = [
+  'idle',
+  'awaiting_llm',
+  'awaiting_tools',
+  'awaiting_human',
+  'awaiting_approval',
+  'finished',
+  'failed',
+];
 
 /**
  * Checks a saved state (parsed JSON) before it is resumed. States of every released schema
@@ -82,10 +94,15 @@ export function restoreState(saved: unknown): { ok: true; state: AgentState } | 
   if (typeof saved !== 'object' || saved === null) return { ok: false, error: 'a saved state must be a JSON object' };
   const value = saved as Partial<AgentState>;
   if (value.schemaVersion !== SCHEMA_VERSION) {
-    return { ok: false, error: `unsupported state schemaVersion ${String(value.schemaVersion)} (this version reads ${SCHEMA_VERSION})` };
+    return {
+      ok: false,
+      error: `unsupported state schemaVersion ${String(value.schemaVersion)} (this version reads ${SCHEMA_VERSION})`,
+    };
   }
-  if (!STATUSES.includes(value.status as RunStatus)) return { ok: false, error: `unknown status ${String(value.status)}` };
+  if (!STATUSES.includes(value.status as RunStatus))
+    return { ok: false, error: `unknown status ${String(value.status)}` };
   if (!Array.isArray(value.messages)) return { ok: false, error: 'messages must be an array' };
-  if (typeof value.step !== 'number' || typeof value.requestSeq !== 'number') return { ok: false, error: 'step and requestSeq must be numbers' };
+  if (typeof value.step !== 'number' || typeof value.requestSeq !== 'number')
+    return { ok: false, error: 'step and requestSeq must be numbers' };
   return { ok: true, state: value as AgentState };
 }

@@ -18,33 +18,38 @@ export const stuckHint = (detail: string) =>
   `You seem to be repeating yourself (${detail}). That approach is not working: ` +
   'change strategy, try a different tool or different arguments, or finish if the task is done.';
 
-export const emptyStuckState: StuckState = { turns: {}, calls: {} };
+export const emptyStuckState: StuckState = { turns: [], calls: [] };
+
+/** How far back repeats are looked for: a bounded window keeps each step O(1) however long the run. */
+export const STUCK_WINDOW = 32;
+
+const remember = (recent: readonly string[], keys: readonly string[]) => {
+  const next = [...recent, ...keys];
+  return next.length > STUCK_WINDOW ? next.slice(next.length - STUCK_WINDOW) : next;
+};
+
+const countOf = (recent: readonly string[], key: string) => recent.reduce((n, k) => (k === key ? n + 1 : n), 0);
 
 /**
- * Records an assistant turn and says whether the agent looks stuck: the same whole turn
- * (text and calls) seen `duplicateThreshold` times before, or the same call (name and
- * arguments) made `repeatedCallThreshold` times before. The hint is for the next request only.
+ * Records an assistant turn and says whether the agent looks stuck: among the recent turns,
+ * the same whole turn (text and calls) `duplicateThreshold` times before, or the same call
+ * (name and arguments) `repeatedCallThreshold` times before. The hint is for the next request only.
  */
 export function recordTurn(config: AgentConfig, state: StuckState, message: AssistantMessage): StuckState {
   const calls = message.toolCalls ?? [];
   if (message.content.trim() === '' && calls.length === 0) return { turns: state.turns, calls: state.calls };
   const signature = [message.content.trim(), ...calls.map((c) => `${c.name}(${c.arguments.trim()})`)].join('\u0000');
   const turnKey = hashText(signature);
-  const seenTurn = state.turns[turnKey] ?? 0;
-  const turns = { ...state.turns, [turnKey]: seenTurn + 1 };
-  const callCounts = { ...state.calls };
-  let repeatedCall: string | undefined;
-  for (const call of calls) {
-    const key = callKey(call.name, call.arguments);
-    const seen = callCounts[key] ?? 0;
-    if (seen >= config.repeatedCallThreshold && !repeatedCall) repeatedCall = call.name;
-    callCounts[key] = seen + 1;
-  }
+  const seenTurn = countOf(state.turns, turnKey);
+  const callKeys = calls.map((c) => callKey(c.name, c.arguments));
+  const repeated = calls.find((_, i) => countOf(state.calls, callKeys[i] ?? '') >= config.repeatedCallThreshold);
   const hint =
     seenTurn >= config.duplicateThreshold
       ? stuckHint(`the same reply ${seenTurn + 1} times`)
-      : repeatedCall
-        ? stuckHint(`the same ${repeatedCall} call with the same arguments again`)
+      : repeated
+        ? stuckHint(`the same ${repeated.name} call with the same arguments again`)
         : undefined;
-  return hint ? { turns, calls: callCounts, hint } : { turns, calls: callCounts };
+  const turns = remember(state.turns, [turnKey]);
+  const recentCalls = remember(state.calls, callKeys);
+  return hint ? { turns, calls: recentCalls, hint } : { turns, calls: recentCalls };
 }

@@ -66,7 +66,11 @@ export function toolSpecTokens(tools: readonly ToolSpec[], tokenizer: TokenizerN
   let total = 0;
   for (const tool of tools) {
     total += textTokens(
-      JSON.stringify({ name: tool.name, description: tool.description, parameters: tool.parameters }),
+      JSON.stringify({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+      }),
       tokenizer,
     );
   }

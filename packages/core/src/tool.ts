@@ -45,7 +45,8 @@ export interface Tool<Args = unknown> {
   readonly spec: ToolSpec;
   /** Validates raw JSON-parsed arguments; failures become observations for the model. */
   readonly parse: (args: unknown) => { ok: true; value: Args } | { ok: false; error: string };
-  readonly execute: (args: Args, context: ToolContext) => Promise<ToolReturn> | ToolReturn;
+  // Method syntax on purpose: a Tool<{ a: number }> must be usable where a Tool<unknown> is expected.
+  execute(args: Args, context: ToolContext): Promise<ToolReturn> | ToolReturn;
   /** Releases what the tool holds (a browser, a session); called once when a run ends. */
   readonly cleanup?: () => Promise<void> | void;
 }
@@ -59,7 +60,9 @@ export interface ToolDefinition<S extends z.ZodType> extends Omit<ToolSpec, 'par
 /** Defines a tool from a zod schema: the schema gives both the JSON Schema and validation. */
 export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<z.output<S>> {
   const { parameters, execute, cleanup, ...flags } = definition;
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(parameters, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...schema } = z.toJSONSchema(parameters, {
+    io: 'input',
+  }) as Record<string, unknown>;
   return {
     spec: { ...flags, parameters: schema },
     parse: (args) => {

@@ -35,7 +35,9 @@ describe('saved states of earlier versions', () => {
   });
 
   it('refuses a state from an unknown schema version with the reason', () => {
-    const result = restoreState({ schemaVersion: 99, status: 'idle', messages: [], step: 0, requestSeq: 0 } satisfies Partial<AgentState> | object);
+    const result = restoreState({ schemaVersion: 99, status: 'idle', messages: [], step: 0, requestSeq: 0 } satisfies
+      | Partial<AgentState>
+      | object);
     expect(result).toEqual({ ok: false, error: 'unsupported state schemaVersion 99 (this version reads 1)' });
   });
 });

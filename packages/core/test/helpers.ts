@@ -1,13 +1,41 @@
-import { type AgentConfig, type AgentEvent, type AgentState, type Effect, type ToolSpec, defineAgent, initialStep, step } from '../src/index.js';
+import {
+  type AgentConfig,
+  type AgentEvent,
+  type AgentState,
+  type Effect,
+  type ToolSpec,
+  defineAgent,
+  initialStep,
+  step,
+} from '../src/index.js';
 
-const schema = (props: Record<string, unknown> = {}) => ({ type: 'object', properties: props, additionalProperties: false });
+const schema = (props: Record<string, unknown> = {}) => ({
+  type: 'object',
+  properties: props,
+  additionalProperties: false,
+});
 
 export const specs = {
-  echo: { name: 'echo', description: 'Echo text back', parameters: schema({ text: { type: 'string' } }), parallelSafe: true },
+  echo: {
+    name: 'echo',
+    description: 'Echo text back',
+    parameters: schema({ text: { type: 'string' } }),
+    parallelSafe: true,
+  },
   write: { name: 'write', description: 'Write a file', parameters: schema({ path: { type: 'string' } }) },
-  terminate: { name: 'terminate', description: 'Finish', parameters: schema({ status: { type: 'string', enum: ['success', 'failure'] } }), terminal: true },
+  terminate: {
+    name: 'terminate',
+    description: 'Finish',
+    parameters: schema({ status: { type: 'string', enum: ['success', 'failure'] } }),
+    terminal: true,
+  },
   deploy: { name: 'deploy', description: 'Deploy', parameters: schema(), needsApproval: true },
-  ask_human: { name: 'ask_human', description: 'Ask a person', parameters: schema({ inquire: { type: 'string' } }), human: { questionArg: 'inquire' } },
+  ask_human: {
+    name: 'ask_human',
+    description: 'Ask a person',
+    parameters: schema({ inquire: { type: 'string' } }),
+    human: { questionArg: 'inquire' },
+  },
 } satisfies Record<string, ToolSpec>;
 
 export const testConfig = (overrides: Partial<AgentConfig> = {}): AgentConfig =>

@@ -49,7 +49,8 @@ function makeAgent(counters: Record<string, number> = {}) {
   return createAgent({ name: 'calc', systemPrompt: 'You add numbers.', tools: [add, terminate], maxSteps: 10 });
 }
 
-const toolMessages = (request: RecordedRequest | undefined) => (request?.messages ?? []).filter((m) => m.role === 'tool');
+const toolMessages = (request: RecordedRequest | undefined) =>
+  (request?.messages ?? []).filter((m) => m.role === 'tool');
 
 describe('run through the openai SDK against a local server', () => {
   it('runs a multi-step task to terminate', async () => {
@@ -63,7 +64,9 @@ describe('run through the openai SDK against a local server', () => {
     server.assertConsumed();
     expect(server.requests[0]?.tools).toHaveLength(2);
     expect(server.requests[0]?.tool_choice).toBe('auto');
-    expect(toolMessages(server.requests[1])).toEqual([expect.objectContaining({ content: '3', tool_call_id: 'call_0_0' })]);
+    expect(toolMessages(server.requests[1])).toEqual([
+      expect.objectContaining({ content: '3', tool_call_id: 'call_0_0' }),
+    ]);
     expect(toolMessages(server.requests[2]).map((m) => m.content)).toEqual(['3', '7']);
     expect(result.usage.llmCalls).toBe(3);
     expect(result.usage.inputTokens).toBeGreaterThan(0);
@@ -88,7 +91,15 @@ describe('run through the openai SDK against a local server', () => {
   });
 
   it('does not retry what will fail again (400, 401)', async () => {
-    const server = await serve([{ error: { status: 400, message: "This model's maximum context length is 8192 tokens", code: 'context_length_exceeded' } }]);
+    const server = await serve([
+      {
+        error: {
+          status: 400,
+          message: "This model's maximum context length is 8192 tokens",
+          code: 'context_length_exceeded',
+        },
+      },
+    ]);
     const result = await run(makeAgent(), 'hi', { llm: llmFor(server) });
     expect(result.error).toMatch(/^the model request failed: context_length \(HTTP 400\)/);
     expect(server.hits).toBe(1);
@@ -111,11 +122,15 @@ describe('run through the openai SDK against a local server', () => {
   });
 
   it('cancels an in-flight request and records what was used', async () => {
-    const server = await serve([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }, { content: 'late', delayMs: 5_000 }]);
+    const server = await serve([
+      { toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] },
+      { content: 'late', delayMs: 5_000 },
+    ]);
     const controller = new AbortController();
     const emitter = createRunEmitter();
     emitter.on('effect', (item) => {
-      if (item.effect.type === 'callLlm' && item.effect.id === 'llm-2') setTimeout(() => controller.abort('user pressed Ctrl+C'), 50);
+      if (item.effect.type === 'callLlm' && item.effect.id === 'llm-2')
+        setTimeout(() => controller.abort('user pressed Ctrl+C'), 50);
     });
     const started = Date.now();
     const result = await run(makeAgent(), 'add', { llm: llmFor(server), signal: controller.signal, emitter });
@@ -135,7 +150,9 @@ describe('run through the openai SDK against a local server', () => {
   });
 
   it('resumes after a crash from the last checkpoint without repeating a step', async () => {
-    const script: ScriptEntry<RecordedRequest>[] = [1, 2, 3, 4, 5].map((i) => ({ toolCalls: [{ name: 'add', arguments: { a: i, b: i } }] }));
+    const script: ScriptEntry<RecordedRequest>[] = [1, 2, 3, 4, 5].map((i) => ({
+      toolCalls: [{ name: 'add', arguments: { a: i, b: i } }],
+    }));
     script.push({ content: 'all added' });
     const server = await serve(script);
     const counters: Record<string, number> = {};
@@ -168,9 +185,26 @@ describe('run through the openai SDK against a local server', () => {
     expect(server.requests[1]).toMatchObject({ max_tokens: 100, temperature: 0.2 });
   });
 
+  it('talks to Azure OpenAI through its deployment URL and api-version', async () => {
+    const server = await serve([{ content: 'from azure' }]);
+    const llm = createOpenAiLlm({
+      apiType: 'azure',
+      model: 'gpt-4o',
+      apiKey: 'az-key',
+      apiVersion: '2024-10-21',
+      baseURL: server.baseURL.replace(/\/v1$/, ''),
+    });
+    const result = await run(makeAgent(), 'hi', { llm });
+    expect(result.answer).toBe('from azure');
+    expect(server.paths[0]).toBe('/openai/deployments/gpt-4o/chat/completions?api-version=2024-10-21');
+  });
+
   it('reads a streamed reply, tool call deltas and usage included', async () => {
     const server = await serve([
-      { content: 'Adding now, in a long enough sentence to be split.', toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }] },
+      {
+        content: 'Adding now, in a long enough sentence to be split.',
+        toolCalls: [{ name: 'add', arguments: { a: 20, b: 22 } }],
+      },
       { content: 'It is 42.' },
     ]);
     const result = await run(makeAgent(), 'add', { llm: llmFor(server, { stream: true }) });
@@ -211,23 +245,54 @@ describe('tools in the interpreter', () => {
     });
     const agent = createAgent({ name: 'p', tools: [slow] });
     const calls = [1, 2, 3, 4, 5].map((n) => ({ name: 'slow', arguments: { n } }));
-    const server = await serve([{ toolCalls: calls }, { toolCalls: calls.map((c, i) => ({ ...c, arguments: { n: i + 10 } })) }, { content: 'ok' }]);
+    const server = await serve([
+      { toolCalls: calls },
+      { toolCalls: calls.map((c, i) => ({ ...c, arguments: { n: i + 10 } })) },
+      { content: 'ok' },
+    ]);
     await run(agent, 'go', { llm: llmFor(server), maxParallelTools: 5 });
     expect(peak).toBe(5);
     peak = 0;
     const capped = await serve([{ toolCalls: calls }, { content: 'ok' }]);
     await run(agent, 'go', { llm: llmFor(capped), maxParallelTools: 2 });
     expect(peak).toBe(2);
-    expect(toolMessages(capped.requests[1]).map((m) => m.content)).toEqual(['done 1', 'done 2', 'done 3', 'done 4', 'done 5']);
+    expect(toolMessages(capped.requests[1]).map((m) => m.content)).toEqual([
+      'done 1',
+      'done 2',
+      'done 3',
+      'done 4',
+      'done 5',
+    ]);
   });
 
   it('turns a hung tool, a throwing tool and an Err result into observations', async () => {
-    const hang = defineTool({ name: 'hang', description: 'Never returns', parameters: z.object({}), timeoutMs: 50, execute: () => new Promise<string>(() => {}) });
-    const boom = defineTool({ name: 'boom', description: 'Throws', parameters: z.object({}), execute: () => { throw new Error('disk on fire'); } });
+    const hang = defineTool({
+      name: 'hang',
+      description: 'Never returns',
+      parameters: z.object({}),
+      timeoutMs: 50,
+      execute: () => new Promise<string>(() => {}),
+    });
+    const boom = defineTool({
+      name: 'boom',
+      description: 'Throws',
+      parameters: z.object({}),
+      execute: () => {
+        throw new Error('disk on fire');
+      },
+    });
     const { err } = await import('neverthrow');
-    const refuse = defineTool({ name: 'refuse', description: 'Returns an Err', parameters: z.object({}), execute: () => err('not allowed here') });
+    const refuse = defineTool({
+      name: 'refuse',
+      description: 'Returns an Err',
+      parameters: z.object({}),
+      execute: () => err('not allowed here'),
+    });
     const agent = createAgent({ name: 't', tools: [hang, boom, refuse] });
-    const server = await serve([{ toolCalls: [{ name: 'hang' }, { name: 'boom' }, { name: 'refuse' }] }, { content: 'ok' }]);
+    const server = await serve([
+      { toolCalls: [{ name: 'hang' }, { name: 'boom' }, { name: 'refuse' }] },
+      { content: 'ok' },
+    ]);
     await run(agent, 'go', { llm: llmFor(server) });
     expect(toolMessages(server.requests[1]).map((m) => m.content)).toEqual([
       'Error: hang timed out after 50 ms and was stopped.',
@@ -238,23 +303,40 @@ describe('tools in the interpreter', () => {
 
   it('sends tool images to vision models in a follow-up user message, and none to others', async () => {
     const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==';
-    const shot = defineTool({ name: 'shot', description: 'Screenshot', parameters: z.object({}), execute: () => ({ output: 'page shown', image: { base64: png, mimeType: 'image/png' } }) });
+    const shot = defineTool({
+      name: 'shot',
+      description: 'Screenshot',
+      parameters: z.object({}),
+      execute: () => ({ output: 'page shown', image: { base64: png, mimeType: 'image/png' } }),
+    });
     const agent = createAgent({ name: 'v', tools: [shot] });
     const vision = await serve([{ toolCalls: [{ name: 'shot' }] }, { content: 'seen' }]);
     await run(agent, 'look', { llm: llmFor(vision, { vision: true }) });
     const sent = vision.requests[1]?.messages ?? [];
     expect(sent.at(-2)?.role).toBe('tool');
     expect(sent.at(-2)?.content).toBe('page shown');
-    expect(sent.at(-1)).toMatchObject({ role: 'user', content: [{ type: 'text' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }] });
+    expect(sent.at(-1)).toMatchObject({
+      role: 'user',
+      content: [{ type: 'text' }, { type: 'image_url', image_url: { url: `data:image/png;base64,${png}` } }],
+    });
     const blind = await serve([{ toolCalls: [{ name: 'shot' }] }, { content: 'seen' }]);
     await run(agent, 'look', { llm: llmFor(blind) });
     expect(JSON.stringify(blind.requests[1])).not.toContain(png);
   });
 
   it('pauses for a person when no handler is given, and continues from the saved state', async () => {
-    const ask = defineTool({ name: 'ask_human', description: 'Ask', parameters: z.object({ inquire: z.string() }), human: { questionArg: 'inquire' }, execute: () => '' });
+    const ask = defineTool({
+      name: 'ask_human',
+      description: 'Ask',
+      parameters: z.object({ inquire: z.string() }),
+      human: { questionArg: 'inquire' },
+      execute: () => '',
+    });
     const agent = createAgent({ name: 'h', tools: [ask] });
-    const server = await serve([{ toolCalls: [{ name: 'ask_human', arguments: { inquire: 'Which city?' } }] }, { content: 'Kyoto it is' }]);
+    const server = await serve([
+      { toolCalls: [{ name: 'ask_human', arguments: { inquire: 'Which city?' } }] },
+      { content: 'Kyoto it is' },
+    ]);
     const paused = await run(agent, 'plan a trip', { llm: llmFor(server) });
     expect(paused.status).toBe('awaiting_human');
     const { answer } = await import('../src/index.js');
@@ -266,11 +348,23 @@ describe('tools in the interpreter', () => {
   });
 
   it('asks the approval callback and respects a denial', async () => {
-    const deploy = defineTool({ name: 'deploy', description: 'Deploy', parameters: z.object({}), needsApproval: true, execute: () => 'deployed' });
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploy',
+      parameters: z.object({}),
+      needsApproval: true,
+      execute: () => 'deployed',
+    });
     const agent = createAgent({ name: 'a', tools: [deploy] });
     const server = await serve([{ toolCalls: [{ name: 'deploy' }] }, { content: 'ok' }]);
     const asked: string[] = [];
-    await run(agent, 'ship', { llm: llmFor(server), onApproval: (call) => { asked.push(call.name); return { approved: false, reason: 'freeze' }; } });
+    await run(agent, 'ship', {
+      llm: llmFor(server),
+      onApproval: (call) => {
+        asked.push(call.name);
+        return { approved: false, reason: 'freeze' };
+      },
+    });
     expect(asked).toEqual(['deploy']);
     expect(toolMessages(server.requests[1])[0]?.content).toBe('Error: the user did not approve this call: freeze');
   });
@@ -281,12 +375,17 @@ describe('streaming, events and lifecycle', () => {
     const server = await serve([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }, { content: '2' }]);
     const emitter = createRunEmitter();
     const emitted: string[] = [];
-    for (const type of ['effect', 'event', 'observation', 'result'] as const) emitter.on(type, () => emitted.push(type));
+    for (const type of ['effect', 'event', 'observation', 'result'] as const)
+      emitter.on(type, () => emitted.push(type));
     const items: RunItem[] = [];
     for await (const item of stream(makeAgent(), 'add', { llm: llmFor(server), emitter })) items.push(item);
     expect(items.map((i) => i.type)).toEqual(emitted);
     expect(items.at(-1)).toMatchObject({ type: 'result', result: { answer: '2' } });
-    expect(items.filter((i) => i.type === 'effect').map((i) => (i.type === 'effect' ? i.effect.type : ''))).toEqual(['callLlm', 'callTool', 'callLlm']);
+    expect(items.filter((i) => i.type === 'effect').map((i) => (i.type === 'effect' ? i.effect.type : ''))).toEqual([
+      'callLlm',
+      'callTool',
+      'callLlm',
+    ]);
     expect(JSON.stringify(items)).not.toContain('sk-test');
   });
 
@@ -305,7 +404,15 @@ describe('streaming, events and lifecycle', () => {
 
   it('releases tool resources when the run ends, unless asked to keep them', async () => {
     let cleaned = 0;
-    const held = defineTool({ name: 'held', description: 'Holds a resource', parameters: z.object({}), execute: () => 'x', cleanup: () => { cleaned++; } });
+    const held = defineTool({
+      name: 'held',
+      description: 'Holds a resource',
+      parameters: z.object({}),
+      execute: () => 'x',
+      cleanup: () => {
+        cleaned++;
+      },
+    });
     const agent = createAgent({ name: 'c', tools: [held] });
     const server = await serve([{ content: 'a' }, { error: { status: 400, message: 'bad' } }, { content: 'c' }]);
     await run(agent, 'x', { llm: llmFor(server) });
@@ -321,6 +428,11 @@ describe('streaming, events and lifecycle', () => {
     const first = await run(agent, 'hi', { llm: llmFor(server) });
     const second = await run(agent, 'what did I say?', { llm: llmFor(server), state: first.state });
     expect(second.answer).toBe('You said hi before.');
-    expect(server.requests[1]?.messages.map((m) => m.content)).toEqual(['You add numbers.', 'hi', 'Hello!', 'what did I say?']);
+    expect(server.requests[1]?.messages.map((m) => m.content)).toEqual([
+      'You add numbers.',
+      'hi',
+      'Hello!',
+      'what did I say?',
+    ]);
   });
 });

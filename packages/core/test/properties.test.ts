@@ -21,7 +21,10 @@ interface Reply {
 
 const replyArb: fc.Arbitrary<Reply> = fc.record({
   text: fc.constantFrom('', 'thinking', 'same', 'answer'),
-  calls: fc.array(fc.constantFrom<CallKind>('echo', 'echo', 'write', 'unknown', 'badJson', 'terminate', 'deploy', 'ask'), { maxLength: 3 }),
+  calls: fc.array(
+    fc.constantFrom<CallKind>('echo', 'echo', 'write', 'unknown', 'badJson', 'terminate', 'deploy', 'ask'),
+    { maxLength: 3 },
+  ),
 });
 
 const scenarioArb = fc.record({
@@ -68,7 +71,9 @@ function checkRequest(messages: readonly Message[], task: Message | undefined) {
 }
 
 /** Plays a scenario against the reducer, acting as model, tools and people. Returns the events it fed. */
-function play(config: AgentConfig, scenario: fc.RecordValue<typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never>) {
+type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
+
+function play(config: AgentConfig, scenario: Scenario) {
   let rng = scenario.seed;
   const random = (n: number) => {
     rng = (rng * 1103515245 + 12345) % 2147483648;
@@ -88,7 +93,11 @@ function play(config: AgentConfig, scenario: fc.RecordValue<typeof scenarioArb e
     if (llm?.type === 'callLlm') {
       checkRequest(llm.request.messages, state.messages[state.taskIndex]);
       const reply = scenario.replies[replyIndex++] ?? { text: 'final answer', calls: [] };
-      feed({ type: 'llmResponded', content: reply.text, toolCalls: reply.calls.map((k, i) => toCall(k, i, replyIndex)) });
+      feed({
+        type: 'llmResponded',
+        content: reply.text,
+        toolCalls: reply.calls.map((k, i) => toCall(k, i, replyIndex)),
+      });
       continue;
     }
     const work = pending.filter((e) => e.type !== 'emit' && e.type !== 'finish');
@@ -100,10 +109,15 @@ function play(config: AgentConfig, scenario: fc.RecordValue<typeof scenarioArb e
     // Answer in a scenario-chosen order; approvals may release new effects, which are collected next round.
     const outcomes: AgentEvent[] = [];
     for (const effect of work) {
-      if (effect.type === 'callTool') outcomes.push({ type: 'toolCompleted', callId: effect.call.id, output: `out ${effect.call.name}` });
+      if (effect.type === 'callTool')
+        outcomes.push({ type: 'toolCompleted', callId: effect.call.id, output: `out ${effect.call.name}` });
       if (effect.type === 'askHuman') outcomes.push({ type: 'humanReplied', callId: effect.callId, answer: 'yes' });
       if (effect.type === 'requestApproval') {
-        outcomes.push(random(2) === 0 ? { type: 'approvalGiven', callId: effect.call.id } : { type: 'approvalDenied', callId: effect.call.id });
+        outcomes.push(
+          random(2) === 0
+            ? { type: 'approvalGiven', callId: effect.call.id }
+            : { type: 'approvalDenied', callId: effect.call.id },
+        );
       }
     }
     const released: Effect[] = [];
@@ -118,8 +132,18 @@ function play(config: AgentConfig, scenario: fc.RecordValue<typeof scenarioArb e
   return { state, events };
 }
 
-const configFor = (s: { maxSteps: number; maxMessages: number; finishOnText: boolean; toolChoice: 'auto' | 'required' }) =>
-  testConfig({ maxSteps: s.maxSteps, memory: { maxMessages: s.maxMessages }, finishOnText: s.finishOnText, toolChoice: s.toolChoice });
+const configFor = (s: {
+  maxSteps: number;
+  maxMessages: number;
+  finishOnText: boolean;
+  toolChoice: 'auto' | 'required';
+}) =>
+  testConfig({
+    maxSteps: s.maxSteps,
+    memory: { maxMessages: s.maxMessages },
+    finishOnText: s.finishOnText,
+    toolChoice: s.toolChoice,
+  });
 
 describe('reducer invariants', () => {
   it('every request answers each tool call exactly once, keeps the task, and the run ends within maxSteps', () => {
@@ -192,7 +216,11 @@ describe('memory window invariants', () => {
       const messages: Message[] = [{ role: 'user', content: 'task' }];
       turns.forEach((calls, t) => {
         const ids = Array.from({ length: calls }, (_, i) => `c${t}_${i}`);
-        messages.push({ role: 'assistant', content: `a${t}`, ...(calls ? { toolCalls: ids.map((id) => ({ id, name: 'echo', arguments: '{}' })) } : {}) });
+        messages.push({
+          role: 'assistant',
+          content: `a${t}`,
+          ...(calls ? { toolCalls: ids.map((id) => ({ id, name: 'echo', arguments: '{}' })) } : {}),
+        });
         for (const id of ids) messages.push({ role: 'tool', content: 'ok', toolCallId: id, name: 'echo' });
       });
       return messages;

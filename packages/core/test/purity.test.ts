@@ -30,7 +30,11 @@ describe('the functional core', () => {
     expect(files).not.toContain('interpreter.ts');
     expect(files).not.toContain('openai.ts');
     expect(files.some((f) => f.startsWith('testing/'))).toBe(false);
-    expect(external.filter((s) => s.startsWith('node:') || s === 'openai' || s.startsWith('openai/') || s === 'eventemitter3')).toEqual([]);
+    expect(
+      external.filter(
+        (s) => s.startsWith('node:') || s === 'openai' || s.startsWith('openai/') || s === 'eventemitter3',
+      ),
+    ).toEqual([]);
     // Only the tokenizer's rank data (loaded on demand) comes from outside.
     expect(external.every((s) => s.startsWith('js-tiktoken/'))).toBe(true);
   });

@@ -14,9 +14,19 @@ describe('think', () => {
     const [state, effects] = initialStep(testConfig(), 'count to 3');
     expect(state.status).toBe('awaiting_llm');
     expect(state.step).toBe(1);
-    expect(contents(lastRequest(effects).messages)).toEqual(['system:You are a test agent.', 'user:count to 3', 'user:What next?']);
+    expect(contents(lastRequest(effects).messages)).toEqual([
+      'system:You are a test agent.',
+      'user:count to 3',
+      'user:What next?',
+    ]);
     expect(contents(state.messages)).toEqual(['user:count to 3']);
-    expect(lastRequest(effects).tools.map((t) => t.name)).toEqual(['echo', 'write', 'terminate', 'deploy', 'ask_human']);
+    expect(lastRequest(effects).tools.map((t) => t.name)).toEqual([
+      'echo',
+      'write',
+      'terminate',
+      'deploy',
+      'ask_human',
+    ]);
     expect(ofType(effects, 'emit')[0]?.observation).toEqual({ kind: 'stepStarted', step: 1, maxSteps: 5 });
   });
 
@@ -31,7 +41,9 @@ describe('think', () => {
 
 describe('act and observe', () => {
   it('turns tool calls into callTool effects with parsed arguments', () => {
-    const { state, effects } = drive(testConfig(), 'go', [replied('let me', [call('echo', { text: 'a' }, 'a'), call('write', { path: '/x' }, 'b')])]);
+    const { state, effects } = drive(testConfig(), 'go', [
+      replied('let me', [call('echo', { text: 'a' }, 'a'), call('write', { path: '/x' }, 'b')]),
+    ]);
     expect(state.status).toBe('awaiting_tools');
     const calls = ofType(effects, 'callTool');
     expect(calls.map((c) => [c.call.id, c.args, c.parallelSafe])).toEqual([
@@ -43,7 +55,9 @@ describe('act and observe', () => {
 
   it('waits for every call, then appends the results in call order and thinks again', () => {
     const config = testConfig();
-    const { state: waiting } = drive(config, 'go', [replied('', [call('echo', { text: 'a' }, 'a'), call('echo', { text: 'b' }, 'b')])]);
+    const { state: waiting } = drive(config, 'go', [
+      replied('', [call('echo', { text: 'a' }, 'a'), call('echo', { text: 'b' }, 'b')]),
+    ]);
     const [partial, none] = step(config, waiting, done('b', 'B'));
     expect(none).toEqual([]);
     expect(partial.status).toBe('awaiting_tools');
@@ -60,13 +74,19 @@ describe('act and observe', () => {
 
   it('ignores results for unknown or already answered calls', () => {
     const config = testConfig();
-    const { state } = drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'x' }, 'b')]), done('a')]);
+    const { state } = drive(config, 'go', [
+      replied('', [call('echo', {}, 'a'), call('echo', { text: 'x' }, 'b')]),
+      done('a'),
+    ]);
     expect(step(config, state, done('a', 'again'))).toEqual([state, []]);
     expect(step(config, state, done('zzz'))).toEqual([state, []]);
   });
 
   it('cuts long observations at maxObserve with a visible marker', () => {
-    const { state } = drive(testConfig({ maxObserve: 10 }), 'go', [replied('', [call('echo', {}, 'a')]), done('a', 'x'.repeat(25))]);
+    const { state } = drive(testConfig({ maxObserve: 10 }), 'go', [
+      replied('', [call('echo', {}, 'a')]),
+      done('a', 'x'.repeat(25)),
+    ]);
     const tool = state.messages.find((m) => m.role === 'tool');
     expect(tool?.content).toBe(`${'x'.repeat(10)}\n…[observation truncated: 15 more characters]`);
   });
@@ -83,7 +103,9 @@ describe('act and observe', () => {
   });
 
   it('gives every call of a turn its own id when the model omits or repeats them', () => {
-    const { effects } = drive(testConfig(), 'go', [replied('', [call('echo', {}, ''), call('echo', { text: 'x' }, 'dup'), call('echo', { text: 'y' }, 'dup')])]);
+    const { effects } = drive(testConfig(), 'go', [
+      replied('', [call('echo', {}, ''), call('echo', { text: 'x' }, 'dup'), call('echo', { text: 'y' }, 'dup')]),
+    ]);
     const ids = ofType(effects, 'callTool').map((c) => c.call.id);
     expect(new Set(ids).size).toBe(3);
     expect(ids[1]).toBe('dup');
@@ -128,7 +150,9 @@ describe('tool choice', () => {
   });
 
   it('none: tool calls are dropped and reported', () => {
-    const { state, effects } = drive(testConfig({ toolChoice: 'none' }), 'go', [replied('plain answer', [call('echo', {}, 'a')])]);
+    const { state, effects } = drive(testConfig({ toolChoice: 'none' }), 'go', [
+      replied('plain answer', [call('echo', {}, 'a')]),
+    ]);
     expect(state).toMatchObject({ status: 'finished', answer: 'plain answer' });
     expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: 'plain answer' });
     expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'toolCallsIgnored', count: 1 });
@@ -157,7 +181,12 @@ describe('finishing', () => {
 
   it('max steps finishes resumably; a new message continues the same memory with a fresh budget', () => {
     const config = testConfig({ maxSteps: 2 });
-    const events = [replied('', [call('echo', {}, 'a')]), done('a'), replied('', [call('echo', { text: 'x' }, 'b')]), done('b')];
+    const events = [
+      replied('', [call('echo', {}, 'a')]),
+      done('a'),
+      replied('', [call('echo', { text: 'x' }, 'b')]),
+      done('b'),
+    ];
     const { state } = drive(config, 'go', events);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps', step: 2 });
     expect(state.error).toMatch(/step limit \(2\)/);
@@ -171,7 +200,12 @@ describe('finishing', () => {
   it('finished states take no more events, except a new task', () => {
     const config = testConfig();
     const { state } = drive(config, 'hello', [replied('Hi')]);
-    for (const event of [replied('x'), done('a'), { type: 'cancelled' as const }, { type: 'llmFailed' as const, error: 'x' }]) {
+    for (const event of [
+      replied('x'),
+      done('a'),
+      { type: 'cancelled' as const },
+      { type: 'llmFailed' as const, error: 'x' },
+    ]) {
       expect(step(config, state, event)).toEqual([state, []]);
     }
   });
@@ -191,7 +225,11 @@ describe('finishing', () => {
 
   it('an LLM failure ends the run as failed with the reason', () => {
     const { state } = drive(testConfig(), 'go', [{ type: 'llmFailed', error: 'server (HTTP 500): boom' }]);
-    expect(state).toMatchObject({ status: 'failed', finishReason: 'error', error: 'the model request failed: server (HTTP 500): boom' });
+    expect(state).toMatchObject({
+      status: 'failed',
+      finishReason: 'error',
+      error: 'the model request failed: server (HTTP 500): boom',
+    });
   });
 });
 
@@ -202,7 +240,7 @@ describe('stuck detection', () => {
     const hints = trace.map((t) => lastRequestOrNone(t.effects)?.messages.at(-1)?.content ?? '');
     expect(hints[1]).toBe('What next?');
     expect(hints[2]).toBe('What next?');
-    expect(hints[3]).toMatch(/^You seem to be repeating yourself \(the same reply 3 times\)[^]*\n\nWhat next\?$/);
+    expect(hints[3]).toMatch(/^You seem to be repeating yourself \(the same reply 3 times\)[\s\S]*\n\nWhat next\?$/);
     expect(hints[3]?.match(/repeating yourself/g)).toHaveLength(1);
     expect(hints[4]).toBe('What next?');
     expect(ofType(trace[3]?.effects ?? [], 'emit').some((e) => e.observation.kind === 'stuck')).toBe(true);
@@ -210,7 +248,10 @@ describe('stuck detection', () => {
 
   it('the same tool call with the same arguments is caught even when the text differs', () => {
     const config = testConfig({ maxSteps: 10, repeatedCallThreshold: 2 });
-    const events = ['a', 'b', 'c'].flatMap((t, i) => [replied(t, [call('echo', { text: 'same' }, `x${i}`)]), done(`x${i}`)]);
+    const events = ['a', 'b', 'c'].flatMap((t, i) => [
+      replied(t, [call('echo', { text: 'same' }, `x${i}`)]),
+      done(`x${i}`),
+    ]);
     const { effects } = drive(config, 'go', events);
     expect(lastRequest(effects).messages.at(-1)?.content).toMatch(/the same echo call with the same arguments/);
   });
@@ -233,7 +274,10 @@ describe('approvals and people', () => {
     const { state } = drive(config, 'go', [replied('', [call('deploy', {}, 'd')])]);
     const [next] = step(config, state, { type: 'approvalDenied', callId: 'd', reason: 'not on Fridays' });
     expect(next.status).toBe('awaiting_llm');
-    expect(next.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Error: the user did not approve this call: not on Fridays' });
+    expect(next.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: 'Error: the user did not approve this call: not on Fridays',
+    });
   });
 
   it('ask_human becomes an askHuman effect and the reply is the observation', () => {
@@ -249,10 +293,16 @@ describe('approvals and people', () => {
 describe('resume', () => {
   it('re-emits what the state was waiting for, with the same effect ids', () => {
     const config = testConfig();
-    const { state, effects } = drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')]), done('a')]);
+    const { state, effects } = drive(config, 'go', [
+      replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')]),
+      done('a'),
+    ]);
     const [same, again] = step(config, state, { type: 'resumed' });
     expect(same).toBe(state);
-    const original = ofType(drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')])]).effects, 'callTool');
+    const original = ofType(
+      drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')])]).effects,
+      'callTool',
+    );
     expect(ofType(again, 'callTool')).toEqual(original.filter((e) => e.call.id === 'b'));
     expect(effects).toEqual([]);
   });
@@ -307,4 +357,3 @@ describe('memory window', () => {
 function lastRequestOrNone(effects: Parameters<typeof ofType>[0]) {
   return ofType(effects, 'callLlm')[0]?.request;
 }
-

@@ -9,7 +9,10 @@ export interface ScriptedToolCall {
 export interface ScriptedAnswer {
   readonly content?: string;
   readonly toolCalls?: readonly ScriptedToolCall[];
-  readonly usage?: { readonly inputTokens: number; readonly outputTokens: number };
+  readonly usage?: {
+    readonly inputTokens: number;
+    readonly outputTokens: number;
+  };
   /** Wait before answering (to script a slow model). */
   readonly delayMs?: number;
 }
@@ -37,23 +40,38 @@ export const isFailure = (reply: ScriptedReply): reply is ScriptedFailure => 'er
 export const callArguments = (call: ScriptedToolCall): string =>
   typeof call.arguments === 'string' ? call.arguments : JSON.stringify(call.arguments ?? {});
 
-export const callId = (call: ScriptedToolCall, reply: number, index: number): string => call.id ?? `call_${reply}_${index}`;
+export const callId = (call: ScriptedToolCall, reply: number, index: number): string =>
+  call.id ?? `call_${reply}_${index}`;
 
 export const scriptExhausted = (used: number) => `scripted model: the script is exhausted after ${used} replies`;
 
+/** A list of replies, or one function answering every request (for endless or stateless servers). */
+export type Script<Request> =
+  | readonly ScriptEntry<Request>[]
+  | ((request: Request, index: number) => ScriptedReply | undefined);
+
 /** Takes the next entry of a script and resolves it against the request. */
-export function nextReply<Request>(script: readonly ScriptEntry<Request>[], used: number, request: Request): ScriptedReply | undefined {
+export function nextReply<Request>(script: Script<Request>, used: number, request: Request): ScriptedReply | undefined {
+  if (typeof script === 'function') return script(request, used);
   const entry = script[used];
   if (entry === undefined) return undefined;
   return typeof entry === 'function' ? entry(request, used) : entry;
 }
 
+/** Replies a list script still holds (a function script never runs out). */
+export const unused = <Request>(script: Script<Request>, used: number): number =>
+  typeof script === 'function' ? 0 : Math.max(0, script.length - used);
+
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve, reject) => {
     if (signal?.aborted) return reject(signal.reason);
     const timer = setTimeout(resolve, ms);
-    signal?.addEventListener('abort', () => {
-      clearTimeout(timer);
-      reject(signal.reason);
-    }, { once: true });
+    signal?.addEventListener(
+      'abort',
+      () => {
+        clearTimeout(timer);
+        reject(signal.reason);
+      },
+      { once: true },
+    );
   });

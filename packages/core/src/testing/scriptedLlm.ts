@@ -1,7 +1,7 @@
 import { err, ok } from 'neverthrow';
 import type { LlmRequest } from '../effects.js';
 import type { LlmErrorKind, LlmPort } from '../llm.js';
-import { type ScriptEntry, callArguments, callId, isFailure, nextReply, scriptExhausted, sleep } from './script.js';
+import { type Script, callArguments, callId, isFailure, nextReply, scriptExhausted, sleep, unused } from './script.js';
 
 export interface ScriptedLlm extends LlmPort {
   /** Every request the model got, in order. */
@@ -14,15 +14,15 @@ const kindOf = (status: number): LlmErrorKind =>
   status === 429 ? 'rate_limit' : status === 401 || status === 403 ? 'auth' : status >= 500 ? 'server' : 'bad_request';
 
 /** An in-process model that answers from a script: for unit tests of agents, no network. */
-export function scriptedLlm(script: readonly ScriptEntry<LlmRequest>[], model = 'scripted'): ScriptedLlm {
+export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): ScriptedLlm {
   const requests: LlmRequest[] = [];
   return {
     model,
     requests,
     assertConsumed() {
-      if (requests.length < script.length) {
-        throw new Error(`scripted model: ${script.length - requests.length} of ${script.length} replies were never requested`);
-      }
+      const left = unused(script, requests.length);
+      if (left > 0)
+        throw new Error(`scripted model: ${left} of ${left + requests.length} replies were never requested`);
     },
     async complete(request, options = {}) {
       const index = requests.length;
@@ -38,11 +38,19 @@ export function scriptedLlm(script: readonly ScriptEntry<LlmRequest>[], model = 
       }
       if (isFailure(reply)) {
         const { status, message } = reply.error;
-        return err({ kind: kindOf(status), status, message: message ?? `HTTP ${status}` });
+        return err({
+          kind: kindOf(status),
+          status,
+          message: message ?? `HTTP ${status}`,
+        });
       }
       return ok({
         content: reply.content ?? '',
-        toolCalls: (reply.toolCalls ?? []).map((call, i) => ({ id: callId(call, index, i), name: call.name, arguments: callArguments(call) })),
+        toolCalls: (reply.toolCalls ?? []).map((call, i) => ({
+          id: callId(call, index, i),
+          name: call.name,
+          arguments: callArguments(call),
+        })),
         ...(reply.usage ? { usage: reply.usage } : {}),
       });
     },

@@ -1,11 +1,26 @@
 import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { type ScriptEntry, type ScriptedAnswer, callArguments, callId, isFailure, nextReply, scriptExhausted, sleep } from './script.js';
+import {
+  type Script,
+  type ScriptedAnswer,
+  callArguments,
+  callId,
+  isFailure,
+  nextReply,
+  scriptExhausted,
+  sleep,
+  unused,
+} from './script.js';
 
 /** A chat-completions request body as the server received it. */
 export interface RecordedRequest {
   readonly model?: string;
-  readonly messages: readonly { role: string; content?: unknown; tool_calls?: unknown; tool_call_id?: string }[];
+  readonly messages: readonly {
+    role: string;
+    content?: unknown;
+    tool_calls?: unknown;
+    tool_call_id?: string;
+  }[];
   readonly tools?: readonly unknown[];
   readonly tool_choice?: unknown;
   readonly stream?: boolean;
@@ -16,7 +31,7 @@ export interface RecordedRequest {
 }
 
 export interface OpenAiServerOptions {
-  readonly script: readonly ScriptEntry<RecordedRequest>[];
+  readonly script: Script<RecordedRequest>;
   readonly model?: string;
 }
 
@@ -24,6 +39,8 @@ export interface OpenAiServer {
   /** `http://127.0.0.1:<port>/v1`, ready for `new OpenAI({ baseURL })`. */
   readonly baseURL: string;
   readonly requests: readonly RecordedRequest[];
+  /** The path and query of every request, in order (e.g. Azure's deployment URL). */
+  readonly paths: readonly string[];
   /** How many requests reached the server, retries included. */
   readonly hits: number;
   assertConsumed(): void;
@@ -36,28 +53,48 @@ export interface OpenAiServer {
  */
 export async function startOpenAiServer(options: OpenAiServerOptions): Promise<OpenAiServer> {
   const requests: RecordedRequest[] = [];
+  const paths: string[] = [];
   const model = options.model ?? 'scripted-model';
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(JSON.stringify({ error: { message: String(error), type: 'server_error' } }));
+      res.end(
+        JSON.stringify({
+          error: { message: String(error), type: 'server_error' },
+        }),
+      );
     });
   });
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '';
-    if (req.method === 'GET' && url.endsWith('/models')) {
-      return json(res, 200, { object: 'list', data: [{ id: model, object: 'model', owned_by: 'openmanus' }] });
+    paths.push(url);
+    const path = new URL(url, 'http://127.0.0.1').pathname;
+    if (req.method === 'GET' && path.endsWith('/models')) {
+      return json(res, 200, {
+        object: 'list',
+        data: [{ id: model, object: 'model', owned_by: 'openmanus' }],
+      });
     }
-    if (req.method !== 'POST' || !url.endsWith('/chat/completions')) {
-      return json(res, 404, { error: { message: `no route ${req.method} ${url}`, type: 'invalid_request_error' } });
+    if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
+      return json(res, 404, {
+        error: {
+          message: `no route ${req.method} ${url}`,
+          type: 'invalid_request_error',
+        },
+      });
     }
     const body = JSON.parse(await readBody(req)) as RecordedRequest;
     const index = requests.length;
     requests.push(body);
     const reply = nextReply(options.script, index, body);
     if (!reply) {
-      return json(res, 500, { error: { message: scriptExhausted(index), type: 'server_error' } }, { 'x-should-retry': 'false' });
+      return json(
+        res,
+        500,
+        { error: { message: scriptExhausted(index), type: 'server_error' } },
+        { 'x-should-retry': 'false' },
+      );
     }
     if (reply.delayMs) await sleep(reply.delayMs);
     if (isFailure(reply)) {
@@ -65,7 +102,18 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
       const headers: Record<string, string> = {};
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       if (retryAfterMs !== undefined) headers['retry-after-ms'] = String(retryAfterMs);
-      return json(res, status, { error: { message: message ?? `scripted HTTP ${status}`, type: 'scripted_error', code: code ?? null } }, headers);
+      return json(
+        res,
+        status,
+        {
+          error: {
+            message: message ?? `scripted HTTP ${status}`,
+            type: 'scripted_error',
+            code: code ?? null,
+          },
+        },
+        headers,
+      );
     }
     const completion = toCompletion(reply, index, model, body);
     if (body.stream) return streamCompletion(res, completion, body);
@@ -77,13 +125,14 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
   return {
     baseURL: `http://127.0.0.1:${port}/v1`,
     requests,
+    paths,
     get hits() {
       return requests.length;
     },
     assertConsumed() {
-      if (requests.length < options.script.length) {
-        throw new Error(`scripted server: ${options.script.length - requests.length} of ${options.script.length} replies were never requested`);
-      }
+      const left = unused(options.script, requests.length);
+      if (left > 0)
+        throw new Error(`scripted server: ${left} of ${left + requests.length} replies were never requested`);
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -104,7 +153,11 @@ function readBody(req: IncomingMessage): Promise<string> {
 
 function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': Buffer.byteLength(text),
+    ...headers,
+  });
   res.end(text);
 }
 
@@ -127,32 +180,69 @@ function toCompletion(reply: ScriptedAnswer, index: number, model: string, body:
     choices: [
       {
         index: 0,
-        message: { role: 'assistant' as const, content, ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}), refusal: null },
+        message: {
+          role: 'assistant' as const,
+          content,
+          ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
+          refusal: null,
+        },
         finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
         logprobs: null,
       },
     ],
-    usage: { prompt_tokens: usage.inputTokens, completion_tokens: usage.outputTokens, total_tokens: usage.inputTokens + usage.outputTokens },
+    usage: {
+      prompt_tokens: usage.inputTokens,
+      completion_tokens: usage.outputTokens,
+      total_tokens: usage.inputTokens + usage.outputTokens,
+    },
   };
 }
 
 /** Server-sent events in the API's chunk format: text in pieces, then tool call deltas, then usage. */
-function streamCompletion(res: ServerResponse, completion: ReturnType<typeof toCompletion>, body: RecordedRequest): void {
-  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'keep-alive' });
+function streamCompletion(
+  res: ServerResponse,
+  completion: ReturnType<typeof toCompletion>,
+  body: RecordedRequest,
+): void {
+  res.writeHead(200, {
+    'content-type': 'text/event-stream',
+    'cache-control': 'no-cache',
+    connection: 'keep-alive',
+  });
   const choice = completion.choices[0];
-  const base = { id: completion.id, object: 'chat.completion.chunk', created: 0, model: completion.model };
+  const base = {
+    id: completion.id,
+    object: 'chat.completion.chunk',
+    created: 0,
+    model: completion.model,
+  };
   const send = (delta: object, finish: string | null = null) =>
-    res.write(`data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`);
+    res.write(
+      `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`,
+    );
   send({ role: 'assistant', content: '' });
   const text = choice?.message.content ?? '';
   for (let i = 0; i < text.length; i += 16) send({ content: text.slice(i, i + 16) });
   (choice?.message.tool_calls ?? []).forEach((call, index) => {
-    send({ tool_calls: [{ index, id: call.id, type: 'function', function: { name: call.function.name, arguments: '' } }] });
+    send({
+      tool_calls: [
+        {
+          index,
+          id: call.id,
+          type: 'function',
+          function: { name: call.function.name, arguments: '' },
+        },
+      ],
+    });
     const args = call.function.arguments;
-    for (let i = 0; i < args.length; i += 16) send({ tool_calls: [{ index, function: { arguments: args.slice(i, i + 16) } }] });
+    for (let i = 0; i < args.length; i += 16)
+      send({
+        tool_calls: [{ index, function: { arguments: args.slice(i, i + 16) } }],
+      });
   });
   send({}, choice?.finish_reason ?? 'stop');
   const options = body.stream_options as { include_usage?: boolean } | undefined;
-  if (options?.include_usage) res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n`);
+  if (options?.include_usage)
+    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n`);
   res.end('data: [DONE]\n\n');
 }

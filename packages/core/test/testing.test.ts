@@ -1,0 +1,50 @@
+import OpenAI from 'openai';
+import { describe, expect, it } from 'vitest';
+import { createAgent, run } from '../src/index.js';
+import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
+
+describe('scriptedLlm', () => {
+  it('answers in order, records requests and checks the script was consumed', async () => {
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'missing', arguments: '{}' }] },
+      (request) => ({ content: `saw ${request.messages.length} messages` }),
+    ]);
+    const agent = createAgent({ name: 'x' });
+    expect(() => llm.assertConsumed()).toThrow('2 of 2 replies were never requested');
+    const result = await run(agent, 'hi', { llm });
+    expect(result.answer).toBe('saw 3 messages');
+    expect(llm.requests).toHaveLength(2);
+    expect(() => llm.assertConsumed()).not.toThrow();
+  });
+
+  it('reports an exhausted script as a failure of the run, not a hang', async () => {
+    const result = await run(createAgent({ name: 'x', finishOnText: false, maxSteps: 5 }), 'hi', {
+      llm: scriptedLlm([{ content: 'a' }]),
+    });
+    expect(result.status).toBe('failed');
+    expect(result.error).toMatch(/script is exhausted after 1 replies/);
+  });
+});
+
+describe('startOpenAiServer', () => {
+  it('speaks the chat-completions API on 127.0.0.1 and records every request', async () => {
+    const server = await startOpenAiServer({
+      script: [{ content: 'hello', usage: { inputTokens: 7, outputTokens: 1 } }],
+    });
+    try {
+      expect(server.baseURL).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/v1$/);
+      const client = new OpenAI({ apiKey: 'k', baseURL: server.baseURL, maxRetries: 0 });
+      const models = await client.models.list();
+      expect(models.data[0]?.id).toBe('scripted-model');
+      const reply = await client.chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+      expect(reply.choices[0]?.message.content).toBe('hello');
+      expect(reply.usage).toMatchObject({ prompt_tokens: 7, completion_tokens: 1 });
+      expect(server.requests[0]?.messages).toEqual([{ role: 'user', content: 'hi' }]);
+      await expect(client.chat.completions.create({ model: 'm', messages: [] })).rejects.toThrow(
+        /script is exhausted after 1 replies/,
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
