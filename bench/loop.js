@@ -56,7 +56,10 @@ const add = defineTool({
 
 // One client per model name, as a service would hold it.
 const llms = Object.fromEntries(
-  [20, ...STEP_COUNTS].map((steps) => [steps, createOpenAiLlm({ model: `steps-${steps}`, apiKey: 'bench', baseURL, maxRetries: 0 })]),
+  [20, ...STEP_COUNTS].map((steps) => [
+    steps,
+    createOpenAiLlm({ model: `steps-${steps}`, apiKey: 'bench', baseURL, maxRetries: 0 }),
+  ]),
 );
 
 async function ours(steps) {
@@ -82,7 +85,11 @@ const times = {};
 for (const fn of Object.values(contenders)) await fn(20);
 for (let rep = 0; rep < REPS; rep++) {
   for (const steps of STEP_COUNTS) {
-    for (const [name, fn] of Object.entries(contenders)) {
+    // Alternate who goes first, and start each run from a collected heap, so neither pays for the other's garbage.
+    const order = Object.entries(contenders);
+    if (rep % 2 === 1) order.reverse();
+    for (const [name, fn] of order) {
+      globalThis.gc?.();
       const started = performance.now();
       await fn(steps);
       const perStep = (performance.now() - started) / (steps + 1);
