@@ -1,0 +1,62 @@
+import { resolve } from 'node:path';
+import { type Agent, createAgent } from './agent.js';
+import type { Tool } from './tool.js';
+import { askHuman, terminate } from './tools/humanAndTerminate.js';
+import { type PythonExecuteOptions, createPythonExecute } from './tools/pythonExecute.js';
+import { createStrReplaceEditor } from './tools/strReplaceEditor.js';
+
+export interface ManusOptions {
+  /** Where Manus reads and writes files; python runs there too (default `./workspace`). */
+  readonly workspace?: string;
+  /** `[llm.<profile>]` of config.toml to use (default: the agent's name, lowercased). */
+  readonly llmProfile?: string;
+  /** More tools, e.g. from @openmanus/tools or MCP servers. */
+  readonly extraTools?: readonly Tool[];
+  readonly maxSteps?: number;
+  readonly maxObserve?: number;
+  readonly maxInputTokens?: number;
+  /** Tool names whose calls need the host's approval first. */
+  readonly approvals?: readonly string[];
+  readonly python?: Omit<PythonExecuteOptions, 'workspace'>;
+}
+
+export const manusSystemPrompt = (workspace: string) =>
+  [
+    'You are Manus, a general-purpose AI agent. You solve the task you are given step by step with your tools:',
+    'running Python, reading and editing files, asking the user when only they can answer, and finishing when done.',
+    `Your workspace directory is ${workspace}. Read and write files there, with absolute paths.`,
+    'Deliverables (reports, pages, data) belong in the workspace as files; say in your final message where they are.',
+  ].join(' ');
+
+export const manusNextStepPrompt = [
+  'Decide the single most useful next action and take it with a tool. For a complex task, break it into steps and do one at a time.',
+  'After each tool result, say briefly what it showed and what comes next.',
+  'When the task is complete, or cannot be completed, summarise the outcome and call `terminate`.',
+].join(' ');
+
+const withApproval = (tool: Tool): Tool => ({ ...tool, spec: { ...tool.spec, needsApproval: true } });
+
+/** The Manus agent: OpenManus's defaults (20 steps, observations cut at 10000) and its tools. */
+export function createManus(options: ManusOptions = {}): Agent {
+  const workspace = resolve(options.workspace ?? 'workspace');
+  const base: Tool[] = [
+    createPythonExecute({ workspace, ...options.python }),
+    createStrReplaceEditor({ workspace }),
+    askHuman,
+    terminate,
+    ...(options.extraTools ?? []),
+  ];
+  const gated = new Set(options.approvals ?? []);
+  const tools = base.map((tool) => (gated.has(tool.spec.name) ? withApproval(tool) : tool));
+  return createAgent({
+    name: 'Manus',
+    description: 'A general agent that solves tasks with Python, files and the user.',
+    systemPrompt: manusSystemPrompt(workspace),
+    nextStepPrompt: manusNextStepPrompt,
+    tools,
+    maxSteps: options.maxSteps ?? 20,
+    maxObserve: options.maxObserve ?? 10_000,
+    llmProfile: options.llmProfile ?? 'manus',
+    ...(options.maxInputTokens !== undefined ? { maxInputTokens: options.maxInputTokens } : {}),
+  });
+}

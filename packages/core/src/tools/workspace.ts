@@ -1,0 +1,42 @@
+import { realpath } from 'node:fs/promises';
+import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+
+/** Thrown for a path a tool must not touch; its message is shown to the model. */
+export class WorkspaceError extends Error {
+  override readonly name = 'WorkspaceError';
+}
+
+const inside = (root: string, target: string) => {
+  const rel = relative(root, target);
+  return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
+};
+
+/** The deepest existing ancestor of `path`, with symlinks resolved. */
+async function realExisting(path: string): Promise<{ real: string; rest: string }> {
+  let current = path;
+  for (;;) {
+    try {
+      const real = await realpath(current);
+      return { real, rest: relative(current, path) };
+    } catch {
+      const parent = dirname(current);
+      if (parent === current) return { real: current, rest: relative(current, path) };
+      current = parent;
+    }
+  }
+}
+
+/**
+ * Resolves a path a tool was given and refuses anything outside the workspace: `..`,
+ * symlinks pointing out, and absolute paths elsewhere alike. Returns the real path to use.
+ */
+export async function confine(workspace: string, path: string): Promise<string> {
+  if (!isAbsolute(path)) throw new WorkspaceError(`The path ${path} is not an absolute path.`);
+  const root = await realpath(workspace);
+  const { real, rest } = await realExisting(resolve(path));
+  const target = resolve(real, rest);
+  if (!inside(root, target)) {
+    throw new WorkspaceError(`The path ${path} is outside the workspace ${root}; only files inside it can be used.`);
+  }
+  return target;
+}

@@ -1,0 +1,94 @@
+import { execFileSync } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { createPythonExecute } from '../src/index.js';
+import { callTool, tempWorkspace } from './toolHelpers.js';
+
+let workspace: string;
+let python: ReturnType<typeof createPythonExecute>;
+beforeAll(async () => {
+  workspace = await tempWorkspace();
+  python = createPythonExecute({ workspace, maxTimeoutSec: 10 });
+});
+
+const pythonProcesses = (marker: string) => {
+  try {
+    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
+  } catch {
+    return [];
+  }
+};
+
+describe('python_execute', () => {
+  it('runs code in a python3 process in the workspace and returns stdout', async () => {
+    const result = await callTool(python, {
+      code: 'import os, sys\nprint(sys.version_info[0], os.getcwd())\nopen("out.txt","w").write("hi")',
+    });
+    expect(result).toEqual({ output: `3 ${workspace}`, isError: false });
+    expect(await readFile(join(workspace, 'out.txt'), 'utf8')).toBe('hi');
+  });
+
+  it('returns the traceback and a failure flag when the code raises', async () => {
+    const result = await callTool(python, { code: 'print("before")\n1/0' });
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(
+      /^Error: before\n\[stderr\]\nTraceback[\s\S]*ZeroDivisionError: division by zero\n\[exit code 1\]$/,
+    );
+  });
+
+  it('keeps no state between calls and leaks no host secrets', async () => {
+    process.env.OPENAI_API_KEY_FOR_TEST = 'sk-secret';
+    await callTool(python, { code: 'x = 41' });
+    const result = await callTool(python, {
+      code: 'import os\nprint("x" in globals(), "sk-secret" in str(os.environ))',
+    });
+    delete process.env.OPENAI_API_KEY_FOR_TEST;
+    expect(result.output).toBe('False False');
+  });
+
+  it('kills an infinite loop at the timeout the model asked for', async () => {
+    const started = Date.now();
+    const result = await callTool(python, { code: 'print("spinning", flush=True)\nwhile True: pass', timeout: 1 });
+    expect(Date.now() - started).toBeLessThan(4_000);
+    expect(result.isError).toBe(true);
+    expect(result.output).toContain('spinning');
+    expect(result.output).toContain('Execution timed out after 1 seconds; the process and its children were killed.');
+  });
+
+  it('kills forked children too, leaving no orphan behind', async () => {
+    const marker = `orphan-${Date.now()}`;
+    const code = `import os, time\nif os.fork() == 0:\n    os.execvp("python3", ["python3", "-c", "import time; time.sleep(60)", "${marker}"])\nprint("parent done")`;
+    const result = await callTool(python, { code });
+    expect(result.output).toBe('parent done');
+    await new Promise((r) => setTimeout(r, 200));
+    expect(pythonProcesses(marker)).toEqual([]);
+  });
+
+  it('caps a flood of output without holding it all', async () => {
+    const result = await callTool(python, { code: 'import sys\nsys.stdout.write("x" * 50_000_000)' });
+    expect(result.output.length).toBeLessThan(21_000);
+    expect(result.output).toMatch(/…\[output truncated: 49980000 more characters\]$/);
+  });
+
+  it('reports a crashed interpreter', async () => {
+    const result = await callTool(python, { code: 'import os\nos.abort()' });
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(/\[exit code none\]$/);
+  });
+
+  it('refuses a timeout above the cap with a validation error', async () => {
+    const result = await callTool(python, { code: 'print(1)', timeout: 999 });
+    expect(result.isError).toBe(true);
+    expect(result.output).toMatch(/^Error: invalid arguments for python_execute:[\s\S]*timeout/);
+  });
+
+  it('stops at once when the run is cancelled', async () => {
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const started = Date.now();
+    const result = await callTool(python, { code: 'import time\ntime.sleep(30)', timeout: 10 }, controller.signal);
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(result.isError).toBe(true);
+  });
+});
