@@ -99,3 +99,14 @@ export { createPythonExecute, type PythonExecuteOptions } from './tools/pythonEx
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { askHuman, terminate } from './tools/humanAndTerminate.js';
 export { confine, WorkspaceError } from './tools/workspace.js';
+export {
+  loadConfig,
+  createLlmFromConfig,
+  llmSettingsFor,
+  openAiOptionsFrom,
+  describeConfigError,
+  type OpenManusConfig,
+  type LlmSettings,
+  type ConfigError,
+  type LoadConfigOptions,
+} from './config.js';

@@ -1,0 +1,206 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type Result, err, ok } from 'neverthrow';
+import { parse as parseToml } from 'smol-toml';
+import { z } from 'zod';
+import type { LlmPort } from './llm.js';
+import { type OpenAiLlmOptions, createOpenAiLlm } from './openai.js';
+
+/** One `[llm]` table (or `[llm.<name>]` merged over it), in config.toml's own key names. */
+const llmSettings = z
+  .object({
+    model: z.string().min(1),
+    base_url: z.url().optional(),
+    api_key: z.string().optional(),
+    api_type: z.enum(['openai', 'azure', 'ollama', '']).optional(),
+    api_version: z.string().optional(),
+    max_tokens: z.number().int().positive().optional(),
+    max_input_tokens: z.number().int().positive().optional(),
+    temperature: z.number().min(0).max(2).optional(),
+    // Capability flags (ours): what the model can do, instead of a hard-coded model list.
+    vision: z.boolean().optional(),
+    reasoning: z.boolean().optional(),
+    tool_mode: z.enum(['native', 'prompt']).optional(),
+    timeout: z.number().positive().optional(),
+    max_retries: z.number().int().min(0).optional(),
+  })
+  .strict();
+
+export type LlmSettings = z.infer<typeof llmSettings>;
+
+export interface OpenManusConfig {
+  /** The file it came from, if any (environment-only configs have none). */
+  readonly file?: string;
+  readonly llm: LlmSettings;
+  /** `[llm.<name>]` tables, already merged over `[llm]` and validated. */
+  readonly profiles: Readonly<Record<string, LlmSettings>>;
+  readonly agent: { readonly maxSteps?: number; readonly workspace?: string };
+  /** Every other section, untouched (browser, search, mcp, ... for the packages that read them). */
+  readonly sections: Readonly<Record<string, unknown>>;
+}
+
+export interface ConfigError {
+  readonly file?: string;
+  readonly key?: string;
+  readonly message: string;
+}
+
+export const describeConfigError = (error: ConfigError): string =>
+  [error.file, error.key].filter(Boolean).join(': ') + (error.file || error.key ? ': ' : '') + error.message;
+
+export interface LoadConfigOptions {
+  /** A config.toml path; default: `$OPENMANUS_CONFIG`, else `config/config.toml` under `cwd` if it exists. */
+  readonly path?: string;
+  readonly cwd?: string;
+  readonly env?: Readonly<Record<string, string | undefined>>;
+}
+
+const agentSection = z
+  .object({ max_steps: z.number().int().positive().optional(), workspace: z.string().optional() })
+  .strict();
+
+/**
+ * Loads an OpenManus-compatible config.toml; `OPENAI_API_KEY`, `OPENAI_BASE_URL` and
+ * `OPENMANUS_MODEL` override it, and alone they make a complete config. Never falls back to
+ * the example file; sections nobody uses are kept, not validated.
+ */
+export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusConfig, ConfigError> {
+  const env = options.env ?? process.env;
+  const cwd = options.cwd ?? process.cwd();
+  const explicit = options.path ?? (env.OPENMANUS_CONFIG || undefined);
+  const file = explicit ? resolve(cwd, explicit) : resolve(cwd, 'config', 'config.toml');
+
+  let raw: Record<string, unknown> = {};
+  const hasFile = existsSync(file);
+  if (explicit && !hasFile) return err({ file, message: 'the config file does not exist' });
+  if (hasFile) {
+    try {
+      raw = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+    } catch (error) {
+      return err({ file, message: `not valid TOML: ${error instanceof Error ? error.message : String(error)}` });
+    }
+  }
+  const where = hasFile ? { file } : {};
+
+  const { llm: llmTable, agent: agentTable, ...sections } = raw;
+  if (llmTable !== undefined && (typeof llmTable !== 'object' || llmTable === null || Array.isArray(llmTable))) {
+    return err({ ...where, key: '[llm]', message: 'expected a table' });
+  }
+  const { base, named } = splitProfiles((llmTable ?? {}) as Record<string, unknown>);
+  const overrides = Object.fromEntries(
+    [
+      ['api_key', env.OPENAI_API_KEY],
+      ['base_url', env.OPENAI_BASE_URL],
+      ['model', env.OPENMANUS_MODEL],
+    ].filter((entry): entry is [string, string] => Boolean(entry[1])),
+  );
+  if (!hasFile && Object.keys(overrides).length === 0) {
+    return err({
+      message:
+        'no LLM is configured: copy config/config.example.toml to config/config.toml and fill in [llm], ' +
+        'or set OPENAI_API_KEY (and OPENAI_BASE_URL / OPENMANUS_MODEL for other endpoints)',
+    });
+  }
+  const llm = validate(
+    { model: 'gpt-4o-mini', ...base, ...overrides },
+    '[llm]',
+    where,
+    !hasFile || 'model' in base || 'model' in overrides,
+  );
+  if (llm.isErr()) return err(llm.error);
+
+  const profiles: Record<string, LlmSettings> = {};
+  for (const [name, table] of Object.entries(named)) {
+    const merged = validate({ ...base, ...table, ...overrides }, `[llm.${name}]`, where, true);
+    if (merged.isErr()) return err(merged.error);
+    profiles[name.toLowerCase()] = merged.value;
+  }
+
+  const agent = agentSection.safeParse(agentTable ?? {});
+  if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]') });
+  return ok({
+    ...where,
+    llm: llm.value,
+    profiles,
+    agent: {
+      ...(agent.data.max_steps !== undefined ? { maxSteps: agent.data.max_steps } : {}),
+      ...(agent.data.workspace !== undefined ? { workspace: agent.data.workspace } : {}),
+    },
+    sections,
+  });
+}
+
+function splitProfiles(table: Record<string, unknown>) {
+  const base: Record<string, unknown> = {};
+  const named: Record<string, Record<string, unknown>> = {};
+  for (const [key, value] of Object.entries(table)) {
+    if (typeof value === 'object' && value !== null && !Array.isArray(value))
+      named[key] = value as Record<string, unknown>;
+    else base[key] = value;
+  }
+  return { base, named };
+}
+
+function validate(
+  value: Record<string, unknown>,
+  table: string,
+  where: { file?: string },
+  modelGiven: boolean,
+): Result<LlmSettings, ConfigError> {
+  if (!modelGiven) return err({ ...where, key: `${table}.model`, message: 'is required (the model name to call)' });
+  const parsed = llmSettings.safeParse(value);
+  if (!parsed.success) return err({ ...where, ...issueOf(parsed.error, table) });
+  const settings = parsed.data;
+  if (!settings.api_key && settings.api_type !== 'ollama') {
+    return err({
+      ...where,
+      key: `${table}.api_key`,
+      message: 'is required (or set OPENAI_API_KEY); only api_type = "ollama" needs none',
+    });
+  }
+  if (settings.api_type === 'azure' && (!settings.base_url || !settings.api_version)) {
+    return err({
+      ...where,
+      key: table,
+      message: 'api_type = "azure" needs base_url (the resource endpoint) and api_version',
+    });
+  }
+  return ok(settings);
+}
+
+function issueOf(error: z.ZodError, table: string): { key: string; message: string } {
+  const issue = error.issues[0];
+  const path = issue?.path.join('.') ?? '';
+  if (issue?.code === 'unrecognized_keys') {
+    return { key: table, message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` };
+  }
+  return { key: path ? `${table}.${path}` : table, message: issue?.message ?? 'invalid' };
+}
+
+/** The settings for an agent: `[llm.<profile>]` when it exists (lowercased), else `[llm]`. */
+export function llmSettingsFor(config: OpenManusConfig, profile?: string): LlmSettings {
+  return (profile && config.profiles[profile.toLowerCase()]) || config.llm;
+}
+
+export function openAiOptionsFrom(settings: LlmSettings): OpenAiLlmOptions {
+  const { api_type: apiType, timeout } = settings;
+  return {
+    model: settings.model,
+    ...(settings.api_key ? { apiKey: settings.api_key } : {}),
+    ...(settings.base_url ? { baseURL: settings.base_url } : {}),
+    ...(apiType ? { apiType } : {}),
+    ...(settings.api_version ? { apiVersion: settings.api_version } : {}),
+    ...(settings.max_tokens !== undefined ? { maxTokens: settings.max_tokens } : {}),
+    ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
+    ...(settings.vision !== undefined ? { vision: settings.vision } : {}),
+    ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
+    ...(settings.tool_mode ? { toolMode: settings.tool_mode } : {}),
+    ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+    ...(settings.max_retries !== undefined ? { maxRetries: settings.max_retries } : {}),
+  };
+}
+
+/** An LLM port for a profile of the config. */
+export function createLlmFromConfig(config: OpenManusConfig, profile?: string): LlmPort {
+  return createOpenAiLlm(openAiOptionsFrom(llmSettingsFor(config, profile)));
+}

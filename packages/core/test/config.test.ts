@@ -1,0 +1,139 @@
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import {
+  createLlmFromConfig,
+  describeConfigError,
+  loadConfig,
+  llmSettingsFor,
+  run,
+  createAgent,
+} from '../src/index.js';
+import { startOpenAiServer } from '../src/testing/index.js';
+import { tempWorkspace } from './toolHelpers.js';
+
+async function project(toml?: string) {
+  const dir = await tempWorkspace();
+  if (toml !== undefined) {
+    await mkdir(join(dir, 'config'));
+    await writeFile(join(dir, 'config', 'config.toml'), toml);
+  }
+  return dir;
+}
+
+const errorOf = (result: ReturnType<typeof loadConfig>) =>
+  result.isErr() ? describeConfigError(result.error) : 'no error';
+
+describe('loadConfig', () => {
+  it('reads an OpenManus config.toml, merging [llm.<name>] over [llm] by lowercased name', async () => {
+    const cwd = await project(`
+[llm]
+model = "claude-3-7-sonnet"
+base_url = "https://api.example.com/v1"
+api_key = "sk-file"
+max_tokens = 8192
+temperature = 0.0
+
+[llm.vision]
+model = "gpt-4o"
+vision = true
+
+[llm.Manus]
+max_input_tokens = 32000
+
+[browser]
+headless = false
+
+[daytona]
+daytona_api_key = ""
+`);
+    const config = loadConfig({ cwd, env: {} })._unsafeUnwrap();
+    expect(config.llm).toMatchObject({ model: 'claude-3-7-sonnet', max_tokens: 8192, temperature: 0 });
+    expect(llmSettingsFor(config, 'vision')).toMatchObject({
+      model: 'gpt-4o',
+      vision: true,
+      api_key: 'sk-file',
+      max_tokens: 8192,
+    });
+    expect(llmSettingsFor(config, 'Manus')).toMatchObject({ model: 'claude-3-7-sonnet', max_input_tokens: 32000 });
+    expect(llmSettingsFor(config, 'unknown').model).toBe('claude-3-7-sonnet');
+    expect(config.sections).toMatchObject({ browser: { headless: false } });
+  });
+
+  it('lets the environment override the file, and stand alone without one', async () => {
+    const cwd = await project('[llm]\nmodel = "a"\napi_key = "sk-file"\n');
+    const env = { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENMANUS_MODEL: 'b' };
+    expect(loadConfig({ cwd, env })._unsafeUnwrap().llm).toMatchObject({
+      api_key: 'sk-env',
+      base_url: 'http://127.0.0.1:9/v1',
+      model: 'b',
+    });
+    const bare = await project();
+    expect(loadConfig({ cwd: bare, env: { OPENAI_API_KEY: 'sk-env' } })._unsafeUnwrap().llm).toMatchObject({
+      model: 'gpt-4o-mini',
+      api_key: 'sk-env',
+    });
+  });
+
+  it('never falls back to the example file: no config and no environment is a clear error', async () => {
+    const cwd = await project();
+    await mkdir(join(cwd, 'config'));
+    await writeFile(join(cwd, 'config', 'config.example.toml'), '[llm]\nmodel = "x"\napi_key = "k"\n');
+    expect(errorOf(loadConfig({ cwd, env: {} }))).toMatch(
+      /^no LLM is configured: copy config\/config.example.toml to config\/config.toml/,
+    );
+    expect(errorOf(loadConfig({ cwd, env: {}, path: 'missing.toml' }))).toBe(
+      `${join(cwd, 'missing.toml')}: the config file does not exist`,
+    );
+  });
+
+  it('names the file, the key and what was expected', async () => {
+    const cases: [string, RegExp][] = [
+      ['[llm\nmodel = "x"', /config\.toml: not valid TOML: /],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\nmax_tokens = "lots"',
+        /config\.toml: \[llm\]\.max_tokens: Invalid input: expected number, received string$/,
+      ],
+      ['[llm]\nmodel = "x"\napi_key = "k"\ntemprature = 0.5', /config\.toml: \[llm\]: unknown key temprature$/],
+      ['[llm]\napi_key = "k"', /config\.toml: \[llm\]\.model: is required/],
+      ['[llm]\nmodel = "x"', /config\.toml: \[llm\]\.api_key: is required \(or set OPENAI_API_KEY\)/],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\n[llm.vision]\ntemperature = 9',
+        /config\.toml: \[llm\.vision\]\.temperature: Too big/,
+      ],
+      ['[llm]\nmodel = "x"\napi_key = "k"\napi_type = "azure"', /\[llm\]: api_type = "azure" needs base_url/],
+      ['llm = 3', /config\.toml: \[llm\]: expected a table/],
+    ];
+    for (const [toml, expected] of cases) {
+      expect(errorOf(loadConfig({ cwd: await project(toml), env: {} }))).toMatch(expected);
+    }
+  });
+
+  it('accepts Ollama without a key', async () => {
+    const cwd = await project(
+      '[llm]\napi_type = "ollama"\nmodel = "qwen2.5"\nbase_url = "http://127.0.0.1:11434/v1"\n',
+    );
+    expect(loadConfig({ cwd, env: {} }).isOk()).toBe(true);
+  });
+
+  it('the example config file is valid once a key is given', () => {
+    const root = join(import.meta.dirname, '..', '..', '..');
+    const result = loadConfig({ cwd: root, path: 'config/config.example.toml', env: {} });
+    expect(result._unsafeUnwrap().llm).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 4096 });
+  });
+
+  it('builds a working LLM port from a profile', async () => {
+    const server = await startOpenAiServer({ script: [{ content: 'configured' }] });
+    try {
+      const cwd = await project(
+        `[llm]\nmodel = "base"\napi_key = "sk-x"\nbase_url = "${server.baseURL}"\nmax_tokens = 55\n[llm.writer]\nmodel = "o4-mini"\n`,
+      );
+      const config = loadConfig({ cwd, env: {} })._unsafeUnwrap();
+      const result = await run(createAgent({ name: 'writer' }), 'hi', { llm: createLlmFromConfig(config, 'writer') });
+      expect(result.answer).toBe('configured');
+      expect(server.requests[0]).toMatchObject({ model: 'o4-mini', max_completion_tokens: 55 });
+    } finally {
+      await server.close();
+    }
+  });
+});
