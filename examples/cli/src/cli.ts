@@ -1,0 +1,98 @@
+#!/usr/bin/env node
+import { readFileSync } from 'node:fs';
+import { createInterface } from 'node:readline/promises';
+import { parseArgs } from 'node:util';
+import { createLlmFromConfig, createManus, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { type SessionIo, cancelOnSigint, exitCodeOf, runTask } from './session.js';
+
+const usage = `Usage: openmanus [options] [task...]
+
+Runs Manus on a task with python_execute, str_replace_editor, ask_human and terminate.
+Without a task, asks for one.
+
+Options:
+  --config <file>      config.toml to use (default: config/config.toml, or the environment)
+  --workspace <dir>    where Manus reads and writes files (default: ./workspace)
+  --max-steps <n>      step limit (default 20)
+  --model <name>       model to call, overriding the config
+  --json               print the run's events as JSON lines on stdout
+  -h, --help           show this help
+
+Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENMANUS_MODEL, OPENMANUS_CONFIG, NO_COLOR.
+Exit codes: 0 done, 1 stopped short, 2 bad input or config, 130 cancelled.`;
+
+async function readTask(positionals: string[], io: SessionIo): Promise<string> {
+  if (positionals.length > 0) return positionals.join(' ').trim();
+  if (!io.stdin.isTTY) return readFileSync(0, 'utf8').trim();
+  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  try {
+    return (await rl.question('Enter your task: ')).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/** The CLI, testable: returns the exit code instead of exiting. */
+export async function main(argv: string[], io: SessionIo): Promise<number> {
+  const fail = (message: string, code = 2) => {
+    io.stderr.write(`openmanus: ${message}\n`);
+    return code;
+  };
+  let parsed: ReturnType<typeof parse>;
+  const parse = (args: string[]) =>
+    parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        config: { type: 'string' },
+        workspace: { type: 'string' },
+        'max-steps': { type: 'string' },
+        model: { type: 'string' },
+        json: { type: 'boolean', default: false },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    });
+  try {
+    parsed = parse(argv);
+  } catch (error) {
+    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${usage}\n`);
+    return 0;
+  }
+  const maxSteps = values['max-steps'] === undefined ? undefined : Number(values['max-steps']);
+  if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
+    return fail(`--max-steps must be a positive whole number, got "${values['max-steps']}"`);
+  }
+  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
+  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  if (config.isErr()) return fail(describeConfigError(config.error));
+
+  const task = await readTask(positionals, io);
+  if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
+
+  const settings = llmSettingsFor(config.value, 'manus');
+  const agent = createManus({
+    workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
+    maxSteps: maxSteps ?? config.value.agent.maxSteps ?? 20,
+    ...(settings.max_input_tokens ? { maxInputTokens: settings.max_input_tokens } : {}),
+  });
+  const llm = createLlmFromConfig(config.value, 'manus');
+  const cancel = cancelOnSigint(io, (code) => process.exit(code));
+  try {
+    const outcome = await runTask({ agent, llm, task, json: values.json, io, signal: cancel.signal });
+    const code = exitCodeOf(outcome);
+    if (code !== 0 && !values.json)
+      io.stderr.write(
+        `openmanus: stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}\n`,
+      );
+    return code;
+  } finally {
+    cancel.dispose();
+  }
+}
+
+const io: SessionIo = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+process.exitCode = await main(process.argv.slice(2), io);

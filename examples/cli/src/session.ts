@@ -1,0 +1,80 @@
+import { createInterface } from 'node:readline/promises';
+import { type Agent, type LlmPort, type RunOutcome, createRunEmitter, run } from '@openmanus/core';
+import { createProgress, toJsonLine } from './progress.js';
+
+export interface SessionIo {
+  readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
+  readonly stdout: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly stderr: NodeJS.WritableStream & { isTTY?: boolean };
+  readonly env: Readonly<Record<string, string | undefined>>;
+}
+
+export interface TaskOptions {
+  readonly agent: Agent;
+  readonly llm: LlmPort;
+  readonly task: string;
+  readonly json: boolean;
+  readonly io: SessionIo;
+  readonly signal: AbortSignal;
+}
+
+export const useColor = (stream: { isTTY?: boolean }, env: SessionIo['env']) =>
+  Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
+
+/** Asks on the terminal; without one, says so, so the model can carry on without an answer. */
+async function askOnTerminal(io: SessionIo, question: string): Promise<string> {
+  if (!io.stdin.isTTY)
+    return '(No one can answer: openmanus is not attached to a terminal. Continue with your best judgement.)';
+  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  try {
+    return (await rl.question(`\nManus asks: ${question}\nYou: `)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/** Runs one task with live progress (or JSON lines) and returns the outcome. */
+export async function runTask(options: TaskOptions): Promise<RunOutcome> {
+  const { io } = options;
+  const emitter = createRunEmitter();
+  const write = options.json
+    ? (line: string) => io.stdout.write(`${line}\n`)
+    : (line: string) => io.stderr.write(`${line}\n`);
+  const render = options.json
+    ? (item: Parameters<typeof toJsonLine>[0]) => write(toJsonLine(item))
+    : createProgress({ write, color: useColor(io.stderr, io.env) });
+  for (const type of ['observation', 'effect', 'event', 'result'] as const) emitter.on(type, render);
+  const outcome = await run(options.agent, options.task, {
+    llm: options.llm,
+    signal: options.signal,
+    emitter,
+    onHuman: (question) => askOnTerminal(io, question),
+  });
+  if (!options.json && outcome.answer) io.stdout.write(`${outcome.answer}\n`);
+  return outcome;
+}
+
+/** Exit codes: 0 done, 1 stopped short (steps, tokens, model error), 130 cancelled. */
+export function exitCodeOf(outcome: RunOutcome): number {
+  if (outcome.finishReason === 'answered' || outcome.finishReason === 'terminated') return 0;
+  return outcome.finishReason === 'cancelled' ? 130 : 1;
+}
+
+/** First Ctrl+C cancels the run cleanly; a second one forces the process out. */
+export function cancelOnSigint(
+  io: SessionIo,
+  exit: (code: number) => void,
+): { signal: AbortSignal; dispose: () => void } {
+  const controller = new AbortController();
+  const onSigint = () => {
+    if (controller.signal.aborted) {
+      io.stderr.write('\nForced exit.\n');
+      exit(130);
+      return;
+    }
+    io.stderr.write('\nCancelling… (press Ctrl+C again to force)\n');
+    controller.abort('cancelled by Ctrl+C');
+  };
+  process.on('SIGINT', onSigint);
+  return { signal: controller.signal, dispose: () => process.off('SIGINT', onSigint) };
+}

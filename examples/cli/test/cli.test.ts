@@ -1,0 +1,150 @@
+import { execFileSync } from 'node:child_process';
+import { mkdir, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
+import { afterEach, describe, expect, it } from 'vitest';
+import { runNode, tempDir } from './helpers.js';
+
+const servers: OpenAiServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function endpoint(script: ScriptEntry<RecordedRequest>[]) {
+  const server = await startOpenAiServer({ script });
+  servers.push(server);
+  return { server, env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL } };
+}
+
+const done = { content: 'All done.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] };
+
+describe('openmanus', () => {
+  it('runs a live task against an OpenAI-compatible endpoint with live progress', async () => {
+    const workspace = await tempDir();
+    const { server, env } = await endpoint([
+      { content: 'Computing.', toolCalls: [{ name: 'python_execute', arguments: { code: 'print(6 * 7)' } }] },
+      { content: 'The answer is 42.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
+    ]);
+    const { code, stdout, stderr } = await runNode(
+      'cli.js',
+      ['--workspace', workspace, '--model', 'gpt-4o', 'What is 6*7?'],
+      { env },
+    );
+    expect(code, stderr).toBe(0);
+    expect(stdout).toBe('The answer is 42.\n');
+    expect(stderr).toContain('Step 1/20');
+    expect(stderr).toContain('→ python_execute(code: "print(6 * 7)")');
+    expect(stderr).toContain('← 42');
+    expect(stderr).toMatch(/■ terminated after 2 step\(s\), [\d.]+s, 2 model calls, \d+ in \/ \d+ out tokens/);
+    expect(stderr).not.toContain('\u001b[');
+    expect(server.requests[0]?.model).toBe('gpt-4o');
+    expect(String(server.requests[0]?.messages[0]?.content)).toContain(`Your workspace directory is ${workspace}`);
+  });
+
+  it('--json prints the run as JSON lines ending with the result', async () => {
+    const { env } = await endpoint([done]);
+    const { code, stdout } = await runNode('cli.js', ['--json', '--workspace', await tempDir(), 'finish'], { env });
+    expect(code).toBe(0);
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; result?: { finishReason: string } });
+    expect(lines[0]?.type).toBe('event');
+    expect(lines.at(-1)).toMatchObject({ type: 'result', result: { finishReason: 'terminated' } });
+  });
+
+  it('reads the task from stdin and refuses an empty one politely', async () => {
+    const { env } = await endpoint([done]);
+    expect((await runNode('cli.js', ['--workspace', await tempDir()], { env, input: 'finish please\n' })).code).toBe(0);
+    const empty = await runNode('cli.js', [], { env, input: '  \n' });
+    expect(empty.code).toBe(2);
+    expect(empty.stderr).toBe('openmanus: the task is empty: give one as an argument, or type it at the prompt.\n');
+  });
+
+  it('answers a broken config, a missing key and bad options with one clear line', async () => {
+    const cwd = await tempDir();
+    await mkdir(join(cwd, 'config'));
+    await writeFile(
+      join(cwd, 'config', 'config.toml'),
+      '[llm]\nmodel = "gpt-4o"\napi_key = "k"\nmax_tokens = "many"\n',
+    );
+    const broken = await runNode('cli.js', ['task'], { cwd });
+    expect(broken.code).toBe(2);
+    expect(broken.stderr).toBe(
+      `openmanus: ${join(cwd, 'config', 'config.toml')}: [llm].max_tokens: Invalid input: expected number, received string\n`,
+    );
+    await writeFile(join(cwd, 'config', 'config.toml'), '[llm]\nmodel = "gpt-4o"\n');
+    expect((await runNode('cli.js', ['task'], { cwd })).stderr).toMatch(
+      /\[llm\]\.api_key: is required \(or set OPENAI_API_KEY\)/,
+    );
+    const nothing = await runNode('cli.js', ['task'], { cwd: await tempDir() });
+    expect(nothing.stderr).toMatch(/^openmanus: no LLM is configured/);
+    expect((await runNode('cli.js', ['--frobnicate'], {})).stderr).toMatch(/^openmanus: Unknown option '--frobnicate'/);
+    expect((await runNode('cli.js', ['--max-steps', 'lots', 'x'], { env: { OPENAI_API_KEY: 'k' } })).stderr).toBe(
+      'openmanus: --max-steps must be a positive whole number, got "lots"\n',
+    );
+  });
+
+  it('survives a model that calls an unknown tool, python that loops forever and a path outside the workspace', async () => {
+    const workspace = await tempDir();
+    const { server, env } = await endpoint([
+      { toolCalls: [{ name: 'browser_use', arguments: { action: 'go_to_url' } }] },
+      { toolCalls: [{ name: 'python_execute', arguments: { code: 'while True: pass', timeout: 1 } }] },
+      { toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: '/etc/passwd' } }] },
+      done,
+    ]);
+    const { code, stderr } = await runNode('cli.js', ['--workspace', workspace, 'try things'], { env });
+    expect(code, stderr).toBe(0);
+    const observations = server.requests
+      .slice(1)
+      .map((r) => r.messages.filter((m) => m.role === 'tool').at(-1)?.content);
+    expect(observations[0]).toMatch(
+      /^Error: unknown tool 'browser_use'\. Available tools: python_execute, str_replace_editor, ask_human, terminate\./,
+    );
+    expect(observations[1]).toMatch(/Execution timed out after 1 seconds; the process and its children were killed\.$/);
+    expect(observations[2]).toBe(
+      `Error: The path /etc/passwd is outside the workspace ${workspace}; only files inside it can be used.`,
+    );
+  });
+
+  it('stops at the step limit with a non-zero exit and the reason', async () => {
+    const looping = (_: RecordedRequest, i: number) => ({
+      toolCalls: [{ name: 'python_execute', arguments: { code: `print(${i})` } }],
+    });
+    const { env } = await endpoint([looping, looping, looping]);
+    const { code, stderr } = await runNode('cli.js', ['--max-steps', '2', '--workspace', await tempDir(), 'loop'], {
+      env,
+    });
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/openmanus: stopped \(max_steps\): reached the step limit \(2\)\n$/);
+  });
+
+  it('Ctrl+C cancels cleanly: python is killed, the run says what was done, exit 130', async () => {
+    const marker = `cancel-me-${Date.now()}`;
+    const { env } = await endpoint([
+      {
+        toolCalls: [
+          { name: 'python_execute', arguments: { code: `import time  # ${marker}\ntime.sleep(30)`, timeout: 50 } },
+        ],
+      },
+    ]);
+    const result = await runNode('cli.js', ['--workspace', await tempDir(), 'wait'], {
+      env,
+      onStart: (child) => {
+        child.stderr?.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('→ python_execute')) setTimeout(() => child.kill('SIGINT'), 300);
+        });
+      },
+    });
+    expect(result.code).toBe(130);
+    expect(result.stderr).toContain('Cancelling… (press Ctrl+C again to force)');
+    expect(result.stderr).toMatch(/■ cancelled after 1 step\(s\)/);
+    let left = '';
+    try {
+      left = execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' });
+    } catch {
+      left = '';
+    }
+    expect(left).toBe('');
+  });
+});

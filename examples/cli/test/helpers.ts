@@ -1,0 +1,42 @@
+import { spawn } from 'node:child_process';
+import { mkdtemp, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
+export const tempDir = async () => realpath(await mkdtemp(join(tmpdir(), 'openmanus-cli-')));
+
+export interface Ran {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a built script as a user would, with a clean environment (no keys from this machine). */
+export function runNode(
+  script: string,
+  args: string[],
+  options: {
+    env?: Record<string, string>;
+    cwd?: string;
+    input?: string;
+    onStart?: (child: ReturnType<typeof spawn>) => void;
+  } = {},
+): Promise<Ran> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [dist(script), ...args], {
+      cwd: options.cwd,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...options.env },
+      stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+    child.stdin.end(options.input ?? '');
+    options.onStart?.(child);
+  });
+}
