@@ -15,6 +15,8 @@ Options:
   --workspace <dir>    where Manus reads and writes files (default: ./workspace)
   --max-steps <n>      step limit (default 20)
   --model <name>       model to call, overriding the config
+  --sandbox <mode>     python isolation: none (default) or bwrap (bubblewrap: no network,
+                       only the workspace writable)
   --json               print the run's events as JSON lines on stdout
   -h, --help           show this help
 
@@ -48,12 +50,14 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
         workspace: { type: 'string' },
         'max-steps': { type: 'string' },
         model: { type: 'string' },
+        sandbox: { type: 'string' },
         json: { type: 'boolean', default: false },
         help: { type: 'boolean', short: 'h', default: false },
       },
     });
   try {
-    parsed = parse(argv);
+    // `pnpm openmanus -- --json task` hands the `--` through: drop it.
+    parsed = parse(argv[0] === '--' ? argv.slice(1) : argv);
   } catch (error) {
     return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
   }
@@ -66,6 +70,10 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
     return fail(`--max-steps must be a positive whole number, got "${values['max-steps']}"`);
   }
+  const sandbox = values.sandbox;
+  if (sandbox !== undefined && sandbox !== 'none' && sandbox !== 'bwrap') {
+    return fail(`--sandbox must be "none" or "bwrap", got "${sandbox}"`);
+  }
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
   if (config.isErr()) return fail(describeConfigError(config.error));
@@ -77,6 +85,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   const agent = createManus({
     workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
     maxSteps: maxSteps ?? config.value.agent.maxSteps ?? 20,
+    python: { sandbox: sandbox ?? config.value.agent.sandbox ?? 'none' },
     ...(settings.max_input_tokens ? { maxInputTokens: settings.max_input_tokens } : {}),
   });
   const llm = createLlmFromConfig(config.value, 'manus');

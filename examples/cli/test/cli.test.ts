@@ -107,6 +107,36 @@ describe('openmanus', () => {
     );
   });
 
+  it('runs python under bubblewrap with --sandbox bwrap', async () => {
+    const workspace = await tempDir();
+    const { server, env } = await endpoint([
+      { toolCalls: [{ name: 'python_execute', arguments: { code: 'open("/var/tmp/x", "w")' } }] },
+      done,
+    ]);
+    const { code } = await runNode('cli.js', ['--sandbox', 'bwrap', '--workspace', workspace, 'write outside'], {
+      env,
+    });
+    expect(code).toBe(0);
+    expect(server.requests[1]?.messages.at(-2)?.content).toMatch(
+      /OSError: \[Errno 30\] Read-only file system: '\/var\/tmp\/x'/,
+    );
+    expect((await runNode('cli.js', ['--sandbox', 'docker', 'x'], { env })).stderr).toBe(
+      'openmanus: --sandbox must be "none" or "bwrap", got "docker"\n',
+    );
+  });
+
+  it('answers ask_human without a terminal instead of blocking', async () => {
+    const { server, env } = await endpoint([
+      { toolCalls: [{ name: 'ask_human', arguments: { inquire: 'Which city?' } }] },
+      done,
+    ]);
+    const { code } = await runNode('cli.js', ['--workspace', await tempDir(), 'plan a trip'], { env });
+    expect(code).toBe(0);
+    expect(server.requests[1]?.messages.at(-2)?.content).toMatch(
+      /^\(No one can answer: openmanus is not attached to a terminal/,
+    );
+  });
+
   it('stops at the step limit with a non-zero exit and the reason', async () => {
     const looping = (_: RecordedRequest, i: number) => ({
       toolCalls: [{ name: 'python_execute', arguments: { code: `print(${i})` } }],

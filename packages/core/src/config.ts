@@ -34,7 +34,7 @@ export interface OpenManusConfig {
   readonly llm: LlmSettings;
   /** `[llm.<name>]` tables, already merged over `[llm]` and validated. */
   readonly profiles: Readonly<Record<string, LlmSettings>>;
-  readonly agent: { readonly maxSteps?: number; readonly workspace?: string };
+  readonly agent: { readonly maxSteps?: number; readonly workspace?: string; readonly sandbox?: 'none' | 'bwrap' };
   /** Every other section, untouched (browser, search, mcp, ... for the packages that read them). */
   readonly sections: Readonly<Record<string, unknown>>;
 }
@@ -56,7 +56,11 @@ export interface LoadConfigOptions {
 }
 
 const agentSection = z
-  .object({ max_steps: z.number().int().positive().optional(), workspace: z.string().optional() })
+  .object({
+    max_steps: z.number().int().positive().optional(),
+    workspace: z.string().optional(),
+    sandbox: z.enum(['none', 'bwrap']).optional(),
+  })
   .strict();
 
 /**
@@ -125,6 +129,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     agent: {
       ...(agent.data.max_steps !== undefined ? { maxSteps: agent.data.max_steps } : {}),
       ...(agent.data.workspace !== undefined ? { workspace: agent.data.workspace } : {}),
+      ...(agent.data.sandbox !== undefined ? { sandbox: agent.data.sandbox } : {}),
     },
     sections,
   });

@@ -95,7 +95,7 @@ export {
   type ApprovalDecision,
 } from './interpreter.js';
 export { createManus, manusSystemPrompt, manusNextStepPrompt, type ManusOptions } from './manus.js';
-export { createPythonExecute, type PythonExecuteOptions } from './tools/pythonExecute.js';
+export { createPythonExecute, pythonCommand, type PythonExecuteOptions } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { askHuman, terminate } from './tools/humanAndTerminate.js';
 export { confine, WorkspaceError } from './tools/workspace.js';

@@ -109,6 +109,21 @@ daytona_api_key = ""
     }
   });
 
+  it('reads the [agent] section: step limit, workspace and python sandbox', async () => {
+    const cwd = await project(
+      '[llm]\nmodel = "x"\napi_key = "k"\n[agent]\nmax_steps = 7\nworkspace = "out"\nsandbox = "bwrap"\n',
+    );
+    expect(loadConfig({ cwd, env: {} })._unsafeUnwrap().agent).toEqual({
+      maxSteps: 7,
+      workspace: 'out',
+      sandbox: 'bwrap',
+    });
+    const bad = await project('[llm]\nmodel = "x"\napi_key = "k"\n[agent]\nsandbox = "docker"\n');
+    expect(errorOf(loadConfig({ cwd: bad, env: {} }))).toMatch(
+      /\[agent\]\.sandbox: Invalid option: expected one of "none"\|"bwrap"$/,
+    );
+  });
+
   it('accepts Ollama without a key', async () => {
     const cwd = await project(
       '[llm]\napi_type = "ollama"\nmodel = "qwen2.5"\nbase_url = "http://127.0.0.1:11434/v1"\n',

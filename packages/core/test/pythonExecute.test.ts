@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { readFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPythonExecute } from '../src/index.js';
@@ -90,5 +90,51 @@ describe('python_execute', () => {
     const result = await callTool(python, { code: 'import time\ntime.sleep(30)', timeout: 10 }, controller.signal);
     expect(Date.now() - started).toBeLessThan(3_000);
     expect(result.isError).toBe(true);
+  });
+});
+
+describe('python_execute under bubblewrap', () => {
+  it('writes only to the workspace and cannot reach the host network', async () => {
+    const { createServer } = await import('node:net');
+    const server = createServer((socket) => socket.end('hello from the host'));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as import('node:net').AddressInfo;
+    // Outside the workspace and outside /tmp (which the sandbox replaces with its own).
+    const outside = await mkdtemp('/var/tmp/openmanus-outside-');
+    const code = [
+      'import socket',
+      'open("inside.txt", "w").write("ok")',
+      'try:',
+      `    open("${outside}/file.txt", "w")`,
+      '    print("outside: written")',
+      'except OSError as e:',
+      '    print("outside:", e.strerror)',
+      'try:',
+      `    print("network:", socket.create_connection(("127.0.0.1", ${port}), timeout=2).recv(100).decode())`,
+      'except OSError as e:',
+      '    print("network:", e.strerror)',
+    ].join('\n');
+    try {
+      const plain = await callTool(createPythonExecute({ workspace }), { code });
+      expect(plain.output).toBe('outside: written\nnetwork: hello from the host');
+      const sandboxed = await callTool(createPythonExecute({ workspace, sandbox: 'bwrap' }), { code });
+      expect(sandboxed.output).toBe('outside: Read-only file system\nnetwork: Connection refused');
+      expect(await readFile(join(workspace, 'inside.txt'), 'utf8')).toBe('ok');
+    } finally {
+      server.close();
+      await rm(outside, { recursive: true, force: true });
+    }
+  });
+
+  it('says clearly when the sandbox program is missing', async () => {
+    const broken = createPythonExecute({ workspace, python: 'python3', sandbox: 'bwrap' });
+    const path = process.env.PATH;
+    process.env.PATH = '/nonexistent';
+    try {
+      const result = await callTool(broken, { code: 'print(1)' });
+      expect(result.output).toMatch(/could not start bwrap: it is not installed \(not found on PATH\)/);
+    } finally {
+      process.env.PATH = path;
+    }
   });
 });

@@ -14,6 +14,32 @@ export interface PythonExecuteOptions {
   readonly maxTimeoutSec?: number;
   /** Characters kept of stdout and of stderr each; the rest is counted, not stored (default 20000). */
   readonly maxOutputChars?: number;
+  /**
+   * `bwrap`: run under bubblewrap with no network, a read-only system and only the workspace
+   * (and a private /tmp) writable. Off (`none`) by default; needs the `bwrap` binary.
+   */
+  readonly sandbox?: 'none' | 'bwrap';
+}
+
+/** The command line for one execution, plain or inside bubblewrap. */
+export function pythonCommand(
+  python: string,
+  code: string,
+  workspace: string,
+  sandbox: 'none' | 'bwrap',
+): [string, string[]] {
+  const args = ['-u', '-c', code];
+  if (sandbox === 'none') return [python, args];
+  return [
+    'bwrap',
+    [
+      ...['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'],
+      ...['--bind', workspace, workspace, '--chdir', workspace],
+      ...['--unshare-net', '--unshare-pid', '--unshare-ipc', '--die-with-parent'],
+      python,
+      ...args,
+    ],
+  ];
 }
 
 // The child gets a minimal environment: no API keys or other secrets of the host process.
@@ -51,15 +77,14 @@ interface Execution {
 
 /** Runs code in its own process group so the whole tree can be killed; never in our process. */
 function execute(
-  python: string,
-  code: string,
+  [command, args]: [string, string[]],
   workspace: string,
   timeoutSec: number,
   maxChars: number,
   signal: AbortSignal,
 ): Promise<Execution> {
   return new Promise((resolve) => {
-    const child = spawn(python, ['-u', '-c', code], {
+    const child = spawn(command, args, {
       cwd: workspace,
       env: childEnv(workspace),
       detached: true,
@@ -101,7 +126,8 @@ function execute(
     let drainTimer: NodeJS.Timeout | undefined;
     signal.addEventListener('abort', onAbort, { once: true });
     child.on('error', (error) => {
-      stderr.add(`could not start ${python}: ${error.message}`);
+      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+      stderr.add(`could not start ${command}: ${missing ? 'it is not installed (not found on PATH)' : error.message}`);
       finish();
     });
     child.on('exit', (code) => {
@@ -146,7 +172,8 @@ export function createPythonExecute(options: PythonExecuteOptions) {
     execute: async ({ code, timeout }, { signal }) => {
       await mkdir(options.workspace, { recursive: true });
       const seconds = timeout ?? defaultTimeout;
-      const run = await execute(python, code, options.workspace, seconds, maxChars, signal);
+      const command = pythonCommand(python, code, options.workspace, options.sandbox ?? 'none');
+      const run = await execute(command, options.workspace, seconds, maxChars, signal);
       const chomp = (text: string) => text.replace(/\n+$/, '');
       const parts = [chomp(run.stdout)];
       if (run.stderr) parts.push(`[stderr]\n${chomp(run.stderr)}`);
