@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
@@ -93,6 +94,15 @@ describe('python_execute', () => {
   });
 });
 
+const hasBwrap = (() => {
+  try {
+    execFileSync('bwrap', ['--version']);
+    return true;
+  } catch {
+    return false;
+  }
+})();
+
 describe('python_execute under bubblewrap', () => {
   it('writes only to the workspace and cannot reach the host network', async () => {
     const { createServer } = await import('node:net');
@@ -117,9 +127,16 @@ describe('python_execute under bubblewrap', () => {
     try {
       const plain = await callTool(createPythonExecute({ workspace }), { code });
       expect(plain.output).toBe('outside: written\nnetwork: hello from the host');
+      await rm(join(workspace, 'inside.txt'));
       const sandboxed = await callTool(createPythonExecute({ workspace, sandbox: 'bwrap' }), { code });
-      expect(sandboxed.output).toBe('outside: Read-only file system\nnetwork: Connection refused');
-      expect(await readFile(join(workspace, 'inside.txt'), 'utf8')).toBe('ok');
+      if (hasBwrap) {
+        expect(sandboxed.output).toBe('outside: Read-only file system\nnetwork: Connection refused');
+        expect(await readFile(join(workspace, 'inside.txt'), 'utf8')).toBe('ok');
+      } else {
+        // Hosts without bubblewrap (CI installs it) get a clear refusal, never an unsandboxed run.
+        expect(sandboxed.output).toMatch(/could not start bwrap: it is not installed/);
+        expect(existsSync(join(workspace, 'inside.txt'))).toBe(false);
+      }
     } finally {
       server.close();
       await rm(outside, { recursive: true, force: true });
