@@ -1,13 +1,16 @@
 // The model for every benchmark, in its own process so its CPU is not counted against any client.
-// Stateless: the model name says how long the run is ("steps-50"); the reply depends only on
-// how many tool results the request already carries, so any framework can run against it.
+// Stateless: the model name says the run's shape ("steps-50", "steps-10-x5": 10 turns of 5 calls);
+// the reply depends only on how many tool results the request already carries, so any framework
+// can run against it. A second port reports how many completions were served, so each run's
+// round trips can be checked on the server side.
+import { createServer } from 'node:http';
 import { startOpenAiServer } from '@openmanus/core/testing';
 
 const server = await startOpenAiServer({
   script: (request) => {
     const steps = Number(/steps-(\d+)/.exec(String(request.model))?.[1] ?? 10);
-    const parallel = Number(/x(\d+)/.exec(String(request.model))?.[1] ?? 1);
-    const done = request.messages.filter((m) => m.role === 'tool').length / parallel;
+    const parallel = Number(/-x(\d+)/.exec(String(request.model))?.[1] ?? 1);
+    const done = Math.floor(request.messages.filter((m) => m.role === 'tool').length / parallel);
     if (done >= steps) return { content: 'done', usage: { inputTokens: 1, outputTokens: 1 } };
     const toolCalls = Array.from({ length: parallel }, (_, i) => ({
       id: `call_${done}_${i}`,
@@ -17,5 +20,10 @@ const server = await startOpenAiServer({
     return { toolCalls, usage: { inputTokens: 1, outputTokens: 1 } };
   },
 });
-process.stdout.write(`${server.baseURL}\n`);
-process.on('SIGTERM', () => server.close().then(() => process.exit(0)));
+const stats = createServer((_req, res) => res.end(JSON.stringify({ completions: server.hits })));
+await new Promise((resolve) => stats.listen(0, '127.0.0.1', resolve));
+process.stdout.write(`${JSON.stringify({ baseURL: server.baseURL, stats: `http://127.0.0.1:${stats.address().port}` })}\n`);
+process.on('SIGTERM', () => {
+  stats.close();
+  server.close().then(() => process.exit(0));
+});

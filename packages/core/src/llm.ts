@@ -18,6 +18,7 @@ export type LlmErrorKind =
   | 'bad_request'
   | 'auth'
   | 'context_length'
+  | 'config'
   | 'malformed_response';
 
 export interface LlmError {

@@ -1,5 +1,5 @@
 import { err, ok, type Result } from 'neverthrow';
-import OpenAI, { AzureOpenAI } from 'openai';
+import type OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionContentPart,
@@ -44,7 +44,9 @@ export const isReasoningModel = (model: string): boolean => REASONING_MODEL.test
 
 /** The LLM port on the `openai` SDK: OpenAI, Azure OpenAI, Ollama and any compatible server. */
 export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
-  const client = options.client ?? makeClient(options);
+  // The SDK is loaded on the first request, not when this module is imported.
+  const sdk = lazy(() => import('openai'));
+  const client = lazy(async () => options.client ?? makeClient(await sdk(), options));
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
 
@@ -55,23 +57,15 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       // The SDK never removes its listener from the signal it gets: give it one per request.
       const link = callOptions.signal ? linkAbort(callOptions.signal) : undefined;
       try {
+        const chat = (await client()).chat.completions;
         const completion = options.stream
-          ? await client.chat.completions
-              .stream(
-                {
-                  ...params,
-                  stream: true,
-                  stream_options: { include_usage: true },
-                },
-                { signal: link?.signal },
-              )
+          ? await chat
+              .stream({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: link?.signal })
               .finalChatCompletion()
-          : await client.chat.completions.create(params, {
-              signal: link?.signal,
-            });
+          : await chat.create(params, { signal: link?.signal });
         return fromCompletion(completion, promptMode);
       } catch (error) {
-        return err(toLlmError(error));
+        return err(toLlmError(await sdk(), error));
       } finally {
         link?.dispose();
       }
@@ -79,13 +73,20 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   };
 }
 
-function makeClient(options: OpenAiLlmOptions): OpenAI {
-  const common = {
-    maxRetries: options.maxRetries ?? 3,
-    timeout: options.timeoutMs ?? 300_000,
+function lazy<T>(load: () => Promise<T>): () => Promise<T> {
+  let value: Promise<T> | undefined;
+  return () => {
+    value ??= load();
+    return value;
   };
+}
+
+type OpenAiModule = typeof import('openai');
+
+function makeClient(sdk: OpenAiModule, options: OpenAiLlmOptions): OpenAI {
+  const common = { maxRetries: options.maxRetries ?? 3, timeout: options.timeoutMs ?? 300_000 };
   if (options.apiType === 'azure') {
-    return new AzureOpenAI({
+    return new sdk.AzureOpenAI({
       ...common,
       apiKey: options.apiKey,
       endpoint: options.baseURL,
@@ -94,7 +95,7 @@ function makeClient(options: OpenAiLlmOptions): OpenAI {
     });
   }
   const ollama = options.apiType === 'ollama';
-  return new OpenAI({
+  return new sdk.OpenAI({
     ...common,
     apiKey: options.apiKey ?? (ollama ? 'ollama' : undefined),
     baseURL: options.baseURL ?? (ollama ? 'http://127.0.0.1:11434/v1' : undefined),
@@ -239,7 +240,7 @@ function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result
   return ok({ content: text, toolCalls, ...usage });
 }
 
-function toLlmError(error: unknown): LlmError {
+function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
   if (error instanceof OpenAI.APIUserAbortError) return { kind: 'aborted', message: 'the request was aborted' };
   if (error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
   if (error instanceof OpenAI.APIConnectionError)
@@ -259,6 +260,8 @@ function toLlmError(error: unknown): LlmError {
     }
     return { kind: 'bad_request', ...base };
   }
+  // Raised before any request, e.g. no API key: a setup problem, not the model's.
+  if (error instanceof OpenAI.OpenAIError) return { kind: 'config', message: error.message };
   if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
   return {
     kind: 'malformed_response',

@@ -1,5 +1,5 @@
 import type { Result } from 'neverthrow';
-import { z } from 'zod';
+import type { z } from 'zod';
 import type { ImageData } from './messages.js';
 
 /** JSON Schema object as sent to the model (produced from a zod schema). */
@@ -60,16 +60,22 @@ export interface ToolDefinition<S extends z.ZodType> extends Omit<ToolSpec, 'par
 /** Defines a tool from a zod schema: the schema gives both the JSON Schema and validation. */
 export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): Tool<z.output<S>> {
   const { parameters, execute, cleanup, ...flags } = definition;
-  const { $schema: _dialect, ...schema } = z.toJSONSchema(parameters, {
-    io: 'input',
-  }) as Record<string, unknown>;
+  // The schema's own methods, so that importing this module does not load zod.
+  const { $schema: _dialect, ...schema } = parameters.toJSONSchema({ io: 'input' }) as Record<string, unknown>;
   return {
     spec: { ...flags, parameters: schema },
     parse: (args) => {
       const parsed = parameters.safeParse(args);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: z.prettifyError(parsed.error) };
+      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: describeIssues(parsed.error.issues) };
     },
     execute,
     ...(cleanup ? { cleanup } : {}),
   };
+}
+
+/** One line per problem, with where it is: what the model needs to fix its call. */
+function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
+  return issues
+    .map((issue) => `✖ ${issue.message}${issue.path.length > 0 ? `\n  → at ${issue.path.map(String).join('.')}` : ''}`)
+    .join('\n');
 }

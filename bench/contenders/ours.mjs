@@ -1,0 +1,31 @@
+import { createAgent, createOpenAiLlm, defineTool, run } from '@openmanus/core';
+import { z } from 'zod';
+
+export const entry = ['@openmanus/core'];
+
+export function create({ baseURL, toolDelayMs }) {
+  const add = defineTool({
+    name: 'add',
+    description: 'Add two numbers',
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    parallelSafe: true,
+    execute: async ({ a, b }) => {
+      if (toolDelayMs) await new Promise((r) => setTimeout(r, toolDelayMs));
+      return String(a + b);
+    },
+  });
+  const llms = new Map();
+  return async (model) => {
+    if (!llms.has(model)) llms.set(model, createOpenAiLlm({ model, apiKey: 'bench', baseURL, maxRetries: 0 }));
+    // The whole history is sent, as by the others, so every contender carries the same payload.
+    const agent = createAgent({
+      name: 'bench',
+      systemPrompt: 'You add numbers.',
+      tools: [add],
+      maxSteps: 1_000,
+      memory: { maxMessages: 100_000 },
+    });
+    const result = await run(agent, 'Keep adding.', { llm: llms.get(model) });
+    return result.answer;
+  };
+}

@@ -1,0 +1,38 @@
+// The floor: a hand-written tool loop on the raw openai SDK.
+import OpenAI from 'openai';
+
+export const entry = ['openai'];
+
+export function create({ baseURL, toolDelayMs }) {
+  const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
+  const tools = [
+    {
+      type: 'function',
+      function: {
+        name: 'add',
+        description: 'Add two numbers',
+        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+      },
+    },
+  ];
+  const add = async ({ a, b }) => {
+    if (toolDelayMs) await new Promise((r) => setTimeout(r, toolDelayMs));
+    return String(a + b);
+  };
+  return async (model) => {
+    const messages = [
+      { role: 'system', content: 'You add numbers.' },
+      { role: 'user', content: 'Keep adding.' },
+    ];
+    for (;;) {
+      const completion = await client.chat.completions.create({ model, messages, tools, tool_choice: 'auto' });
+      const message = completion.choices[0].message;
+      messages.push(message);
+      if (!message.tool_calls?.length) return message.content;
+      // One by one, as a plain loop (and OpenManus) would.
+      for (const call of message.tool_calls) {
+        messages.push({ role: 'tool', tool_call_id: call.id, content: await add(JSON.parse(call.function.arguments)) });
+      }
+    }
+  };
+}

@@ -1,0 +1,46 @@
+// Figures only we have, measured in this process: reducer throughput and token counting cost.
+import { assistantMessage, defineAgent, initialStep, loadTokenizer, requestTokens, step } from '@openmanus/core';
+
+const schema = { type: 'object', properties: { a: { type: 'number' } } };
+
+/** Transitions per second on a state holding ~100 messages (a tool result in, a model reply in). */
+export function reducerThroughput() {
+  const config = defineAgent({ name: 'r', tools: [{ name: 'add', description: 'Add', parameters: schema }], maxSteps: 10_000, memory: { maxMessages: 100_000 } });
+  let [state] = initialStep(config, 'Keep adding.');
+  const call = (i) => ({ type: 'llmResponded', content: '', toolCalls: [{ id: `c${i}`, name: 'add', arguments: `{"a":${i}}` }] });
+  for (let i = 0; state.messages.length < 100; i++) {
+    [state] = step(config, state, call(i));
+    [state] = step(config, state, { type: 'toolCompleted', callId: `c${i}`, output: String(i) });
+  }
+  const awaitingLlm = state;
+  const [awaitingTool] = step(config, awaitingLlm, call(999_999));
+  const replied = { type: 'toolCompleted', callId: 'c999999', output: '1' };
+  const n = 20_000;
+  const started = performance.now();
+  for (let i = 0; i < n; i++) {
+    step(config, awaitingLlm, call(999_999));
+    step(config, awaitingTool, replied);
+  }
+  const seconds = (performance.now() - started) / 1000;
+  return { messages: awaitingLlm.messages.length, transitionsPerSecond: (2 * n) / seconds };
+}
+
+/** µs to count a long run's request per step, with the per-message memo and without it. */
+export async function tokenCounting() {
+  await loadTokenizer('cl100k_base');
+  const messages = [];
+  for (let i = 0; i < 400; i++) {
+    messages.push(assistantMessage(`step ${i}: adding ${i} and ${i + 1}`, [{ id: `c${i}`, name: 'add', arguments: `{"a":${i},"b":${i + 1}}` }]));
+    messages.push({ role: 'tool', content: String(2 * i + 1), toolCallId: `c${i}`, name: 'add' });
+  }
+  const request = { messages, tools: [], toolChoice: 'auto' };
+  requestTokens(request, 'cl100k_base');
+  const reps = 200;
+  let started = performance.now();
+  for (let i = 0; i < reps; i++) requestTokens(request, 'cl100k_base');
+  const memoUs = ((performance.now() - started) / reps) * 1000;
+  started = performance.now();
+  for (let i = 0; i < 5; i++) requestTokens({ ...request, messages: messages.map((m) => ({ ...m })) }, 'cl100k_base');
+  const freshUs = ((performance.now() - started) / 5) * 1000;
+  return { messages: messages.length, memoUs, freshUs };
+}

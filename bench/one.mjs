@@ -1,0 +1,52 @@
+// One measurement in a fresh process: node --expose-gc --import ./guard.mjs one.mjs <contender> <scenario> <server-json>
+// Prints one JSON line. Scenarios: import | loop50 | loop400 | parallel.
+const [contender, scenario, serverJson] = process.argv.slice(2);
+const { baseURL, stats } = JSON.parse(serverJson ?? '{}');
+const PEERS = ['agents', 'aisdk', 'langgraph', 'mastra'];
+const dir = new URL(PEERS.includes(contender) ? './peers/contenders/' : './contenders/', import.meta.url);
+
+if (scenario === 'import') {
+  const [{ load }, { entry }] = await Promise.all([import(new URL('load.mjs', dir)), import(new URL(`${contender}.mjs`, dir))]);
+  // The contender module above imported the entries already: time them in a process of their own.
+  const { spawnSync } = await import('node:child_process');
+  const script = `const s=performance.now();const {load}=await import(${JSON.stringify(new URL('load.mjs', dir).href)});for(const e of ${JSON.stringify(entry)})await load(e);console.log(performance.now()-s)`;
+  const timed = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
+  if (timed.status !== 0) throw new Error(timed.stderr);
+  void load;
+  console.log(JSON.stringify({ importMs: Number(timed.stdout.trim()) }));
+  process.exit(0);
+}
+
+const completions = async () => (await (await fetch(stats)).json()).completions;
+const shapes = { loop50: { steps: 50, parallel: 1, delay: 0 }, loop400: { steps: 400, parallel: 1, delay: 0 }, parallel: { steps: 10, parallel: 5, delay: 50 } };
+const shape = shapes[scenario];
+if (!shape) throw new Error(`unknown scenario ${scenario}`);
+const { create } = await import(new URL(`${contender}.mjs`, dir));
+const runTask = create({ baseURL, toolDelayMs: shape.delay });
+const model = shape.parallel > 1 ? `steps-${shape.steps}-x${shape.parallel}` : `steps-${shape.steps}`;
+
+// Warm-up (JIT, connections), then measured runs, each from a collected heap. The fastest run
+// of the process counts: on a shared 2-core machine the slower ones measure the neighbours.
+await runTask(shape.parallel > 1 ? `steps-2-x${shape.parallel}` : 'steps-10');
+let elapsed = Number.POSITIVE_INFINITY;
+for (let run = 0; run < 2; run++) {
+  globalThis.gc?.();
+  const before = await completions();
+  const started = performance.now();
+  const answer = await runTask(model);
+  elapsed = Math.min(elapsed, performance.now() - started);
+  const served = (await completions()) - before;
+  if (answer !== 'done') throw new Error(`${contender} ended with ${JSON.stringify(answer)}`);
+  // Every turn must have been a real round trip to the model: N tool turns plus the final answer.
+  if (served !== shape.steps + 1) throw new Error(`${contender}: the server saw ${served} completions, expected ${shape.steps + 1}`);
+}
+// Retained heap: what the run left behind once its garbage is collected.
+globalThis.gc?.();
+const memory = process.memoryUsage();
+console.log(
+  JSON.stringify({
+    msPerStep: elapsed / (shape.steps + 1),
+    rssMB: process.resourceUsage().maxRSS / 1024,
+    heapMB: memory.heapUsed / 1024 / 1024,
+  }),
+);
