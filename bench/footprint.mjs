@@ -30,8 +30,15 @@ export function footprint(fromDir, names, { only } = {}) {
     if (!dir || seen.has(dir)) return;
     const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
     const files = only?.[name];
-    seen.set(dir, files ? files.reduce((n, f) => n + (existsSync(join(dir, f)) ? sizeOf(join(dir, f)) : 0), 0) + statSync(join(dir, 'package.json')).size : sizeOf(dir));
-    for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies })) visit(dir, dep);
+    seen.set(
+      dir,
+      files
+        ? files.reduce((n, f) => n + (existsSync(join(dir, f)) ? sizeOf(join(dir, f)) : 0), 0) +
+            statSync(join(dir, 'package.json')).size
+        : sizeOf(dir),
+    );
+    for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies }))
+      visit(dir, dep);
   };
   for (const name of names) visit(fromDir, name);
   return { packages: seen.size, mb: [...seen.values()].reduce((a, b) => a + b, 0) / 1024 / 1024 };

@@ -12,7 +12,16 @@ const refuse = (host) => {
 const connect = net.Socket.prototype.connect;
 net.Socket.prototype.connect = function guardedConnect(...args) {
   const first = Array.isArray(args[0]) ? args[0][0] : args[0];
-  const host = typeof first === 'object' && first !== null ? (first.path ? null : (first.host ?? 'localhost')) : typeof args[1] === 'string' ? args[1] : typeof first === 'number' ? 'localhost' : null;
+  const host =
+    typeof first === 'object' && first !== null
+      ? first.path
+        ? null
+        : (first.host ?? 'localhost')
+      : typeof args[1] === 'string'
+        ? args[1]
+        : typeof first === 'number'
+          ? 'localhost'
+          : null;
   if (host !== null && !local.has(host)) refuse(host);
   return connect.apply(this, args);
 };

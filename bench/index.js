@@ -16,10 +16,30 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const contenders = [
   { id: 'raw', label: 'raw openai loop', version: () => version(here('./node_modules/openai/package.json')) },
   { id: 'ours', label: '@openmanus/core', version: () => version(here('../packages/core/package.json')) },
-  { id: 'agents', label: '@openai/agents', peer: true, version: () => version(here('./peers/node_modules/@openai/agents/package.json')) },
-  { id: 'aisdk', label: 'ai (AI SDK)', peer: true, version: () => version(here('./peers/node_modules/ai/package.json')) },
-  { id: 'langgraph', label: '@langchain/langgraph', peer: true, version: () => version(here('./peers/node_modules/@langchain/langgraph/package.json')) },
-  { id: 'mastra', label: '@mastra/core', peer: true, version: () => version(here('./peers/node_modules/@mastra/core/package.json')) },
+  {
+    id: 'agents',
+    label: '@openai/agents',
+    peer: true,
+    version: () => version(here('./peers/node_modules/@openai/agents/package.json')),
+  },
+  {
+    id: 'aisdk',
+    label: 'ai (AI SDK)',
+    peer: true,
+    version: () => version(here('./peers/node_modules/ai/package.json')),
+  },
+  {
+    id: 'langgraph',
+    label: '@langchain/langgraph',
+    peer: true,
+    version: () => version(here('./peers/node_modules/@langchain/langgraph/package.json')),
+  },
+  {
+    id: 'mastra',
+    label: '@mastra/core',
+    peer: true,
+    version: () => version(here('./peers/node_modules/@mastra/core/package.json')),
+  },
 ].filter((c) => !ONLY || ONLY.includes(c.id));
 const version = (file) => JSON.parse(readFileSync(file, 'utf8')).version;
 
@@ -27,7 +47,10 @@ const version = (file) => JSON.parse(readFileSync(file, 'utf8')).version;
 if (!existsSync(here('./peers/node_modules/.package-lock.json'))) {
   log('Installing the peer frameworks into bench/peers (first use, about a minute)…');
   try {
-    execFileSync('npm', ['ci', '--engine-strict', '--no-audit', '--no-fund', '--loglevel=error'], { cwd: here('./peers'), stdio: 'inherit' });
+    execFileSync('npm', ['ci', '--engine-strict', '--no-audit', '--no-fund', '--loglevel=error'], {
+      cwd: here('./peers'),
+      stdio: 'inherit',
+    });
   } catch (error) {
     log(`Could not install the peers (${error.message}); measuring ours and the raw loop only.`);
     for (let i = contenders.length - 1; i >= 0; i--) if (contenders[i].peer) contenders.splice(i, 1);
@@ -40,10 +63,23 @@ const endpoint = String(line).trim();
 
 function measure(contender, scenario) {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--expose-gc', '--no-deprecation', '--import', here('./guard.mjs'), here('./one.mjs'), contender, scenario, endpoint], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' },
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--expose-gc',
+        '--no-deprecation',
+        '--import',
+        here('./guard.mjs'),
+        here('./one.mjs'),
+        contender,
+        scenario,
+        endpoint,
+      ],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' },
+      },
+    );
     let out = '';
     let err = '';
     child.stdout.on('data', (d) => (out += d));
@@ -51,7 +87,17 @@ function measure(contender, scenario) {
     child.on('close', (code) => {
       const last = out.trim().split('\n').at(-1);
       if (code === 0 && last?.startsWith('{')) resolve(JSON.parse(last));
-      else resolve({ error: `exit ${code}: ${(err.trim().split('\n').find((l) => /error|refused/i.test(l)) ?? err.trim().split('\n').at(-1) ?? '').slice(0, 200)}` });
+      else
+        resolve({
+          error: `exit ${code}: ${(
+            err
+              .trim()
+              .split('\n')
+              .find((l) => /error|refused/i.test(l)) ??
+              err.trim().split('\n').at(-1) ??
+              ''
+          ).slice(0, 200)}`,
+        });
     });
   });
 }
@@ -84,7 +130,14 @@ const fig = (id, scenario, key) => median(samples[`${id}:${scenario}`]?.map((s) 
 const sizes = Object.fromEntries(
   contenders.map((c) => {
     const from = c.peer ? here('./peers') : here('.');
-    const names = { raw: ['openai'], ours: ['@openmanus/core'], agents: ['@openai/agents'], aisdk: ['ai', '@ai-sdk/openai'], langgraph: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'], mastra: ['@mastra/core'] }[c.id];
+    const names = {
+      raw: ['openai'],
+      ours: ['@openmanus/core'],
+      agents: ['@openai/agents'],
+      aisdk: ['ai', '@ai-sdk/openai'],
+      langgraph: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'],
+      mastra: ['@mastra/core'],
+    }[c.id];
     return [c.id, footprint(from, names, { only: { '@openmanus/core': ['dist'] } })];
   }),
 );
@@ -92,7 +145,16 @@ const sizes = Object.fromEntries(
 const rows = [
   ['ms per step, 50-step loop', (id) => fig(id, 'loop50', 'msPerStep'), 2],
   ['ms per step, 400-step loop', (id) => fig(id, 'loop400', 'msPerStep'), 2],
-  ['growth 50 → 400 steps', (id) => { const a = fig(id, 'loop50', 'msPerStep'); const b = fig(id, 'loop400', 'msPerStep'); return a && b ? b / a : undefined; }, 2, '×'],
+  [
+    'growth 50 → 400 steps',
+    (id) => {
+      const a = fig(id, 'loop50', 'msPerStep');
+      const b = fig(id, 'loop400', 'msPerStep');
+      return a && b ? b / a : undefined;
+    },
+    2,
+    '×',
+  ],
   ['ms per turn, 5 calls × 50 ms tool', (id) => fig(id, 'parallel', 'msPerStep'), 1],
   ['peak RSS, 400-step run (MB)', (id) => fig(id, 'loop400', 'rssMB'), 0],
   ['heap retained after 400-step run (MB)', (id) => fig(id, 'loop400', 'heapMB'), 1],
@@ -104,7 +166,14 @@ const format = (value, digits, suffix = '') => (value === undefined ? '–' : `$
 
 const header = `| figure | ${contenders.map((c) => `${c.label} ${c.version()}`).join(' | ')} |`;
 const rule = `|---|${contenders.map(() => '---:').join('|')}|`;
-const table = [header, rule, ...rows.map(([name, get, digits, suffix]) => `| ${name} | ${contenders.map((c) => format(get(c.id), digits, suffix)).join(' | ')} |`)];
+const table = [
+  header,
+  rule,
+  ...rows.map(
+    ([name, get, digits, suffix]) =>
+      `| ${name} | ${contenders.map((c) => format(get(c.id), digits, suffix)).join(' | ')} |`,
+  ),
+];
 
 // Our ratio to every other contender on the per-step and memory figures (below 1.00 = we are ahead).
 const ratioRows = rows.filter(([name]) => !name.startsWith('growth'));
@@ -112,12 +181,22 @@ const others = contenders.filter((c) => c.id !== 'ours');
 const ratios = [
   `| ours ÷ … | ${others.map((c) => c.label).join(' | ')} |`,
   `|---|${others.map(() => '---:').join('|')}|`,
-  ...ratioRows.map(([name, get]) => `| ${name} | ${others.map((c) => { const a = get('ours'); const b = get(c.id); return a !== undefined && b ? `${(a / b).toFixed(2)}×` : '–'; }).join(' | ')} |`),
+  ...ratioRows.map(
+    ([name, get]) =>
+      `| ${name} | ${others
+        .map((c) => {
+          const a = get('ours');
+          const b = get(c.id);
+          return a !== undefined && b ? `${(a / b).toFixed(2)}×` : '–';
+        })
+        .join(' | ')} |`,
+  ),
 ];
 
 const reducer = reducerThroughput();
 const tokens = await tokenCounting();
-const serialOverParallel = (fig('raw', 'parallel', 'msPerStep') ?? Number.NaN) / (fig('ours', 'parallel', 'msPerStep') ?? Number.NaN);
+const serialOverParallel =
+  (fig('raw', 'parallel', 'msPerStep') ?? Number.NaN) / (fig('ours', 'parallel', 'msPerStep') ?? Number.NaN);
 const extras = [
   `- Pure reducer: ${Math.round(reducer.transitionsPerSecond).toLocaleString('en-US')} transitions per second on a ${reducer.messages}-message state (request building included).`,
   `- Token counting per step on an 800-message run: ${tokens.memoUs.toFixed(0)} µs with the per-message memo, ${(tokens.freshUs / 1000).toFixed(1)} ms without it.`,
@@ -128,7 +207,9 @@ const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const meta = `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · Node ${process.version} · medians over ${REPS} processes per contender and figure (the faster of 2 runs in each)`;
 const failures = Object.entries(errors).map(([key, message]) => `- ${key} failed: ${message}`);
 
-const report = [meta, '', ...table, '', ...ratios, '', ...extras, ...(failures.length ? ['', ...failures] : [])].join('\n');
+const report = [meta, '', ...table, '', ...ratios, '', ...extras, ...(failures.length ? ['', ...failures] : [])].join(
+  '\n',
+);
 console.log(`\n${report}\n`);
 
 // The README shows the latest run.

@@ -5,9 +5,18 @@ const schema = { type: 'object', properties: { a: { type: 'number' } } };
 
 /** Transitions per second on a state holding ~100 messages (a tool result in, a model reply in). */
 export function reducerThroughput() {
-  const config = defineAgent({ name: 'r', tools: [{ name: 'add', description: 'Add', parameters: schema }], maxSteps: 10_000, memory: { maxMessages: 100_000 } });
+  const config = defineAgent({
+    name: 'r',
+    tools: [{ name: 'add', description: 'Add', parameters: schema }],
+    maxSteps: 10_000,
+    memory: { maxMessages: 100_000 },
+  });
   let [state] = initialStep(config, 'Keep adding.');
-  const call = (i) => ({ type: 'llmResponded', content: '', toolCalls: [{ id: `c${i}`, name: 'add', arguments: `{"a":${i}}` }] });
+  const call = (i) => ({
+    type: 'llmResponded',
+    content: '',
+    toolCalls: [{ id: `c${i}`, name: 'add', arguments: `{"a":${i}}` }],
+  });
   for (let i = 0; state.messages.length < 100; i++) {
     [state] = step(config, state, call(i));
     [state] = step(config, state, { type: 'toolCompleted', callId: `c${i}`, output: String(i) });
@@ -30,7 +39,11 @@ export async function tokenCounting() {
   await loadTokenizer('cl100k_base');
   const messages = [];
   for (let i = 0; i < 400; i++) {
-    messages.push(assistantMessage(`step ${i}: adding ${i} and ${i + 1}`, [{ id: `c${i}`, name: 'add', arguments: `{"a":${i},"b":${i + 1}}` }]));
+    messages.push(
+      assistantMessage(`step ${i}: adding ${i} and ${i + 1}`, [
+        { id: `c${i}`, name: 'add', arguments: `{"a":${i},"b":${i + 1}}` },
+      ]),
+    );
     messages.push({ role: 'tool', content: String(2 * i + 1), toolCallId: `c${i}`, name: 'add' });
   }
   const request = { messages, tools: [], toolChoice: 'auto' };

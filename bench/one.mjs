@@ -6,7 +6,10 @@ const PEERS = ['agents', 'aisdk', 'langgraph', 'mastra'];
 const dir = new URL(PEERS.includes(contender) ? './peers/contenders/' : './contenders/', import.meta.url);
 
 if (scenario === 'import') {
-  const [{ load }, { entry }] = await Promise.all([import(new URL('load.mjs', dir)), import(new URL(`${contender}.mjs`, dir))]);
+  const [{ load }, { entry }] = await Promise.all([
+    import(new URL('load.mjs', dir)),
+    import(new URL(`${contender}.mjs`, dir)),
+  ]);
   // The contender module above imported the entries already: time them in a process of their own.
   const { spawnSync } = await import('node:child_process');
   const script = `const s=performance.now();const {load}=await import(${JSON.stringify(new URL('load.mjs', dir).href)});for(const e of ${JSON.stringify(entry)})await load(e);console.log(performance.now()-s)`;
@@ -18,7 +21,11 @@ if (scenario === 'import') {
 }
 
 const completions = async () => (await (await fetch(stats)).json()).completions;
-const shapes = { loop50: { steps: 50, parallel: 1, delay: 0 }, loop400: { steps: 400, parallel: 1, delay: 0 }, parallel: { steps: 10, parallel: 5, delay: 50 } };
+const shapes = {
+  loop50: { steps: 50, parallel: 1, delay: 0 },
+  loop400: { steps: 400, parallel: 1, delay: 0 },
+  parallel: { steps: 10, parallel: 5, delay: 50 },
+};
 const shape = shapes[scenario];
 if (!shape) throw new Error(`unknown scenario ${scenario}`);
 const { create } = await import(new URL(`${contender}.mjs`, dir));
@@ -38,7 +45,8 @@ for (let run = 0; run < 2; run++) {
   const served = (await completions()) - before;
   if (answer !== 'done') throw new Error(`${contender} ended with ${JSON.stringify(answer)}`);
   // Every turn must have been a real round trip to the model: N tool turns plus the final answer.
-  if (served !== shape.steps + 1) throw new Error(`${contender}: the server saw ${served} completions, expected ${shape.steps + 1}`);
+  if (served !== shape.steps + 1)
+    throw new Error(`${contender}: the server saw ${served} completions, expected ${shape.steps + 1}`);
 }
 // Retained heap: what the run left behind once its garbage is collected.
 globalThis.gc?.();

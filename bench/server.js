@@ -22,7 +22,9 @@ const server = await startOpenAiServer({
 });
 const stats = createServer((_req, res) => res.end(JSON.stringify({ completions: server.hits })));
 await new Promise((resolve) => stats.listen(0, '127.0.0.1', resolve));
-process.stdout.write(`${JSON.stringify({ baseURL: server.baseURL, stats: `http://127.0.0.1:${stats.address().port}` })}\n`);
+process.stdout.write(
+  `${JSON.stringify({ baseURL: server.baseURL, stats: `http://127.0.0.1:${stats.address().port}` })}\n`,
+);
 process.on('SIGTERM', () => {
   stats.close();
   server.close().then(() => process.exit(0));

@@ -11,7 +11,11 @@ export function create({ baseURL, toolDelayMs }) {
       function: {
         name: 'add',
         description: 'Add two numbers',
-        parameters: { type: 'object', properties: { a: { type: 'number' }, b: { type: 'number' } }, required: ['a', 'b'] },
+        parameters: {
+          type: 'object',
+          properties: { a: { type: 'number' }, b: { type: 'number' } },
+          required: ['a', 'b'],
+        },
       },
     },
   ];

@@ -66,7 +66,9 @@ export function defineTool<S extends z.ZodType>(definition: ToolDefinition<S>): 
     spec: { ...flags, parameters: schema },
     parse: (args) => {
       const parsed = parameters.safeParse(args);
-      return parsed.success ? { ok: true, value: parsed.data } : { ok: false, error: describeIssues(parsed.error.issues) };
+      return parsed.success
+        ? { ok: true, value: parsed.data }
+        : { ok: false, error: describeIssues(parsed.error.issues) };
     },
     execute,
     ...(cleanup ? { cleanup } : {}),

@@ -8,13 +8,14 @@ const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
 const IMPORT = /(?:import|export)\s(?!type\s)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 /** Every module the file reaches through its imports, with the bare specifiers it names. */
-function importGraph(entry: string) {
+function importGraph(entry: string, { dynamic = true } = {}) {
   const files = new Set<string>();
   const external = new Set<string>();
   const visit = (file: string) => {
     if (files.has(file)) return;
     files.add(file);
     for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
+      if (!dynamic && match[2]) continue;
       const spec = match[1] ?? match[2] ?? '';
       if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
       else external.add(spec);
@@ -37,6 +38,14 @@ describe('the functional core', () => {
     ).toEqual([]);
     // Only the tokenizer's rank data (loaded on demand) comes from outside.
     expect(external.every((s) => s.startsWith('js-tiktoken/'))).toBe(true);
+  });
+
+  it('importing the package loads the openai SDK and the tokenizer ranks only on demand', () => {
+    const eager = importGraph('index.ts', { dynamic: false }).external;
+    expect(eager.filter((s) => s === 'openai' || s.startsWith('js-tiktoken'))).toEqual([]);
+    const all = importGraph('index.ts').external;
+    expect(all).toContain('openai');
+    expect(all).toContain('js-tiktoken/ranks/cl100k_base');
   });
 
   it('the graph check itself sees I/O where there is some', () => {
