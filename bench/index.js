@@ -113,7 +113,10 @@ for (let rep = 0; rep < REPS; rep++) {
     for (const contender of order) {
       const result = await measure(contender.id, scenario);
       if (result.error) errors[`${contender.id}:${scenario}`] = result.error;
-      else (samples[`${contender.id}:${scenario}`] ??= []).push(result);
+      else {
+        const key = `${contender.id}:${scenario}`;
+        samples[key] = [...(samples[key] ?? []), result];
+      }
     }
   }
   log(`repetition ${rep + 1}/${REPS} done (${Math.round((Date.now() - started) / 1000)}s)`);
