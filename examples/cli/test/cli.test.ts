@@ -1,9 +1,9 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runNode, tempDir } from './helpers.js';
+import { dist, runNode, tempDir } from './helpers.js';
 
 const servers: OpenAiServer[] = [];
 afterEach(async () => {
@@ -136,6 +136,28 @@ describe('openmanus', () => {
     expect(server.requests[1]?.messages.at(-2)?.content).toMatch(
       /^\(No one can answer: openmanus is not attached to a terminal/,
     );
+  });
+
+  it('on a terminal: asks the person, in colour', async () => {
+    const { server, env } = await endpoint([
+      { toolCalls: [{ name: 'ask_human', arguments: { inquire: 'Which city?' } }] },
+      done,
+    ]);
+    const workspace = await tempDir();
+    // `script` gives the CLI a real pseudo-terminal; what we write to it is what the person types.
+    const command = `${process.execPath} ${dist('cli.js')} --workspace ${workspace} 'plan a trip'`;
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', ...env } });
+    let screen = '';
+    child.stdout.on('data', (chunk: Buffer) => {
+      screen += chunk.toString();
+      if (screen.includes('You: ') && !child.stdin.writableEnded) child.stdin.write('Kyoto\n');
+    });
+    const code = await new Promise((resolve) => child.on('close', resolve));
+    child.stdin.end();
+    expect(code).toBe(0);
+    expect(screen).toContain('Manus asks: Which city?');
+    expect(screen).toContain('\u001b[1mStep 1/20\u001b[0m');
+    expect(server.requests[1]?.messages.at(-2)?.content).toBe('Kyoto');
   });
 
   it('stops at the step limit with a non-zero exit and the reason', async () => {
