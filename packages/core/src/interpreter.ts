@@ -216,8 +216,32 @@ async function drive(
   return outcome;
 }
 
-/** Performs an LLM call, a human question or an approval; `undefined` means "the host answers later". */
+/**
+ * Performs an LLM call, a human question or an approval; `undefined` means "the host answers
+ * later". A port or callback that throws is answered like a failure of that effect, so the
+ * run ends (or goes on) with a reason instead of rejecting.
+ */
 async function perform(
+  effect: Extract<Effect, { type: 'callLlm' | 'askHuman' | 'requestApproval' }>,
+  options: RunOptions,
+  signal: AbortSignal | undefined,
+): Promise<AgentEvent | undefined> {
+  try {
+    return await performUnguarded(effect, options, signal);
+  } catch (error) {
+    const reason = error instanceof Error ? error.message : String(error);
+    switch (effect.type) {
+      case 'callLlm':
+        return { type: 'llmFailed', error: `the LLM port threw: ${reason}` };
+      case 'askHuman':
+        return { type: 'humanReplied', callId: effect.callId, answer: `(The question could not be asked: ${reason})` };
+      case 'requestApproval':
+        return { type: 'approvalDenied', callId: effect.call.id, reason: `the approval check failed: ${reason}` };
+    }
+  }
+}
+
+async function performUnguarded(
   effect: Extract<Effect, { type: 'callLlm' | 'askHuman' | 'requestApproval' }>,
   options: RunOptions,
   signal: AbortSignal | undefined,

@@ -370,6 +370,51 @@ describe('tools in the interpreter', () => {
   });
 });
 
+describe('hosts that throw', () => {
+  it('a throwing LLM port fails the run with the reason; throwing callbacks become answers', async () => {
+    const broken = { model: 'x', complete: () => Promise.reject(new Error('socket exploded')) };
+    const result = await run(makeAgent(), 'hi', { llm: broken });
+    expect(result).toMatchObject({
+      status: 'failed',
+      error: 'the model request failed: the LLM port threw: socket exploded',
+    });
+
+    const ask = defineTool({
+      name: 'ask_human',
+      description: 'Ask',
+      parameters: z.object({ inquire: z.string() }),
+      human: { questionArg: 'inquire' },
+      execute: () => '',
+    });
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploy',
+      parameters: z.object({}),
+      needsApproval: true,
+      execute: () => 'deployed',
+    });
+    const agent = createAgent({ name: 'h', tools: [ask, deploy] });
+    const server = await serve([
+      { toolCalls: [{ name: 'ask_human', arguments: { inquire: '?' } }, { name: 'deploy' }] },
+      { content: 'ok' },
+    ]);
+    const done = await run(agent, 'go', {
+      llm: llmFor(server),
+      onHuman: () => {
+        throw new Error('no terminal');
+      },
+      onApproval: () => {
+        throw new Error('policy service down');
+      },
+    });
+    expect(done.answer).toBe('ok');
+    expect(toolMessages(server.requests[1]).map((m) => m.content)).toEqual([
+      '(The question could not be asked: no terminal)',
+      'Error: the user did not approve this call: the approval check failed: policy service down',
+    ]);
+  });
+});
+
 describe('streaming, events and lifecycle', () => {
   it('stream() yields the same items the emitter gets, ending with the result', async () => {
     const server = await serve([{ toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] }, { content: '2' }]);
