@@ -4,6 +4,7 @@ import {
   type AgentState,
   type RunItem,
   RunInProgressError,
+  askHuman,
   createAgent,
   createOpenAiLlm,
   createRunEmitter,
@@ -48,6 +49,14 @@ function makeAgent(counters: Record<string, number> = {}) {
   });
   return createAgent({ name: 'calc', systemPrompt: 'You add numbers.', tools: [add, terminate], maxSteps: 10 });
 }
+
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploy',
+  parameters: z.object({}),
+  needsApproval: true,
+  execute: () => 'deployed',
+});
 
 const toolMessages = (request: RecordedRequest | undefined) =>
   (request?.messages ?? []).filter((m) => m.role === 'tool');
@@ -325,14 +334,7 @@ describe('tools in the interpreter', () => {
   });
 
   it('pauses for a person when no handler is given, and continues from the saved state', async () => {
-    const ask = defineTool({
-      name: 'ask_human',
-      description: 'Ask',
-      parameters: z.object({ inquire: z.string() }),
-      human: { questionArg: 'inquire' },
-      execute: () => '',
-    });
-    const agent = createAgent({ name: 'h', tools: [ask] });
+    const agent = createAgent({ name: 'h', tools: [askHuman] });
     const server = await serve([
       { toolCalls: [{ name: 'ask_human', arguments: { inquire: 'Which city?' } }] },
       { content: 'Kyoto it is' },
@@ -348,13 +350,6 @@ describe('tools in the interpreter', () => {
   });
 
   it('asks the approval callback and respects a denial', async () => {
-    const deploy = defineTool({
-      name: 'deploy',
-      description: 'Deploy',
-      parameters: z.object({}),
-      needsApproval: true,
-      execute: () => 'deployed',
-    });
     const agent = createAgent({ name: 'a', tools: [deploy] });
     const server = await serve([{ toolCalls: [{ name: 'deploy' }] }, { content: 'ok' }]);
     const asked: string[] = [];
@@ -379,21 +374,7 @@ describe('hosts that throw', () => {
       error: 'the model request failed: the LLM port threw: socket exploded',
     });
 
-    const ask = defineTool({
-      name: 'ask_human',
-      description: 'Ask',
-      parameters: z.object({ inquire: z.string() }),
-      human: { questionArg: 'inquire' },
-      execute: () => '',
-    });
-    const deploy = defineTool({
-      name: 'deploy',
-      description: 'Deploy',
-      parameters: z.object({}),
-      needsApproval: true,
-      execute: () => 'deployed',
-    });
-    const agent = createAgent({ name: 'h', tools: [ask, deploy] });
+    const agent = createAgent({ name: 'h', tools: [askHuman, deploy] });
     const server = await serve([
       { toolCalls: [{ name: 'ask_human', arguments: { inquire: '?' } }, { name: 'deploy' }] },
       { content: 'ok' },
