@@ -115,6 +115,14 @@ describe('str_replace_editor', () => {
     );
   });
 
+  it('refuses files too large to read whole', async () => {
+    const path = join(ws, 'huge.log');
+    await writeFile(path, Buffer.alloc(11 * 1024 * 1024, 'a'));
+    expect((await edit({ command: 'view', path })).output).toBe(
+      `Error: The file ${path} is 11.0 MB, too large for this editor (limit 10 MB). Inspect it with python_execute.`,
+    );
+  });
+
   it('never runs a shell with a path', async () => {
     const path = join(ws, 'x; touch pwned');
     await edit({ command: 'create', path, file_text: 'safe' });

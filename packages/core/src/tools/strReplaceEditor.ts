@@ -12,6 +12,8 @@ export interface StrReplaceEditorOptions {
 }
 
 const SNIPPET_LINES = 4;
+// Files are read whole; anything bigger is for python_execute, not for the model's context.
+const MAX_FILE_BYTES = 10 * 1024 * 1024;
 const CLIPPED =
   '<response clipped><NOTE>To save on context only part of this file has been shown to you. ' +
   'Use view_range, or search the file with python_execute, to see the rest.</NOTE>';
@@ -119,6 +121,11 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
         const entries = await listTwoLevels(path);
         return ok(
           `Here are the files and directories up to 2 levels deep in ${args.path}, excluding hidden items:\n${entries.join('\n')}\n`,
+        );
+      }
+      if (info.size > MAX_FILE_BYTES) {
+        return err(
+          `The file ${args.path} is ${(info.size / 1024 / 1024).toFixed(1)} MB, too large for this editor (limit ${MAX_FILE_BYTES / 1024 / 1024} MB). Inspect it with python_execute.`,
         );
       }
       const content = await readFile(path, 'utf8');
