@@ -152,16 +152,10 @@ function request(config: AgentConfig, state: AgentState): Transition {
       return finish(stopped, 'token_limit', explanation, explanation);
     }
   }
-  const effects: Effect[] = [
-    {
-      type: 'emit',
-      observation: {
-        kind: 'stepStarted',
-        step: state.step,
-        maxSteps: config.maxSteps,
-      },
-    },
-  ];
+  // A re-prompt for a missing tool call stays within its step: no second "step started".
+  const effects: Effect[] = state.reprompted
+    ? []
+    : [{ type: 'emit', observation: { kind: 'stepStarted', step: state.step, maxSteps: config.maxSteps } }];
   if (state.stuck.hint)
     effects.push({
       type: 'emit',

@@ -137,6 +137,7 @@ describe('tool choice', () => {
     expect(once.status).toBe('awaiting_llm');
     expect(once.step).toBe(1);
     expect(lastRequest(effects).messages.at(-1)?.content).toMatch(/requires one\. Call one of the available tools/);
+    expect(ofType(effects, 'emit').map((e) => e.observation.kind)).not.toContain('stepStarted');
     const [failed] = step(config, once, replied('still no call'));
     expect(failed).toMatchObject({ status: 'failed', finishReason: 'error' });
     expect(failed.error).toMatch(/required.*twice without a tool call/);
