@@ -1,3 +1,4 @@
+import type { ContextProvider } from './context.js';
 import type { Tool, ToolSpec } from './tool.js';
 
 export type ToolChoice = 'auto' | 'required' | 'none';
@@ -35,6 +36,8 @@ export interface AgentConfig {
   readonly keepImages: number;
   /** Name of the LLM profile (config.toml `[llm.<name>]`) the interpreter should use. */
   readonly llmProfile?: string;
+  /** Fresh context gathered before a step's request (e.g. the browser page). */
+  readonly contextProviders?: readonly ContextProvider[];
 }
 
 export type AgentConfigInput = Pick<AgentConfig, 'name'> & Partial<Omit<AgentConfig, 'name'>>;
@@ -68,21 +71,28 @@ export function defineAgent(input: AgentConfigInput): AgentConfig {
   return config;
 }
 
-/** A runnable agent: its config (data) and the tool implementations it names. */
+/** Gathers a context provider's data (I/O: a browser's page state, a file's contents). */
+export type ContextGatherer = (context: { readonly signal?: AbortSignal }) => Promise<unknown>;
+
+/** A runnable agent: its config (data) and the implementations it names. */
 export interface Agent {
   readonly config: AgentConfig;
   readonly tools: readonly Tool[];
+  /** By provider name: how to gather what `config.contextProviders` ask for. */
+  readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
 }
 
 export type AgentInput = Omit<AgentConfigInput, 'tools'> & {
   readonly tools?: readonly Tool[];
+  readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
 };
 
 /** `createAgent({ name, tools })`: the config is derived from the tools' specs. */
 export function createAgent(input: AgentInput): Agent {
-  const tools = input.tools ?? [];
+  const { tools = [], contextGatherers, ...config } = input;
   return {
-    config: defineAgent({ ...input, tools: tools.map((t) => t.spec) }),
+    config: defineAgent({ ...config, tools: tools.map((t) => t.spec) }),
     tools,
+    ...(contextGatherers ? { contextGatherers } : {}),
   };
 }

@@ -45,6 +45,7 @@ export type Effect =
       readonly call: ToolCall;
       readonly args: unknown;
     }
+  | { readonly type: 'gatherContext'; readonly id: string; readonly provider: string }
   | { readonly type: 'emit'; readonly observation: Observation }
   | { readonly type: 'finish'; readonly result: RunResult };
 

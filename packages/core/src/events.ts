@@ -38,6 +38,7 @@ export type AgentEvent =
       readonly callId: string;
       readonly reason?: string;
     }
+  | { readonly type: 'contextGathered'; readonly provider: string; readonly data?: unknown; readonly error?: string }
   | { readonly type: 'cancelled'; readonly reason?: string };
 
 export type AgentEventType = AgentEvent['type'];

@@ -19,11 +19,13 @@ export type {
   JsonSchema,
 } from './tool.js';
 export { defineTool } from './tool.js';
+export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
 export type {
   AgentConfig,
   AgentConfigInput,
   Agent,
   AgentInput,
+  ContextGatherer,
   ToolChoice,
   MemoryPolicy,
   TokenizerName,

@@ -189,7 +189,7 @@ async function drive(
         else {
           announce({ type: 'effect', effect });
           if (effect.type === 'callTool') toolCalls.push(effect);
-          else work.push(perform(effect, options, signal).then((event) => (event ? apply(event) : undefined)));
+          else work.push(perform(effect, agent, options, signal).then((event) => (event ? apply(event) : undefined)));
         }
       }
       if (toolCalls.length > 0) work.push(runTools(toolCalls, tools, options, signal, apply));
@@ -217,22 +217,27 @@ async function drive(
 }
 
 /**
- * Performs an LLM call, a human question or an approval; `undefined` means "the host answers
- * later". A port or callback that throws is answered like a failure of that effect, so the
+ * Performs an LLM call, a context gathering, a human question or an approval; `undefined`
+ * means "the host answers later". A port or callback that throws is answered like a failure of that effect, so the
  * run ends (or goes on) with a reason instead of rejecting.
  */
+type HostEffect = Extract<Effect, { type: 'callLlm' | 'gatherContext' | 'askHuman' | 'requestApproval' }>;
+
 async function perform(
-  effect: Extract<Effect, { type: 'callLlm' | 'askHuman' | 'requestApproval' }>,
+  effect: HostEffect,
+  agent: Agent,
   options: RunOptions,
   signal: AbortSignal | undefined,
 ): Promise<AgentEvent | undefined> {
   try {
-    return await performUnguarded(effect, options, signal);
+    return await performUnguarded(effect, agent, options, signal);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
     switch (effect.type) {
       case 'callLlm':
         return { type: 'llmFailed', error: `the LLM port threw: ${reason}` };
+      case 'gatherContext':
+        return { type: 'contextGathered', provider: effect.provider, error: reason };
       case 'askHuman':
         return { type: 'humanReplied', callId: effect.callId, answer: `(The question could not be asked: ${reason})` };
       case 'requestApproval':
@@ -242,11 +247,18 @@ async function perform(
 }
 
 async function performUnguarded(
-  effect: Extract<Effect, { type: 'callLlm' | 'askHuman' | 'requestApproval' }>,
+  effect: HostEffect,
+  agent: Agent,
   options: RunOptions,
   signal: AbortSignal | undefined,
 ): Promise<AgentEvent | undefined> {
   switch (effect.type) {
+    case 'gatherContext': {
+      const gather = agent.contextGatherers?.[effect.provider];
+      if (!gather) throw new Error(`no gatherer is registered for context provider "${effect.provider}"`);
+      const data = await gather(signal ? { signal } : {});
+      return { type: 'contextGathered', provider: effect.provider, data };
+    }
     case 'callLlm': {
       const result = await options.llm.complete(effect.request, signal ? { signal } : {});
       if (result.isErr()) {

@@ -120,6 +120,14 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
       const index = state.turn.calls.indexOf(pending);
       return [{ ...state, turn, status: statusOf(turn) }, [dispatch(state, released, index, spec)]];
     }
+    case 'contextGathered': {
+      const context = state.context;
+      if (state.status !== 'awaiting_context' || !context?.pending.includes(event.provider)) return [state, []];
+      const gathered = { ...context.gathered, [event.provider]: event.error === undefined ? event.data : undefined };
+      const pending = context.pending.filter((name) => name !== event.provider);
+      const next: AgentState = { ...state, context: { pending, gathered } };
+      return pending.length > 0 ? [next, []] : request(config, { ...next, status: 'awaiting_llm' });
+    }
   }
 }
 
@@ -127,13 +135,21 @@ function think(config: AgentConfig, state: AgentState): Transition {
   if (state.step >= config.maxSteps) {
     return finish(state, 'max_steps', lastAnswer(state.messages), `reached the step limit (${config.maxSteps})`);
   }
-  const next: AgentState = {
-    ...state,
-    status: 'awaiting_llm',
-    step: state.step + 1,
-    requestSeq: state.requestSeq + 1,
-  };
-  return request(config, next);
+  const { context: _previous, ...rest } = state;
+  const next: AgentState = { ...rest, status: 'awaiting_llm', step: state.step + 1, requestSeq: state.requestSeq + 1 };
+  const wanted = (config.contextProviders ?? []).filter((provider) => provider.when(next)).map((p) => p.name);
+  if (wanted.length === 0) return request(config, next);
+  // Fresh context first (e.g. the browser page), then the request that uses it.
+  const gathering: AgentState = { ...next, status: 'awaiting_context', context: { pending: wanted, gathered: {} } };
+  return [gathering, gatherEffects(gathering)];
+}
+
+function gatherEffects(state: AgentState): Effect[] {
+  return (state.context?.pending ?? []).map((provider) => ({
+    type: 'gatherContext',
+    id: `context-${state.requestSeq}-${provider}`,
+    provider,
+  }));
 }
 
 /** Emits the model request for the current step, unless it cannot fit the token budget. */
@@ -348,6 +364,7 @@ function finish(state: AgentState, reason: FinishReason, answer: string, error?:
 
 /** The effects a state is waiting on: what a resumed run must (re)do. */
 function outstandingEffects(config: AgentConfig, state: AgentState): Effect[] {
+  if (state.status === 'awaiting_context') return gatherEffects(state);
   if (state.status === 'awaiting_llm') {
     return [
       {

@@ -1,4 +1,5 @@
 import type { AgentConfig } from './agent.js';
+import type { RequestAdditions } from './context.js';
 import type { LlmRequest } from './effects.js';
 import { selectWindow } from './memory.js';
 import { type Message, systemMessage, userMessage } from './messages.js';
@@ -22,16 +23,30 @@ function keepNewestImages(messages: readonly Message[], keep: number): readonly 
   return out ?? messages;
 }
 
+/** What this step's gathered context adds: providers apply in order, each on the last one's result. */
+function contextAdditions(config: AgentConfig, state: AgentState): RequestAdditions {
+  let additions: RequestAdditions = { nextStepPrompt: config.nextStepPrompt, messages: [] };
+  const gathered = state.context?.gathered;
+  if (!gathered) return additions;
+  for (const provider of config.contextProviders ?? []) {
+    if (provider.name in gathered) additions = provider.apply(gathered[provider.name], additions);
+  }
+  return additions;
+}
+
 /**
- * The request for the next model call: system prompt, the memory window, then the
- * next-step prompt (with a one-off stuck hint) — the last two are never stored in memory.
+ * The request for the next model call: system prompt, the memory window, what this step's
+ * context providers add, then the next-step prompt (with a one-off stuck hint) — the last two
+ * are never stored in memory.
  */
 export function buildRequest(config: AgentConfig, state: AgentState): { request: LlmRequest; dropped: number } {
   const window = selectWindow(state.messages, state.taskIndex, config.memory.maxMessages);
   const messages: Message[] = [];
   if (config.systemPrompt) messages.push(systemMessage(config.systemPrompt));
   messages.push(...keepNewestImages(window.messages, config.keepImages));
-  const prompt = [state.stuck.hint, config.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
+  const additions = contextAdditions(config, state);
+  messages.push(...additions.messages);
+  const prompt = [state.stuck.hint, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
     .filter((part): part is string => Boolean(part))
     .join('\n\n');
   if (prompt) messages.push(userMessage(prompt));

@@ -1,9 +1,11 @@
+import type { ContextState } from './context.js';
 import type { Message, ToolCall } from './messages.js';
 
 export const SCHEMA_VERSION = 1;
 
 export type RunStatus =
   | 'idle'
+  | 'awaiting_context'
   | 'awaiting_llm'
   | 'awaiting_tools'
   | 'awaiting_human'
@@ -59,6 +61,8 @@ export interface AgentState {
   /** Index in `messages` of the current task (always sent, never cut). */
   readonly taskIndex: number;
   readonly turn?: Turn;
+  /** Context gathered (or being gathered) for the current step's request. */
+  readonly context?: ContextState;
   readonly usage: Usage;
   readonly stuck: StuckState;
   /** A `required` turn without a tool call was re-prompted once. */
@@ -78,6 +82,7 @@ export const isFinal = (state: AgentState): boolean => state.status === 'finishe
 
 const STATUSES: readonly RunStatus[] = [
   'idle',
+  'awaiting_context',
   'awaiting_llm',
   'awaiting_tools',
   'awaiting_human',

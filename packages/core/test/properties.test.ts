@@ -112,6 +112,8 @@ function play(config: AgentConfig, scenario: Scenario) {
       if (effect.type === 'callTool')
         outcomes.push({ type: 'toolCompleted', callId: effect.call.id, output: `out ${effect.call.name}` });
       if (effect.type === 'askHuman') outcomes.push({ type: 'humanReplied', callId: effect.callId, answer: 'yes' });
+      if (effect.type === 'gatherContext')
+        outcomes.push({ type: 'contextGathered', provider: effect.provider, data: { seen: true } });
       if (effect.type === 'requestApproval') {
         outcomes.push(
           random(2) === 0
@@ -139,6 +141,17 @@ const configFor = (s: {
   toolChoice: 'auto' | 'required';
 }) =>
   testConfig({
+    // A provider that gathers after every `write` call, so context waits mix with everything else.
+    contextProviders: [
+      {
+        name: 'files',
+        when: (state) => state.messages.at(-1)?.role === 'tool' && state.messages.at(-1)?.content === 'out write',
+        apply: (_gathered, request) => ({
+          ...request,
+          messages: [...request.messages, { role: 'user', content: 'files listed' }],
+        }),
+      },
+    ],
     maxSteps: s.maxSteps,
     memory: { maxMessages: s.maxMessages },
     finishOnText: s.finishOnText,
