@@ -26,6 +26,7 @@ describe('saved states of earlier versions', () => {
       else if (next?.type === 'callTool') event = { type: 'toolCompleted', callId: next.call.id, output: 'ok' };
       else if (next?.type === 'askHuman') event = { type: 'humanReplied', callId: next.callId, answer: 'ok' };
       else if (next?.type === 'requestApproval') event = { type: 'approvalGiven', callId: next.call.id };
+      else if (next?.type === 'gatherContext') event = { type: 'contextGathered', provider: next.provider, data: null };
       else if (state.status === 'finished') break;
       else event = { type: 'started', input: 'go on' };
       [state, effects] = step(config, state, event);
