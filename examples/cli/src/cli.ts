@@ -6,11 +6,13 @@ import { createLlmFromConfig, createManus, describeConfigError, llmSettingsFor, 
 import { type SessionIo, cancelOnSigint, exitCodeOf, runTask } from './session.js';
 
 const usage = `Usage: openmanus [options] [task...]
+       openmanus --prompt "task"           (as OpenManus's main.py --prompt)
 
 Runs Manus on a task with python_execute, str_replace_editor, ask_human and terminate.
 Without a task, asks for one.
 
 Options:
+  -p, --prompt <task>  the task (the same as giving it as arguments)
   --config <file>      config.toml to use (default: config/config.toml, or the environment)
   --workspace <dir>    where Manus reads and writes files (default: ./workspace)
   --max-steps <n>      step limit (default 20)
@@ -46,6 +48,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
       args,
       allowPositionals: true,
       options: {
+        prompt: { type: 'string', short: 'p' },
         config: { type: 'string' },
         workspace: { type: 'string' },
         'max-steps': { type: 'string' },
@@ -78,7 +81,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
   if (config.isErr()) return fail(describeConfigError(config.error));
 
-  const task = await readTask(positionals, io);
+  const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
 
   const settings = llmSettingsFor(config.value, 'manus');

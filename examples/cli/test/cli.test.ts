@@ -41,6 +41,15 @@ describe('openmanus', () => {
     expect(String(server.requests[0]?.messages[0]?.content)).toContain(`Your workspace directory is ${workspace}`);
   });
 
+  it('takes the task from --prompt, as OpenManus does', async () => {
+    const { server, env } = await endpoint([done]);
+    const { code } = await runNode('cli.js', ['--prompt', 'say done', '--workspace', await tempDir()], { env });
+    expect(code).toBe(0);
+    expect(server.requests[0]?.messages[1]).toEqual({ role: 'user', content: 'say done' });
+    const empty = await runNode('cli.js', ['-p', ' '], { env });
+    expect(empty.code).toBe(2);
+  });
+
   it('--json prints the run as JSON lines ending with the result', async () => {
     const { env } = await endpoint([done]);
     const { code, stdout } = await runNode('cli.js', ['--json', '--workspace', await tempDir(), 'finish'], { env });
