@@ -99,6 +99,13 @@ describe('run through the openai SDK against a local server', () => {
     expect(server.hits).toBe(3);
   });
 
+  it('gives up on a reply slower than the request timeout, with the reason', async () => {
+    const server = await serve([{ content: 'too late', delayMs: 2_000 }]);
+    const result = await run(makeAgent(), 'hi', { llm: llmFor(server, { timeoutMs: 200, maxRetries: 0 }) });
+    expect(result).toMatchObject({ status: 'failed', finishReason: 'error' });
+    expect(result.error).toMatch(/^the model request failed: timeout: /);
+  });
+
   it('does not retry what will fail again (400, 401)', async () => {
     const server = await serve([
       {
