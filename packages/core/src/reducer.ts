@@ -69,9 +69,13 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
     }
     case 'resumed':
       return [state, outstandingEffects(config, state)];
-    case 'cancelled':
+    case 'cancelled': {
       if (isFinal(state)) return [state, []];
-      return finish({ ...state, turn: undefined }, 'cancelled', lastAnswer(state.messages), event.reason);
+      // Calls still open are answered as cancelled, so a later message can continue the conversation.
+      const { turn, ...rest } = state;
+      const closed = turn ? { ...rest, messages: [...state.messages, ...observationsOf(turn.calls)] } : rest;
+      return finish(closed, 'cancelled', lastAnswer(state.messages), event.reason);
+    }
     case 'llmResponded':
       if (state.status !== 'awaiting_llm') return [state, []];
       return act(
@@ -321,45 +325,45 @@ function settle(
   return endStep(config, { ...state, turn });
 }
 
-/** Every call has answered: observations go into memory in call order, then the next step. */
-function endStep(config: AgentConfig, state: AgentState): Transition {
-  const calls = state.turn?.calls ?? [];
-  const observations: Message[] = calls.map((c) => ({
+/** One tool message per call, in call order; a call that never answered says it was cancelled. */
+function observationsOf(calls: readonly PendingCall[]): Message[] {
+  return calls.map((c) => ({
     role: 'tool',
-    content: c.output ?? '',
+    content: c.phase === 'done' ? (c.output ?? '') : 'Error: cancelled before it finished.',
     toolCallId: c.call.id,
     name: c.call.name,
     ...(c.image ? { image: c.image } : {}),
   }));
-  const observed: AgentState = {
-    ...state,
-    turn: undefined,
-    messages: [...state.messages, ...observations],
-  };
+}
+
+/** Every call has answered: observations go into memory, then the next step. */
+function endStep(config: AgentConfig, state: AgentState): Transition {
+  const { turn, ...rest } = state;
+  const calls = turn?.calls ?? [];
+  const observed: AgentState = { ...rest, messages: [...state.messages, ...observationsOf(calls)] };
   const terminal = calls.find((c) => !c.isError && findTool(config, c.call.name)?.terminal);
   if (terminal) return finish(observed, 'terminated', lastAnswer(state.messages) || (terminal.output ?? ''));
   return think(config, observed);
 }
 
 function finish(state: AgentState, reason: FinishReason, answer: string, error?: string): Transition {
-  const failed = reason === 'error';
-  const status: RunStatus = failed ? 'failed' : 'finished';
-  const detail =
-    failed || reason === 'token_limit' || reason === 'max_steps' || reason === 'cancelled' ? error : undefined;
-  const result: RunResult = {
-    finishReason: reason,
-    answer,
-    usage: state.usage,
-    ...(detail ? { error: detail } : {}),
-  };
   const next: AgentState = {
     ...state,
-    status,
+    status: reason === 'error' ? 'failed' : 'finished',
     finishReason: reason,
     answer,
-    ...(detail ? { error: detail } : {}),
+    ...(error && reason !== 'answered' && reason !== 'terminated' ? { error } : {}),
   };
-  return [next, [{ type: 'finish', result }]];
+  return [next, [{ type: 'finish', result: resultOf(next) }]];
+}
+
+function resultOf(state: AgentState): RunResult {
+  return {
+    finishReason: state.finishReason ?? 'error',
+    answer: state.answer ?? '',
+    usage: state.usage,
+    ...(state.error ? { error: state.error } : {}),
+  };
 }
 
 /** The effects a state is waiting on: what a resumed run must (re)do. */
@@ -374,15 +378,7 @@ function outstandingEffects(config: AgentConfig, state: AgentState): Effect[] {
       },
     ];
   }
-  if (isFinal(state)) {
-    const result: RunResult = {
-      finishReason: state.finishReason ?? 'error',
-      answer: state.answer ?? '',
-      usage: state.usage,
-      ...(state.error ? { error: state.error } : {}),
-    };
-    return [{ type: 'finish', result }];
-  }
+  if (isFinal(state)) return [{ type: 'finish', result: resultOf(state) }];
   const calls = state.turn?.calls ?? [];
   return calls.flatMap((pending, index) =>
     pending.phase === 'done' ? [] : [dispatch(state, pending, index, findTool(config, pending.call.name))],

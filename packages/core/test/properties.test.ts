@@ -200,6 +200,24 @@ describe('reducer invariants', () => {
     );
   });
 
+  it('after a cancel at any point, a new message still sends well-formed history', () => {
+    fc.assert(
+      fc.property(scenarioArb, fc.nat(), (scenario, cut) => {
+        const config = configFor(scenario);
+        const { events } = play(config, scenario);
+        let [state] = initialStep(config, 'the task');
+        for (const event of events.slice(0, events.length === 0 ? 0 : cut % events.length))
+          [state] = step(config, state, event);
+        [state] = step(config, state, { type: 'cancelled' });
+        const [next, effects] = step(config, state, { type: 'started', input: 'go on' });
+        const llm = effects.find((e) => e.type === 'callLlm');
+        if (llm?.type === 'callLlm') checkRequest(llm.request.messages, next.messages[next.taskIndex]);
+        else expect(next.status).toBe('awaiting_context');
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   it('finished states are terminal: no event but a new task changes them', () => {
     const eventArb = fc.constantFrom<AgentEvent>(
       { type: 'llmResponded', content: 'x', toolCalls: [] },

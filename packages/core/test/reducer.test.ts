@@ -224,6 +224,26 @@ describe('finishing', () => {
     expect(ofType(effects, 'finish')[0]?.result.usage).toEqual(state.usage);
   });
 
+  it('cancelling mid-turn answers the open calls, so the conversation can go on', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [
+      replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')]),
+      done('a', 'A'),
+    ]);
+    const [cancelled] = step(config, state, { type: 'cancelled' });
+    expect(cancelled.turn).toBeUndefined();
+    expect(cancelled.messages.slice(-2)).toEqual([
+      { role: 'tool', content: 'A', toolCallId: 'a', name: 'echo' },
+      { role: 'tool', content: 'Error: cancelled before it finished.', toolCallId: 'b', name: 'echo' },
+    ]);
+    const [, effects] = step(config, cancelled, { type: 'started', input: 'try again' });
+    const sent = lastRequest(effects).messages;
+    expect(sent.filter((m) => m.role === 'tool').map((m) => (m.role === 'tool' ? m.toolCallId : ''))).toEqual([
+      'a',
+      'b',
+    ]);
+  });
+
   it('an LLM failure ends the run as failed with the reason', () => {
     const { state } = drive(testConfig(), 'go', [{ type: 'llmFailed', error: 'server (HTTP 500): boom' }]);
     expect(state).toMatchObject({
