@@ -4,6 +4,7 @@ import type {
   ChatCompletion,
   ChatCompletionContentPart,
   ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
 import type { LlmRequest } from './effects.js';
@@ -11,6 +12,7 @@ import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
 import { linkAbort } from './abort.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
+import type { ToolSpec } from './tool.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
@@ -116,14 +118,7 @@ function toParams(
     messages: toOpenAiMessages(messages, options.vision === true),
   };
   if (!promptMode && request.tools.length > 0) {
-    params.tools = request.tools.map((t) => ({
-      type: 'function',
-      function: {
-        name: t.name,
-        description: t.description,
-        parameters: { ...t.parameters },
-      },
-    }));
+    params.tools = toolParams(request.tools);
     params.tool_choice = request.toolChoice;
   }
   if (reasoning) {
@@ -131,6 +126,21 @@ function toParams(
   } else {
     if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
     if (options.temperature !== undefined) params.temperature = options.temperature;
+  }
+  return params;
+}
+
+// An agent's tool list is fixed for its life: converted once, not once per request.
+const convertedTools = new WeakMap<readonly ToolSpec[], ChatCompletionFunctionTool[]>();
+
+function toolParams(tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] {
+  let params = convertedTools.get(tools);
+  if (!params) {
+    params = tools.map((t) => ({
+      type: 'function',
+      function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
+    }));
+    convertedTools.set(tools, params);
   }
   return params;
 }
