@@ -6,7 +6,7 @@ import { once } from 'node:events';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { footprint } from './footprint.mjs';
-import { reducerThroughput, tokenCounting } from './inprocess.mjs';
+import { ownWorkPerStep, reducerThroughput, tokenCounting } from './inprocess.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 5);
@@ -197,11 +197,14 @@ const ratios = [
 ];
 
 const reducer = reducerThroughput();
+const own50 = await ownWorkPerStep(50);
+const own400 = await ownWorkPerStep(400);
 const tokens = await tokenCounting();
 const serialOverParallel =
   (fig('raw', 'parallel', 'msPerStep') ?? Number.NaN) / (fig('ours', 'parallel', 'msPerStep') ?? Number.NaN);
 const extras = [
   `- Pure reducer: ${Math.round(reducer.transitionsPerSecond).toLocaleString('en-US')} transitions per second on a ${reducer.messages}-message state (request building included).`,
+  `- Our own work per step (interpreter, reducer, a tool; an instant in-process model): ${own50.toFixed(0)} µs at 50 steps, ${own400.toFixed(0)} µs at 400 — flat as the history grows.`,
   `- Token counting per step on an 800-message run: ${tokens.memoUs.toFixed(0)} µs with the per-message memo, ${(tokens.freshUs / 1000).toFixed(1)} ms without it.`,
   `- Parallel tool turns: ${serialOverParallel.toFixed(1)}× faster than the serial loop (5 calls of 50 ms per turn).`,
   '- Browser page-state tokens: not measured yet — `@openmanus/browser` does not exist yet.',

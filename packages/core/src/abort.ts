@@ -1,5 +1,8 @@
 export interface AbortLink {
+  /** The child signal; made on first use, since most tools never look at it. */
   readonly signal: AbortSignal;
+  /** Resolves when the parent aborts or the time limit passes. */
+  readonly stopped: Promise<void>;
   /** The link's own time limit fired (not the parent). */
   timedOut(): boolean;
   /** Detaches from the parent and stops the timer; call when the work is over. */
@@ -7,24 +10,42 @@ export interface AbortLink {
 }
 
 /**
- * A child signal that aborts with its parent or after `timeoutMs`, and lets go of the parent
- * afterwards (AbortSignal.any and the SDK keep listeners on a long-lived run signal).
+ * A child of `parent` that also stops after `timeoutMs`, and lets go of the parent afterwards
+ * (AbortSignal.any and the SDK keep listeners on a long-lived run signal).
  */
 export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number): AbortLink {
-  const controller = new AbortController();
+  let controller: AbortController | undefined;
+  let reason: unknown;
   let expired = false;
-  const onAbort = () => controller.abort(parent?.reason);
-  if (parent?.aborted) controller.abort(parent.reason);
+  let resolveStopped: () => void = () => {};
+  const stopped = new Promise<void>((resolve) => {
+    resolveStopped = resolve;
+  });
+  const fire = (why: unknown) => {
+    if (reason !== undefined) return;
+    reason = why ?? new Error('aborted');
+    controller?.abort(reason);
+    resolveStopped();
+  };
+  const onAbort = () => fire(parent?.reason);
+  if (parent?.aborted) fire(parent.reason);
   else parent?.addEventListener('abort', onAbort, { once: true });
   const timer =
     timeoutMs === undefined
       ? undefined
       : setTimeout(() => {
           expired = true;
-          controller.abort(new Error(`timed out after ${timeoutMs} ms`));
+          fire(new Error(`timed out after ${timeoutMs} ms`));
         }, timeoutMs);
   return {
-    signal: controller.signal,
+    get signal() {
+      if (!controller) {
+        controller = new AbortController();
+        if (reason !== undefined) controller.abort(reason);
+      }
+      return controller.signal;
+    },
+    stopped,
     timedOut: () => expired,
     dispose: () => {
       clearTimeout(timer);

@@ -32,7 +32,7 @@ export interface AgentConfig {
   /** Most input tokens one request may carry; a request over it is never sent. */
   readonly maxInputTokens?: number;
   readonly tokenizer: TokenizerName;
-  /** Only the latest tool image is sent to the model; older ones are dropped from requests. */
+  /** How many of the newest images the history keeps (tool screenshots, user images); older ones are dropped. */
   readonly keepImages: number;
   /** Name of the LLM profile (config.toml `[llm.<name>]`) the interpreter should use. */
   readonly llmProfile?: string;

@@ -9,7 +9,7 @@ import type { ImageData, ToolCall } from './messages.js';
 import { initialState, step } from './reducer.js';
 import { type AgentState, type FinishReason, type RunStatus, type Usage, isFinal } from './state.js';
 import { loadTokenizer } from './tokens.js';
-import type { Tool, ToolOutput, ToolReturn } from './tool.js';
+import type { Tool, ToolContext, ToolOutput, ToolReturn } from './tool.js';
 
 export type ApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string };
 
@@ -335,14 +335,18 @@ export async function executeTool(
 
   const timeoutMs = effect.timeoutMs ?? options.toolTimeoutMs ?? 120_000;
   const link = linkAbort(runSignal, timeoutMs);
-  const { signal } = link;
   try {
-    const context = {
-      signal,
+    const context: ToolContext = {
+      get signal() {
+        return link.signal;
+      },
       callId: call.id,
       ...(options.workspace ? { workspace: options.workspace } : {}),
     };
-    const returned = await untilAborted(Promise.resolve(tool.execute(parsed.value, context)), signal);
+    const returned = await Promise.race([
+      Promise.resolve(tool.execute(parsed.value, context)),
+      link.stopped.then((): typeof aborted => aborted),
+    ]);
     if (returned === aborted) {
       return link.timedOut()
         ? completed(`Error: ${call.name} timed out after ${timeoutMs} ms and was stopped.`, true)

@@ -30,3 +30,21 @@ export function selectWindow(messages: readonly Message[], taskIndex: number, ma
   const task = messages[taskIndex];
   return task ? { messages: [task, ...tail], dropped: start - 1 } : { messages: tail, dropped: start };
 }
+
+/**
+ * Keeps images on only the newest `keep` messages that carry one (screenshots are the costliest
+ * part of a history and an old page is stale). Returns the same array when nothing changes.
+ */
+export function keepNewestImages(messages: readonly Message[], keep: number): readonly Message[] {
+  let seen = 0;
+  let out: Message[] | undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (!message || !('image' in message) || !message.image) continue;
+    if (++seen <= keep) continue;
+    out ??= [...messages];
+    const { image: _dropped, ...rest } = message;
+    out[i] = rest;
+  }
+  return out ?? messages;
+}

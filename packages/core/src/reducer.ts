@@ -2,6 +2,7 @@ import type { AgentConfig } from './agent.js';
 import type { Effect, RunResult } from './effects.js';
 import type { AgentEvent } from './events.js';
 import { type AssistantMessage, type ImageData, type Message, type ToolCall, assistantMessage } from './messages.js';
+import { keepNewestImages } from './memory.js';
 import { buildRequest } from './request.js';
 import {
   type AgentState,
@@ -57,11 +58,12 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
         ? { role: 'user', content: event.input, image: event.image }
         : { role: 'user', content: event.input };
       const { finishReason: _r, answer: _a, error: _e, ...rest } = state;
+      const messages = state.messages.concat(task);
       return think(config, {
         ...rest,
         status: 'awaiting_llm',
         step: 0,
-        messages: [...state.messages, task],
+        messages: event.image ? keepNewestImages(messages, config.keepImages) : messages,
         taskIndex: state.messages.length,
         stuck: { turns: state.stuck.turns, calls: state.stuck.calls },
         reprompted: false,
@@ -196,7 +198,7 @@ function act(config: AgentConfig, state: AgentState, content: string, rawCalls: 
   const message = assistantMessage(content, calls);
   const acted: AgentState = {
     ...state,
-    messages: [...state.messages, message],
+    messages: state.messages.concat(message),
     stuck: recordTurn(config, state.stuck, message),
   };
   const notes: Effect[] = ignoring
@@ -340,7 +342,12 @@ function observationsOf(calls: readonly PendingCall[]): Message[] {
 function endStep(config: AgentConfig, state: AgentState): Transition {
   const { turn, ...rest } = state;
   const calls = turn?.calls ?? [];
-  const observed: AgentState = { ...rest, messages: [...state.messages, ...observationsOf(calls)] };
+  const observations = observationsOf(calls);
+  const messages = state.messages.concat(observations);
+  const observed: AgentState = {
+    ...rest,
+    messages: observations.some((m) => 'image' in m) ? keepNewestImages(messages, config.keepImages) : messages,
+  };
   const terminal = calls.find((c) => !c.isError && findTool(config, c.call.name)?.terminal);
   if (terminal) return finish(observed, 'terminated', lastAnswer(state.messages) || (terminal.output ?? ''));
   return think(config, observed);

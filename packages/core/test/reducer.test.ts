@@ -349,7 +349,7 @@ describe('token budget', () => {
 });
 
 describe('images', () => {
-  it('keeps tool images in memory but sends only the newest one', () => {
+  it('keeps only the newest image (keepImages), in memory and in requests', () => {
     const config = testConfig({ maxSteps: 10 });
     const image = (n: string) => ({ base64: n, mimeType: 'image/png' });
     const { state, effects } = drive(config, 'go', [
@@ -358,9 +358,27 @@ describe('images', () => {
       replied('', [call('echo', { text: '2' }, 'b')]),
       { type: 'toolCompleted', callId: 'b', output: 'shot 2', image: image('BBBB') },
     ]);
-    expect(state.messages.filter((m) => 'image' in m && m.image)).toHaveLength(2);
-    const sent = lastRequest(effects).messages.filter((m) => 'image' in m && m.image);
-    expect(sent.map((m) => m.content)).toEqual(['shot 2']);
+    const withImages = (messages: readonly Message[]) =>
+      messages.filter((m) => 'image' in m && m.image).map((m) => m.content);
+    expect(withImages(state.messages)).toEqual(['shot 2']);
+    expect(state.messages.find((m) => m.content === 'shot 1')).toEqual({
+      role: 'tool',
+      content: 'shot 1',
+      toolCallId: 'a',
+      name: 'echo',
+    });
+    expect(withImages(lastRequest(effects).messages)).toEqual(['shot 2']);
+    const two = testConfig({ maxSteps: 10, keepImages: 2 });
+    expect(
+      withImages(
+        drive(two, 'go', [
+          replied('', [call('echo', {}, 'a')]),
+          { type: 'toolCompleted', callId: 'a', output: 'shot 1', image: image('AAAA') },
+          replied('', [call('echo', { text: '2' }, 'b')]),
+          { type: 'toolCompleted', callId: 'b', output: 'shot 2', image: image('BBBB') },
+        ]).state.messages,
+      ),
+    ).toEqual(['shot 1', 'shot 2']);
   });
 });
 
