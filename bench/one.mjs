@@ -32,9 +32,10 @@ const { create } = await import(new URL(`${contender}.mjs`, dir));
 const runTask = create({ baseURL, toolDelayMs: shape.delay });
 const model = shape.parallel > 1 ? `steps-${shape.steps}-x${shape.parallel}` : `steps-${shape.steps}`;
 
-// Warm-up (JIT, connections), then measured runs, each from a collected heap. The fastest run
-// of the process counts: on a shared 2-core machine the slower ones measure the neighbours.
-await runTask(shape.parallel > 1 ? `steps-2-x${shape.parallel}` : 'steps-10');
+// Warm-up (JIT, connections) long enough that every contender's code is optimised, then measured
+// runs, each from a collected heap. The fastest run of the process counts: on a shared 2-core
+// machine the slower ones measure the neighbours.
+await runTask(shape.parallel > 1 ? `steps-3-x${shape.parallel}` : 'steps-50');
 let elapsed = Number.POSITIVE_INFINITY;
 for (let run = 0; run < 2; run++) {
   globalThis.gc?.();
