@@ -240,12 +240,14 @@ function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result
   if (promptMode) return ok({ ...parseToolCalls(text), ...usage });
   const toolCalls: ToolCall[] = [];
   for (const call of message.tool_calls ?? []) {
-    if (call.type === 'function')
-      toolCalls.push({
-        id: call.id,
-        name: call.function.name,
-        arguments: call.function.arguments ?? '',
-      });
+    if (call.type !== 'function') continue;
+    // Some compatible servers send the arguments as an object instead of a JSON string.
+    const args: unknown = call.function.arguments;
+    toolCalls.push({
+      id: call.id,
+      name: call.function.name,
+      arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
+    });
   }
   return ok({ content: text, toolCalls, ...usage });
 }

@@ -137,6 +137,16 @@ describe('run through the openai SDK against a local server', () => {
     expect(toolMessages(server.requests[2])[1]?.content).toMatch(/^Error: invalid arguments for add:\n.*b/s);
   });
 
+  it('accepts tool arguments sent as an object by a non-conformant server', async () => {
+    const server = await serve([
+      { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 }, objectArguments: true }] },
+      { content: 'five' },
+    ]);
+    const result = await run(makeAgent(), 'add', { llm: llmFor(server) });
+    expect(result.answer).toBe('five');
+    expect(toolMessages(server.requests[1])[0]?.content).toBe('5');
+  });
+
   it('cancels an in-flight request and records what was used', async () => {
     const server = await serve([
       { toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] },

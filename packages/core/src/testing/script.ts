@@ -4,6 +4,8 @@ export interface ScriptedToolCall {
   /** An object is sent as JSON; a string is sent verbatim (to script malformed arguments). */
   readonly arguments?: unknown;
   readonly id?: string;
+  /** The server sends `arguments` as a JSON object, as some non-conformant servers do. */
+  readonly objectArguments?: boolean;
 }
 
 export interface ScriptedAnswer {

@@ -165,7 +165,7 @@ function toCompletion(reply: ScriptedAnswer, index: number, model: string, body:
   const toolCalls = (reply.toolCalls ?? []).map((call, i) => ({
     id: callId(call, index, i),
     type: 'function' as const,
-    function: { name: call.name, arguments: callArguments(call) },
+    function: { name: call.name, arguments: call.objectArguments ? call.arguments : callArguments(call) },
   }));
   const content = reply.content ?? (toolCalls.length > 0 ? null : '');
   const usage = reply.usage ?? {
@@ -234,7 +234,8 @@ function streamCompletion(
         },
       ],
     });
-    const args = call.function.arguments;
+    const args =
+      typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments);
     for (let i = 0; i < args.length; i += 16)
       send({
         tool_calls: [{ index, function: { arguments: args.slice(i, i + 16) } }],
