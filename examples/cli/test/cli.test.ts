@@ -1,7 +1,13 @@
-import { execFileSync, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
+import {
+  type OpenAiServer,
+  type RecordedRequest,
+  type ScriptEntry,
+  processesMatching,
+  startOpenAiServer,
+} from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dist, runNode, tempDir } from './helpers.js';
 
@@ -201,12 +207,6 @@ describe('openmanus', () => {
     expect(result.code).toBe(130);
     expect(result.stderr).toContain('Cancelling… (press Ctrl+C again to force)');
     expect(result.stderr).toMatch(/■ cancelled after 1 step\(s\)/);
-    let left = '';
-    try {
-      left = execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' });
-    } catch {
-      left = '';
-    }
-    expect(left).toBe('');
+    expect(processesMatching(marker)).toEqual([]);
   });
 });

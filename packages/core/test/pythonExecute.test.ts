@@ -4,6 +4,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPythonExecute } from '../src/index.js';
+import { processesMatching } from '../src/testing/index.js';
 import { callTool, tempWorkspace } from './toolHelpers.js';
 
 let workspace: string;
@@ -12,14 +13,6 @@ beforeAll(async () => {
   workspace = await tempWorkspace();
   python = createPythonExecute({ workspace, maxTimeoutSec: 10 });
 });
-
-const pythonProcesses = (marker: string) => {
-  try {
-    return execFileSync('pgrep', ['-f', marker], { encoding: 'utf8' }).trim().split('\n').filter(Boolean);
-  } catch {
-    return [];
-  }
-};
 
 describe('python_execute', () => {
   it('runs code in a python3 process in the workspace and returns stdout', async () => {
@@ -57,13 +50,22 @@ describe('python_execute', () => {
     expect(result.output).toContain('Execution timed out after 1 seconds; the process and its children were killed.');
   });
 
+  it('processesMatching sees a live process (so an empty answer means something)', async () => {
+    const { spawn } = await import('node:child_process');
+    const marker = `alive-${Date.now()}`;
+    const child = spawn('python3', ['-c', 'import time; time.sleep(30)', marker]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(processesMatching(marker)).toEqual([child.pid]);
+    child.kill('SIGKILL');
+  });
+
   it('kills forked children too, leaving no orphan behind', async () => {
     const marker = `orphan-${Date.now()}`;
     const code = `import os, time\nif os.fork() == 0:\n    os.execvp("python3", ["python3", "-c", "import time; time.sleep(60)", "${marker}"])\nprint("parent done")`;
     const result = await callTool(python, { code });
     expect(result.output).toBe('parent done');
     await new Promise((r) => setTimeout(r, 200));
-    expect(pythonProcesses(marker)).toEqual([]);
+    expect(processesMatching(marker)).toEqual([]);
   });
 
   it('caps a flood of output without holding it all', async () => {

@@ -13,3 +13,4 @@ export type {
   ScriptedFailure,
   ScriptedToolCall,
 } from './script.js';
+export { processesMatching } from './processes.js';
