@@ -99,7 +99,8 @@ export {
 export { createManus, manusSystemPrompt, manusNextStepPrompt, type ManusOptions } from './manus.js';
 export { createPythonExecute, pythonCommand, type PythonExecuteOptions } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
-export { askHuman, terminate } from './tools/humanAndTerminate.js';
+export { askHuman } from './tools/askHuman.js';
+export { terminate } from './tools/terminate.js';
 export { confine, WorkspaceError } from './tools/workspace.js';
 export {
   loadConfig,

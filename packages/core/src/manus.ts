@@ -1,7 +1,8 @@
 import { resolve } from 'node:path';
 import { type Agent, createAgent } from './agent.js';
 import type { Tool } from './tool.js';
-import { askHuman, terminate } from './tools/humanAndTerminate.js';
+import { askHuman } from './tools/askHuman.js';
+import { terminate } from './tools/terminate.js';
 import { type PythonExecuteOptions, createPythonExecute } from './tools/pythonExecute.js';
 import { createStrReplaceEditor } from './tools/strReplaceEditor.js';
 
