@@ -36,31 +36,32 @@ async function readTask(positionals: string[], io: SessionIo): Promise<string> {
   }
 }
 
+const parseArguments = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      prompt: { type: 'string', short: 'p' },
+      config: { type: 'string' },
+      workspace: { type: 'string' },
+      'max-steps': { type: 'string' },
+      model: { type: 'string' },
+      sandbox: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+
 /** The CLI, testable: returns the exit code instead of exiting. */
 export async function main(argv: string[], io: SessionIo): Promise<number> {
   const fail = (message: string, code = 2) => {
     io.stderr.write(`openmanus: ${message}\n`);
     return code;
   };
-  let parsed: ReturnType<typeof parse>;
-  const parse = (args: string[]) =>
-    parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        prompt: { type: 'string', short: 'p' },
-        config: { type: 'string' },
-        workspace: { type: 'string' },
-        'max-steps': { type: 'string' },
-        model: { type: 'string' },
-        sandbox: { type: 'string' },
-        json: { type: 'boolean', default: false },
-        help: { type: 'boolean', short: 'h', default: false },
-      },
-    });
+  let parsed: ReturnType<typeof parseArguments>;
   try {
     // `pnpm openmanus -- --json task` hands the `--` through: drop it.
-    parsed = parse(argv[0] === '--' ? argv.slice(1) : argv);
+    parsed = parseArguments(argv[0] === '--' ? argv.slice(1) : argv);
   } catch (error) {
     return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
   }
