@@ -123,6 +123,17 @@ describe('str_replace_editor', () => {
     );
   });
 
+  it('makes a workspace that does not exist yet on first use', async () => {
+    const fresh = join(ws, 'not', 'yet');
+    const path = join(fresh, 'a.txt');
+    const result = await callTool(createStrReplaceEditor({ workspace: fresh }), {
+      command: 'create',
+      path,
+      file_text: 'x',
+    });
+    expect(result).toEqual({ output: `File created successfully at: ${path}`, isError: false });
+  });
+
   it('never runs a shell with a path', async () => {
     const path = join(ws, 'x; touch pwned');
     await edit({ command: 'create', path, file_text: 'safe' });

@@ -1,4 +1,4 @@
-import { realpath } from 'node:fs/promises';
+import { mkdir, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** Thrown for a path a tool must not touch; its message is shown to the model. */
@@ -32,6 +32,8 @@ async function realExisting(path: string): Promise<{ real: string; rest: string 
  */
 export async function confine(workspace: string, path: string): Promise<string> {
   if (!isAbsolute(path)) throw new WorkspaceError(`The path ${path} is not an absolute path.`);
+  // A fresh workspace may not exist yet: it is made on first use, as python_execute does.
+  await mkdir(workspace, { recursive: true });
   const root = await realpath(workspace);
   const { real, rest } = await realExisting(resolve(path));
   const target = resolve(real, rest);
