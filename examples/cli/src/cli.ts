@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
 import { createLlmFromConfig, createManus, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
-import { type SessionIo, cancelOnSigint, exitCodeOf, runTask } from './session.js';
+import { cancelOnSigint, exitCodeOf, runTask, type SessionIo } from './session.js';
 
 const usage = `Usage: openmanus [options] [task...]
        openmanus --prompt "task"           (as OpenManus's main.py --prompt)

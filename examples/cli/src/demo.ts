@@ -4,7 +4,7 @@ import { relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createLlmFromConfig, createManus, createOpenAiLlm, describeConfigError, loadConfig } from '@openmanus/core';
 import { type ScriptedAnswer, startOpenAiServer } from '@openmanus/core/testing';
-import { type SessionIo, cancelOnSigint, exitCodeOf, runTask } from './session.js';
+import { cancelOnSigint, exitCodeOf, runTask, type SessionIo } from './session.js';
 
 const bundled = (name: string) => fileURLToPath(new URL(`../demo/${name}`, import.meta.url));
 

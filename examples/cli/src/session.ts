@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline/promises';
-import { type Agent, type LlmPort, type RunOutcome, createRunEmitter, run } from '@openmanus/core';
+import { type Agent, createRunEmitter, type LlmPort, type RunOutcome, run } from '@openmanus/core';
 import { createProgress, toJsonLine } from './progress.js';
 
 export interface SessionIo {

@@ -3,9 +3,9 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import {
   type OpenAiServer,
+  processesMatching,
   type RecordedRequest,
   type ScriptEntry,
-  processesMatching,
   startOpenAiServer,
 } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';

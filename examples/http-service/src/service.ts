@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import { type IncomingMessage, type Server, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import {
   type Agent,
   type AgentEvent,
   type AgentState,
+  createRunEmitter,
+  isFinal,
   type LlmPort,
   type RunItem,
   type RunOptions,
-  answer,
-  createRunEmitter,
-  isFinal,
   resume,
+  resumeWith,
   run,
 } from '@openmanus/core';
 import type { FileStore } from './store.js';
@@ -131,7 +131,7 @@ export function createAgentService(options: { agent: Agent; llm: LlmPort; store:
         approved === true
           ? { type: 'approvalGiven', callId }
           : { type: 'approvalDenied', callId, ...(typeof reason === 'string' ? { reason } : {}) };
-      start(id, (o) => answer(agent, state, event, o));
+      start(id, (o) => resumeWith(agent, state, event, o));
       return send(res, 202, { id });
     }
     return send(res, 405, { error: 'method not allowed' });

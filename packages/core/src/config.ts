@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { type Result, err, ok } from 'neverthrow';
+import { err, ok, type Result } from 'neverthrow';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import type { LlmPort } from './llm.js';
-import { type OpenAiLlmOptions, createOpenAiLlm } from './openai.js';
+import { createOpenAiLlm, type OpenAiLlmOptions } from './openai.js';
 
 /** One `[llm]` table (or `[llm.<name>]` merged over it), in config.toml's own key names. */
 const llmSettings = z

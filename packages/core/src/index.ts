@@ -1,48 +1,26 @@
 export type {
-  Message,
-  Role,
-  ToolCall,
-  ImageData,
-  SystemMessage,
-  UserMessage,
-  AssistantMessage,
-  ToolMessage,
-} from './messages.js';
-export { systemMessage, userMessage, assistantMessage } from './messages.js';
-export type {
-  ToolSpec,
-  Tool,
-  ToolOutput,
-  ToolContext,
-  ToolReturn,
-  ToolDefinition,
-  JsonSchema,
-} from './tool.js';
-export { defineTool } from './tool.js';
-export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
-export type {
+  Agent,
   AgentConfig,
   AgentConfigInput,
-  Agent,
   AgentInput,
   ContextGatherer,
-  ToolChoice,
   MemoryPolicy,
   TokenizerName,
+  ToolChoice,
 } from './agent.js';
-export { defineAgent, createAgent, defaultAgentConfig } from './agent.js';
-export type {
-  AgentState,
-  RunStatus,
-  FinishReason,
-  Usage,
-  PendingCall,
-  CallPhase,
-  Turn,
-  StuckState,
-} from './state.js';
-export { SCHEMA_VERSION, isFinal, restoreState } from './state.js';
-export type { AgentEvent, AgentEventType, LlmUsage } from './events.js';
+export { createAgent, defaultAgentConfig, defineAgent } from './agent.js';
+export {
+  type ConfigError,
+  createLlmFromConfig,
+  describeConfigError,
+  type LlmSettings,
+  type LoadConfigOptions,
+  llmSettingsFor,
+  loadConfig,
+  type OpenManusConfig,
+  openAiOptionsFrom,
+} from './config.js';
+export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
 export type {
   Effect,
   EffectType,
@@ -50,66 +28,88 @@ export type {
   Observation,
   RunResult,
 } from './effects.js';
+export type { AgentEvent, AgentEventType, LlmUsage } from './events.js';
 export {
-  step,
-  initialStep,
-  initialState,
-  InvalidEventError,
-  type Transition,
-} from './reducer.js';
-export { buildRequest } from './request.js';
-export { selectWindow } from './memory.js';
-export {
-  loadTokenizer,
-  textTokens,
-  messageTokens,
-  requestTokens,
-  imageTokens,
-} from './tokens.js';
+  type ApprovalDecision,
+  createRunEmitter,
+  executeTool,
+  type RunEmitter,
+  RunInProgressError,
+  type RunItem,
+  type RunOptions,
+  type RunOutcome,
+  resume,
+  resumeWith,
+  run,
+  stream,
+} from './interpreter.js';
 export type {
-  LlmPort,
-  LlmResponse,
+  LlmCallOptions,
   LlmError,
   LlmErrorKind,
-  LlmCallOptions,
+  LlmPort,
+  LlmResponse,
 } from './llm.js';
 export { describeLlmError } from './llm.js';
+export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus.js';
+export { selectWindow } from './memory.js';
+export type {
+  AssistantMessage,
+  ImageData,
+  Message,
+  Role,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
+  UserMessage,
+} from './messages.js';
+export { assistantMessage, systemMessage, userMessage } from './messages.js';
 export {
+  type ApiType,
   createOpenAiLlm,
   isReasoningModel,
-  toOpenAiMessages,
   type OpenAiLlmOptions,
-  type ApiType,
+  toOpenAiMessages,
 } from './openai.js';
 export { parseToolCalls, toolsPrompt } from './promptTools.js';
 export {
-  run,
-  resume,
-  answer,
-  stream,
-  executeTool,
-  createRunEmitter,
-  RunInProgressError,
-  type RunOptions,
-  type RunOutcome,
-  type RunItem,
-  type RunEmitter,
-  type ApprovalDecision,
-} from './interpreter.js';
-export { createManus, manusSystemPrompt, manusNextStepPrompt, type ManusOptions } from './manus.js';
-export { createPythonExecute, pythonCommand, type PythonExecuteOptions } from './tools/pythonExecute.js';
-export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
+  InvalidEventError,
+  initialState,
+  initialStep,
+  step,
+  type Transition,
+} from './reducer.js';
+export { buildRequest } from './request.js';
+export type {
+  AgentState,
+  CallPhase,
+  FinishReason,
+  PendingCall,
+  RunStatus,
+  StuckState,
+  Turn,
+  Usage,
+} from './state.js';
+export { isFinal, restoreState, SCHEMA_VERSION } from './state.js';
+export {
+  imageTokens,
+  loadTokenizer,
+  messageTokens,
+  requestTokens,
+  textTokens,
+} from './tokens.js';
+export type {
+  JsonSchema,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+  ToolReturn,
+  ToolSpec,
+} from './tool.js';
+export { defineTool } from './tool.js';
 export { askHuman } from './tools/askHuman.js';
+export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
+export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
 export { confine, WorkspaceError } from './tools/workspace.js';
-export {
-  loadConfig,
-  createLlmFromConfig,
-  llmSettingsFor,
-  openAiOptionsFrom,
-  describeConfigError,
-  type OpenManusConfig,
-  type LlmSettings,
-  type ConfigError,
-  type LoadConfigOptions,
-} from './config.js';

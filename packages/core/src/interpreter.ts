@@ -1,13 +1,13 @@
 import { EventEmitter } from 'eventemitter3';
-import { type Result, err, ok } from 'neverthrow';
+import { err, ok, type Result } from 'neverthrow';
 import { linkAbort } from './abort.js';
 import type { Agent } from './agent.js';
 import type { Effect, Observation } from './effects.js';
 import type { AgentEvent } from './events.js';
-import { type LlmPort, describeLlmError } from './llm.js';
+import { describeLlmError, type LlmPort } from './llm.js';
 import type { ImageData, ToolCall } from './messages.js';
 import { initialState, step } from './reducer.js';
-import { type AgentState, type FinishReason, type RunStatus, type Usage, isFinal } from './state.js';
+import { type AgentState, type FinishReason, isFinal, type RunStatus, type Usage } from './state.js';
 import { loadTokenizer } from './tokens.js';
 import type { Tool, ToolContext, ToolOutput, ToolReturn } from './tool.js';
 
@@ -90,7 +90,7 @@ export async function resume(agent: Agent, state: AgentState, options: RunOption
 }
 
 /** Feeds a host's answer (a person, an approval) into a paused state and runs on. */
-export async function answer(
+export async function resumeWith(
   agent: Agent,
   state: AgentState,
   event: AgentEvent,

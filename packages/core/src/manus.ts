@@ -2,9 +2,9 @@ import { resolve } from 'node:path';
 import { type Agent, createAgent } from './agent.js';
 import type { Tool } from './tool.js';
 import { askHuman } from './tools/askHuman.js';
-import { terminate } from './tools/terminate.js';
-import { type PythonExecuteOptions, createPythonExecute } from './tools/pythonExecute.js';
+import { createPythonExecute, type PythonExecuteOptions } from './tools/pythonExecute.js';
 import { createStrReplaceEditor } from './tools/strReplaceEditor.js';
+import { terminate } from './tools/terminate.js';
 
 export interface ManusOptions {
   /** Where Manus reads and writes files; python runs there too (default `./workspace`). */

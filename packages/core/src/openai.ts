@@ -7,10 +7,10 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import { linkAbort } from './abort.js';
 import type { LlmRequest } from './effects.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
-import { linkAbort } from './abort.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 import type { ToolSpec } from './tool.js';
 

@@ -1,18 +1,18 @@
 import type { AgentConfig } from './agent.js';
 import type { Effect, RunResult } from './effects.js';
 import type { AgentEvent } from './events.js';
-import { type AssistantMessage, type ImageData, type Message, type ToolCall, assistantMessage } from './messages.js';
 import { keepNewestImages } from './memory.js';
+import { type AssistantMessage, assistantMessage, type ImageData, type Message, type ToolCall } from './messages.js';
 import { buildRequest } from './request.js';
 import {
   type AgentState,
+  emptyUsage,
   type FinishReason,
+  isFinal,
   type PendingCall,
   type RunStatus,
   SCHEMA_VERSION,
   type Turn,
-  emptyUsage,
-  isFinal,
 } from './state.js';
 import { emptyStuckState, recordTurn } from './stuck.js';
 import { requestTokens } from './tokens.js';

@@ -2,12 +2,12 @@ import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import {
+  createAgent,
   createLlmFromConfig,
   describeConfigError,
-  loadConfig,
   llmSettingsFor,
+  loadConfig,
   run,
-  createAgent,
 } from '../src/index.js';
 import { startOpenAiServer } from '../src/testing/index.js';
 import { tempWorkspace } from './toolHelpers.js';

@@ -2,11 +2,11 @@ import {
   type AgentConfig,
   type AgentEvent,
   type AgentState,
-  type Effect,
-  type ToolSpec,
   defineAgent,
+  type Effect,
   initialStep,
   step,
+  type ToolSpec,
 } from '../src/index.js';
 
 const schema = (props: Record<string, unknown> = {}) => ({

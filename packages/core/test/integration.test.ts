@@ -2,18 +2,18 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type AgentState,
-  type RunItem,
-  RunInProgressError,
   askHuman,
   createAgent,
   createOpenAiLlm,
   createRunEmitter,
   defineTool,
+  RunInProgressError,
+  type RunItem,
   resume,
   run,
   stream,
 } from '../src/index.js';
-import { type OpenAiServer, type ScriptEntry, type RecordedRequest, startOpenAiServer } from '../src/testing/index.js';
+import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '../src/testing/index.js';
 
 const servers: OpenAiServer[] = [];
 afterEach(async () => {
@@ -358,10 +358,15 @@ describe('tools in the interpreter', () => {
     ]);
     const paused = await run(agent, 'plan a trip', { llm: llmFor(server) });
     expect(paused.status).toBe('awaiting_human');
-    const { answer } = await import('../src/index.js');
+    const { resumeWith } = await import('../src/index.js');
     const callId = paused.state.turn?.calls[0]?.call.id ?? '';
     const saved = JSON.parse(JSON.stringify(paused.state)) as AgentState;
-    const done = await answer(agent, saved, { type: 'humanReplied', callId, answer: 'Kyoto' }, { llm: llmFor(server) });
+    const done = await resumeWith(
+      agent,
+      saved,
+      { type: 'humanReplied', callId, answer: 'Kyoto' },
+      { llm: llmFor(server) },
+    );
     expect(done.answer).toBe('Kyoto it is');
     expect(toolMessages(server.requests[1])[0]?.content).toBe('Kyoto');
   });

@@ -5,9 +5,9 @@ import {
   type AgentEvent,
   type AgentState,
   type Effect,
-  type Message,
   initialStep,
   isFinal,
+  type Message,
   selectWindow,
   step,
 } from '../src/index.js';

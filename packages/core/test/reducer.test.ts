@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidEventError, type Message, initialStep, loadTokenizer, step } from '../src/index.js';
+import { InvalidEventError, initialStep, loadTokenizer, type Message, step } from '../src/index.js';
 import { call, done, drive, ofType, replied, testConfig } from './helpers.js';
 
 const lastRequest = (effects: Parameters<typeof ofType>[0]) => {

@@ -1,7 +1,7 @@
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Tool, executeTool } from '../src/index.js';
+import { executeTool, type Tool } from '../src/index.js';
 
 export const tempWorkspace = async () => realpath(await mkdtemp(join(tmpdir(), 'openmanus-test-')));
 

@@ -1,16 +1,16 @@
-export { scriptedLlm, type ScriptedLlm } from './scriptedLlm.js';
-export {
-  startOpenAiServer,
-  type OpenAiServer,
-  type OpenAiServerOptions,
-  type RecordedRequest,
-} from './server.js';
+export { processesMatching } from './processes.js';
 export type {
   Script,
   ScriptEntry,
-  ScriptedReply,
   ScriptedAnswer,
   ScriptedFailure,
+  ScriptedReply,
   ScriptedToolCall,
 } from './script.js';
-export { processesMatching } from './processes.js';
+export { type ScriptedLlm, scriptedLlm } from './scriptedLlm.js';
+export {
+  type OpenAiServer,
+  type OpenAiServerOptions,
+  type RecordedRequest,
+  startOpenAiServer,
+} from './server.js';

@@ -1,7 +1,7 @@
 import { err, ok } from 'neverthrow';
 import type { LlmRequest } from '../effects.js';
 import type { LlmErrorKind, LlmPort } from '../llm.js';
-import { type Script, callArguments, callId, isFailure, nextReply, scriptExhausted, sleep, unused } from './script.js';
+import { callArguments, callId, isFailure, nextReply, type Script, scriptExhausted, sleep, unused } from './script.js';
 
 export interface ScriptedLlm extends LlmPort {
   /** Every request the model got, in order. */

@@ -1,12 +1,12 @@
-import { type IncomingMessage, type ServerResponse, createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import {
-  type Script,
-  type ScriptedAnswer,
   callArguments,
   callId,
   isFailure,
   nextReply,
+  type Script,
+  type ScriptedAnswer,
   scriptExhausted,
   sleep,
   unused,

@@ -1,9 +1,9 @@
-import { mkdir, readFile, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { err, ok } from 'neverthrow';
 import { z } from 'zod';
 import { defineTool } from '../tool.js';
-import { WorkspaceError, confine } from './workspace.js';
+import { confine, WorkspaceError } from './workspace.js';
 
 export interface StrReplaceEditorOptions {
   readonly workspace: string;
