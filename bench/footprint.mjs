@@ -1,5 +1,5 @@
 // Install footprint: the packages a library brings into an empty project, and their size on disk.
-import { existsSync, readFileSync, readdirSync, realpathSync, statSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, realpathSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 
 function sizeOf(dir) {

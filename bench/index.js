@@ -1,8 +1,8 @@
 // pnpm bench: the same agent task in the raw openai SDK loop, @openmanus/core and the peer
 // frameworks, each in a process of its own, interleaved over repetitions; medians and ratios.
 import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { once } from 'node:events';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { footprint } from './footprint.mjs';

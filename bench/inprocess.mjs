@@ -1,5 +1,15 @@
 // Figures only we have, measured in this process: reducer throughput and token counting cost.
-import { assistantMessage, createAgent, defineAgent, defineTool, initialStep, loadTokenizer, requestTokens, run, step } from '@openmanus/core';
+import {
+  assistantMessage,
+  createAgent,
+  defineAgent,
+  defineTool,
+  initialStep,
+  loadTokenizer,
+  requestTokens,
+  run,
+  step,
+} from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { z } from 'zod';
 
@@ -62,10 +72,17 @@ export async function tokenCounting() {
 
 /** µs per step of our own work (interpreter + reducer + a tool), with an instant in-process model. */
 export async function ownWorkPerStep(steps) {
-  const add = defineTool({ name: 'add', description: 'Add', parameters: z.object({ a: z.number(), b: z.number() }), execute: ({ a, b }) => String(a + b) });
+  const add = defineTool({
+    name: 'add',
+    description: 'Add',
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    execute: ({ a, b }) => String(a + b),
+  });
   const agent = createAgent({ name: 'own', tools: [add], maxSteps: steps + 1, memory: { maxMessages: 100_000 } });
   const model = () =>
-    scriptedLlm((_request, i) => (i < steps ? { toolCalls: [{ id: `c${i}`, name: 'add', arguments: { a: i, b: 1 } }] } : { content: 'done' }));
+    scriptedLlm((_request, i) =>
+      i < steps ? { toolCalls: [{ id: `c${i}`, name: 'add', arguments: { a: i, b: 1 } }] } : { content: 'done' },
+    );
   for (let i = 0; i < 3; i++) await run(agent, 'go', { llm: model() });
   const reps = Math.max(3, Math.round(4000 / steps));
   const started = performance.now();
