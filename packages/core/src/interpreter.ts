@@ -317,7 +317,7 @@ async function runTools(
 export async function executeTool(
   effect: Extract<Effect, { type: 'callTool' }>,
   tool: Tool | undefined,
-  options: Pick<RunOptions, 'toolTimeoutMs' | 'workspace'>,
+  options: Pick<RunOptions, 'toolTimeoutMs' | 'workspace'> & { readonly llm?: LlmPort },
   runSignal: AbortSignal | undefined,
 ): Promise<Extract<AgentEvent, { type: 'toolCompleted' }>> {
   const { call } = effect;
@@ -342,6 +342,7 @@ export async function executeTool(
       },
       callId: call.id,
       ...(options.workspace ? { workspace: options.workspace } : {}),
+      ...(options.llm ? { llm: options.llm } : {}),
     };
     const returned = await Promise.race([
       Promise.resolve(tool.execute(parsed.value, context)),

@@ -1,5 +1,6 @@
 import type { Result } from 'neverthrow';
 import type { z } from 'zod';
+import type { LlmPort } from './llm.js';
 import type { ImageData } from './messages.js';
 
 /** JSON Schema object as sent to the model (produced from a zod schema). */
@@ -36,6 +37,8 @@ export interface ToolContext {
   readonly signal: AbortSignal;
   readonly callId: string;
   readonly workspace?: string;
+  /** The run's model, for tools that call it themselves (summarise, extract from a page). */
+  readonly llm?: LlmPort;
 }
 
 export type ToolReturn = string | ToolOutput | Result<string | ToolOutput, Error | string>;

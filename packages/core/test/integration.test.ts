@@ -291,6 +291,31 @@ describe('tools in the interpreter', () => {
     ]);
   });
 
+  it("gives tools the run's model, for tools that call it themselves", async () => {
+    const summarise = defineTool({
+      name: 'summarise',
+      description: 'Summarise a text with the model',
+      parameters: z.object({ text: z.string() }),
+      execute: async ({ text }, { llm, signal }) => {
+        if (!llm) return 'no model';
+        const reply = await llm.complete(
+          { messages: [{ role: 'user', content: `Summarise: ${text}` }], tools: [], toolChoice: 'none' },
+          { signal },
+        );
+        return reply.isOk() ? reply.value.content : `failed: ${reply.error.message}`;
+      },
+    });
+    const server = await serve([
+      { toolCalls: [{ name: 'summarise', arguments: { text: 'a long story' } }] },
+      { content: 'A story.' },
+      { content: 'Done: a story.' },
+    ]);
+    const result = await run(createAgent({ name: 's', tools: [summarise] }), 'summarise it', { llm: llmFor(server) });
+    expect(result.answer).toBe('Done: a story.');
+    expect(server.requests[1]?.messages).toEqual([{ role: 'user', content: 'Summarise: a long story' }]);
+    expect(toolMessages(server.requests[2])[0]?.content).toBe('A story.');
+  });
+
   it('turns a hung tool, a throwing tool and an Err result into observations', async () => {
     const hang = defineTool({
       name: 'hang',
