@@ -26,6 +26,8 @@ export type AgentEvent =
       readonly output: string;
       readonly isError?: boolean;
       readonly image?: ImageData;
+      /** Model calls the tool made itself (through its context's LLM port), counted in the run's usage. */
+      readonly usage?: LlmUsage & { readonly llmCalls: number };
     }
   | {
       readonly type: 'humanReplied';

@@ -321,8 +321,10 @@ export async function executeTool(
   runSignal: AbortSignal | undefined,
 ): Promise<Extract<AgentEvent, { type: 'toolCompleted' }>> {
   const { call } = effect;
+  const metered = options.llm ? meteredLlm(options.llm) : undefined;
   const completed = (output: string, isError: boolean, image?: ImageData) =>
     ({
+      ...(metered?.usage.llmCalls ? { usage: { ...metered.usage } } : {}),
       type: 'toolCompleted',
       callId: call.id,
       output,
@@ -342,7 +344,7 @@ export async function executeTool(
       },
       callId: call.id,
       ...(options.workspace ? { workspace: options.workspace } : {}),
-      ...(options.llm ? { llm: options.llm } : {}),
+      ...(metered ? { llm: metered.port } : {}),
     };
     const returned = await Promise.race([
       Promise.resolve(tool.execute(parsed.value, context)),
@@ -362,6 +364,27 @@ export async function executeTool(
   } finally {
     link.dispose();
   }
+}
+
+/** The run's LLM port as a tool sees it: the same model, with the tool's calls counted. */
+function meteredLlm(llm: LlmPort): {
+  port: LlmPort;
+  usage: { inputTokens: number; outputTokens: number; llmCalls: number };
+} {
+  const usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
+  const port: LlmPort = {
+    model: llm.model,
+    complete: async (request, callOptions) => {
+      const result = await llm.complete(request, callOptions);
+      usage.llmCalls++;
+      if (result.isOk() && result.value.usage) {
+        usage.inputTokens += result.value.usage.inputTokens;
+        usage.outputTokens += result.value.usage.outputTokens;
+      }
+      return result;
+    },
+  };
+  return { port, usage };
 }
 
 function normalise(returned: ToolReturn): Result<ToolOutput, string> {

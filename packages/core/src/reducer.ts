@@ -13,6 +13,7 @@ import {
   type RunStatus,
   SCHEMA_VERSION,
   type Turn,
+  type Usage,
 } from './state.js';
 import { emptyStuckState, recordTurn } from './stuck.js';
 import { requestTokens } from './tokens.js';
@@ -82,14 +83,7 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
       if (state.status !== 'awaiting_llm') return [state, []];
       return act(
         config,
-        {
-          ...state,
-          usage: {
-            inputTokens: state.usage.inputTokens + (event.usage?.inputTokens ?? 0),
-            outputTokens: state.usage.outputTokens + (event.usage?.outputTokens ?? 0),
-            llmCalls: state.usage.llmCalls + 1,
-          },
-        },
+        { ...state, usage: addUsage(state.usage, { inputTokens: 0, outputTokens: 0, ...event.usage, llmCalls: 1 }) },
         event.content,
         event.toolCalls,
       );
@@ -104,10 +98,14 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
         '',
         `the model request failed: ${event.error}`,
       );
-    case 'toolCompleted':
-      return settle(config, state, event.callId, 'running', (pending) =>
+    case 'toolCompleted': {
+      const counted = event.usage ? { ...state, usage: addUsage(state.usage, event.usage) } : state;
+      const [next, effects] = settle(config, counted, event.callId, 'running', (pending) =>
         answered(pending, truncate(event.output, config.maxObserve), event.isError === true, event.image),
       );
+      // A stale result changes nothing, its usage included.
+      return next === counted ? [state, effects] : [next, effects];
+    }
     case 'humanReplied':
       return settle(config, state, event.callId, 'human', (pending) => answered(pending, event.answer, false));
     case 'approvalDenied':
@@ -390,6 +388,14 @@ function outstandingEffects(config: AgentConfig, state: AgentState): Effect[] {
   return calls.flatMap((pending, index) =>
     pending.phase === 'done' ? [] : [dispatch(state, pending, index, findTool(config, pending.call.name))],
   );
+}
+
+function addUsage(usage: Usage, more: Usage): Usage {
+  return {
+    inputTokens: usage.inputTokens + more.inputTokens,
+    outputTokens: usage.outputTokens + more.outputTokens,
+    llmCalls: usage.llmCalls + more.llmCalls,
+  };
 }
 
 function answered(pending: PendingCall, output: string, isError: boolean, image?: ImageData): PendingCall {

@@ -314,6 +314,8 @@ describe('tools in the interpreter', () => {
     expect(result.answer).toBe('Done: a story.');
     expect(server.requests[1]?.messages).toEqual([{ role: 'user', content: 'Summarise: a long story' }]);
     expect(toolMessages(server.requests[2])[0]?.content).toBe('A story.');
+    // The tool's own model call counts in the run's usage.
+    expect(result.usage.llmCalls).toBe(3);
   });
 
   it('turns a hung tool, a throwing tool and an Err result into observations', async () => {

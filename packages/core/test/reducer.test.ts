@@ -111,6 +111,15 @@ describe('act and observe', () => {
     expect(ids[1]).toBe('dup');
   });
 
+  it("adds a tool's own model calls to the run's usage, once", () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [replied('', [call('echo', {}, 'a'), call('echo', { text: 'b' }, 'b')])]);
+    const usage = { inputTokens: 100, outputTokens: 7, llmCalls: 2 };
+    const [next] = step(config, state, { type: 'toolCompleted', callId: 'a', output: 'x', usage });
+    expect(next.usage).toEqual({ inputTokens: 110, outputTokens: 9, llmCalls: 3 });
+    expect(step(config, next, { type: 'toolCompleted', callId: 'a', output: 'again', usage })).toEqual([next, []]);
+  });
+
   it('accumulates usage per run', () => {
     const { state } = drive(testConfig(), 'go', [replied('', [call('echo', {}, 'a')]), done('a'), replied('done')]);
     expect(state.usage).toEqual({ inputTokens: 20, outputTokens: 4, llmCalls: 2 });
