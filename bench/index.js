@@ -13,35 +13,24 @@ const REPS = Number(process.env.BENCH_REPS ?? 5);
 const ONLY = process.env.BENCH_ONLY?.split(',');
 const log = (line) => process.stderr.write(`${line}\n`);
 
+// Each contender: where its packages are installed, and the packages a user adds for it
+// (the first one names its version; all of them count for the install footprint).
 const contenders = [
-  { id: 'raw', label: 'raw openai loop', version: () => version(here('./node_modules/openai/package.json')) },
-  { id: 'ours', label: '@openmanus/core', version: () => version(here('../packages/core/package.json')) },
-  {
-    id: 'agents',
-    label: '@openai/agents',
-    peer: true,
-    version: () => version(here('./peers/node_modules/@openai/agents/package.json')),
-  },
-  {
-    id: 'aisdk',
-    label: 'ai (AI SDK)',
-    peer: true,
-    version: () => version(here('./peers/node_modules/ai/package.json')),
-  },
+  { id: 'raw', label: 'raw openai loop', packages: ['openai'] },
+  { id: 'ours', label: '@openmanus/core', packages: ['@openmanus/core'] },
+  { id: 'agents', label: '@openai/agents', peer: true, packages: ['@openai/agents'] },
+  { id: 'aisdk', label: 'ai (AI SDK)', peer: true, packages: ['ai', '@ai-sdk/openai'] },
   {
     id: 'langgraph',
     label: '@langchain/langgraph',
     peer: true,
-    version: () => version(here('./peers/node_modules/@langchain/langgraph/package.json')),
+    packages: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'],
   },
-  {
-    id: 'mastra',
-    label: '@mastra/core',
-    peer: true,
-    version: () => version(here('./peers/node_modules/@mastra/core/package.json')),
-  },
+  { id: 'mastra', label: '@mastra/core', peer: true, packages: ['@mastra/core'] },
 ].filter((c) => !ONLY || ONLY.includes(c.id));
-const version = (file) => JSON.parse(readFileSync(file, 'utf8')).version;
+const installedIn = (c) => (c.peer ? here('./peers') : here('.'));
+const version = (c) =>
+  JSON.parse(readFileSync(`${installedIn(c)}/node_modules/${c.packages[0]}/package.json`, 'utf8')).version;
 
 // Peers are pinned in bench/peers and installed on first use, outside the workspace and CI.
 if (!existsSync(here('./peers/node_modules/.package-lock.json'))) {
@@ -131,18 +120,7 @@ const median = (xs) => {
 const fig = (id, scenario, key) => median(samples[`${id}:${scenario}`]?.map((s) => s[key]));
 
 const sizes = Object.fromEntries(
-  contenders.map((c) => {
-    const from = c.peer ? here('./peers') : here('.');
-    const names = {
-      raw: ['openai'],
-      ours: ['@openmanus/core'],
-      agents: ['@openai/agents'],
-      aisdk: ['ai', '@ai-sdk/openai'],
-      langgraph: ['@langchain/langgraph', '@langchain/openai', '@langchain/core'],
-      mastra: ['@mastra/core'],
-    }[c.id];
-    return [c.id, footprint(from, names, { only: { '@openmanus/core': ['dist'] } })];
-  }),
+  contenders.map((c) => [c.id, footprint(installedIn(c), c.packages, { only: { '@openmanus/core': ['dist'] } })]),
 );
 
 const rows = [
@@ -167,7 +145,7 @@ const rows = [
 ];
 const format = (value, digits, suffix = '') => (value === undefined ? '–' : `${value.toFixed(digits)}${suffix}`);
 
-const header = `| figure | ${contenders.map((c) => `${c.label} ${c.version()}`).join(' | ')} |`;
+const header = `| figure | ${contenders.map((c) => `${c.label} ${version(c)}`).join(' | ')} |`;
 const rule = `|---|${contenders.map(() => '---:').join('|')}|`;
 const table = [
   header,

@@ -1,9 +1,14 @@
 // One measurement in a fresh process: node --expose-gc --import ./guard.mjs one.mjs <contender> <scenario> <server-json>
+import { existsSync } from 'node:fs';
+
 // Prints one JSON line. Scenarios: import | loop50 | loop400 | parallel.
 const [contender, scenario, serverJson] = process.argv.slice(2);
 const { baseURL, stats } = JSON.parse(serverJson ?? '{}');
-const PEERS = ['agents', 'aisdk', 'langgraph', 'mastra'];
-const dir = new URL(PEERS.includes(contender) ? './peers/contenders/' : './contenders/', import.meta.url);
+// Ours and the raw loop live in ./contenders, the peers (with their own node_modules) in ./peers/contenders.
+const dir = [new URL('./contenders/', import.meta.url), new URL('./peers/contenders/', import.meta.url)].find((d) =>
+  existsSync(new URL(`${contender}.mjs`, d)),
+);
+if (!dir) throw new Error(`unknown contender ${contender}`);
 
 if (scenario === 'import') {
   const [{ load }, { entry }] = await Promise.all([
