@@ -79,32 +79,3 @@ export function createProgress(options: ProgressOptions) {
     }
   };
 }
-
-/** The same items as compact JSON lines: no full states or histories, so output stays linear. */
-export function toJsonLine(item: RunItem): string {
-  switch (item.type) {
-    case 'event':
-      return JSON.stringify({
-        type: 'event',
-        event: item.event,
-        status: item.state.status,
-        step: item.state.step,
-        usage: item.state.usage,
-      });
-    case 'effect':
-      return JSON.stringify(
-        item.effect.type === 'callLlm'
-          ? {
-              type: 'effect',
-              effect: { type: 'callLlm', id: item.effect.id, messages: item.effect.request.messages.length },
-            }
-          : item,
-      );
-    case 'result': {
-      const { state, ...result } = item.result;
-      return JSON.stringify({ type: 'result', result: { ...result, step: state.step } });
-    }
-    default:
-      return JSON.stringify(item);
-  }
-}

@@ -1,6 +1,14 @@
 import { createInterface } from 'node:readline/promises';
-import { type Agent, createRunEmitter, type LlmPort, type RunOutcome, run } from '@openmanus/core';
-import { createProgress, toJsonLine } from './progress.js';
+import {
+  type Agent,
+  compactRunItem,
+  createRunEmitter,
+  type LlmPort,
+  type RunItem,
+  type RunOutcome,
+  run,
+} from '@openmanus/core';
+import { createProgress } from './progress.js';
 
 export interface SessionIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -41,7 +49,7 @@ export async function runTask(options: TaskOptions): Promise<RunOutcome> {
     ? (line: string) => io.stdout.write(`${line}\n`)
     : (line: string) => io.stderr.write(`${line}\n`);
   const render = options.json
-    ? (item: Parameters<typeof toJsonLine>[0]) => write(toJsonLine(item))
+    ? (item: RunItem) => write(JSON.stringify(compactRunItem(item)))
     : createProgress({ write, color: useColor(io.stderr, io.env) });
   for (const type of ['observation', 'effect', 'event', 'result'] as const) emitter.on(type, render);
   const outcome = await run(options.agent, options.task, {

@@ -4,6 +4,7 @@ import {
   type Agent,
   type AgentEvent,
   type AgentState,
+  compactRunItem,
   createRunEmitter,
   isFinal,
   type LlmPort,
@@ -21,24 +22,6 @@ interface LiveRun {
   readonly items: object[];
   readonly listeners: Set<(item: object) => void>;
   done: Promise<void>;
-}
-
-/** What a client sees of a run item: no full states or histories on the wire. */
-function toWire(item: RunItem): object {
-  switch (item.type) {
-    case 'event':
-      return { type: 'event', event: item.event, status: item.state.status, step: item.state.step };
-    case 'effect':
-      return item.effect.type === 'callLlm'
-        ? { type: 'effect', effect: { type: 'callLlm', id: item.effect.id } }
-        : item;
-    case 'result': {
-      const { state, ...result } = item.result;
-      return { type: 'result', result: { ...result, step: state.step } };
-    }
-    default:
-      return item;
-  }
 }
 
 const summary = (id: string, state: AgentState) => ({
@@ -82,7 +65,7 @@ export function createAgentService(options: { agent: Agent; llm: LlmPort; store:
     const emitter = createRunEmitter();
     for (const type of ['effect', 'event', 'observation', 'result'] as const) {
       emitter.on(type, (item: RunItem) => {
-        const wire = toWire(item);
+        const wire = compactRunItem(item);
         entry.items.push(wire);
         for (const listener of entry.listeners) listener(wire);
       });

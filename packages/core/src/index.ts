@@ -31,6 +31,7 @@ export type {
 export type { AgentEvent, AgentEventType, LlmUsage } from './events.js';
 export {
   type ApprovalDecision,
+  compactRunItem,
   createRunEmitter,
   executeTool,
   type RunEmitter,

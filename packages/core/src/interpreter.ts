@@ -47,6 +47,33 @@ export type RunItem =
   | { readonly type: 'observation'; readonly observation: Observation }
   | { readonly type: 'result'; readonly result: RunOutcome };
 
+/**
+ * A run item for the wire (JSON lines, server-sent events): events carry the status, step and
+ * usage instead of the whole state, model requests their size instead of the history, so what
+ * a client receives per step stays small however long the run.
+ */
+export function compactRunItem(item: RunItem): object {
+  switch (item.type) {
+    case 'event': {
+      const { status, step, usage } = item.state;
+      return { type: 'event', event: item.event, status, step, usage };
+    }
+    case 'effect':
+      return item.effect.type === 'callLlm'
+        ? {
+            type: 'effect',
+            effect: { type: 'callLlm', id: item.effect.id, messages: item.effect.request.messages.length },
+          }
+        : item;
+    case 'result': {
+      const { state, ...result } = item.result;
+      return { type: 'result', result: { ...result, step: state.step } };
+    }
+    case 'observation':
+      return item;
+  }
+}
+
 export interface RunOutcome {
   /** `finished`/`failed`, or a pause waiting for a person (resume with the state). */
   readonly status: RunStatus;
