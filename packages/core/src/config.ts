@@ -105,17 +105,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
         'or set OPENAI_API_KEY (and OPENAI_BASE_URL / OPENMANUS_MODEL for other endpoints)',
     });
   }
-  const llm = validate(
-    { model: 'gpt-4o-mini', ...base, ...overrides },
-    '[llm]',
-    where,
-    !hasFile || 'model' in base || 'model' in overrides,
-  );
+  // Only an environment-only config gets a default model; a file must name its model.
+  const llm = validate(hasFile ? { ...base, ...overrides } : { model: 'gpt-4o-mini', ...overrides }, '[llm]', where);
   if (llm.isErr()) return err(llm.error);
 
   const profiles: Record<string, LlmSettings> = {};
   for (const [name, table] of Object.entries(named)) {
-    const merged = validate({ ...base, ...table, ...overrides }, `[llm.${name}]`, where, true);
+    const merged = validate({ ...base, ...table, ...overrides }, `[llm.${name}]`, where);
     if (merged.isErr()) return err(merged.error);
     profiles[name.toLowerCase()] = merged.value;
   }
@@ -150,9 +146,10 @@ function validate(
   value: Record<string, unknown>,
   table: string,
   where: { file?: string },
-  modelGiven: boolean,
 ): Result<LlmSettings, ConfigError> {
-  if (!modelGiven) return err({ ...where, key: `${table}.model`, message: 'is required (the model name to call)' });
+  if (value.model === undefined) {
+    return err({ ...where, key: `${table}.model`, message: 'is required (the model name to call)' });
+  }
   const parsed = llmSettings.safeParse(value);
   if (!parsed.success) return err({ ...where, ...issueOf(parsed.error, table) });
   const settings = parsed.data;
