@@ -1,18 +1,15 @@
 import { createAgent, createOpenAiLlm, defineTool, run } from '@openmanus/core';
 import { z } from 'zod';
+import { addTool, makeAdd } from './shared.mjs';
 
 export const entry = ['@openmanus/core'];
 
 export function create({ baseURL, toolDelayMs }) {
   const add = defineTool({
-    name: 'add',
-    description: 'Add two numbers',
+    ...addTool,
     parameters: z.object({ a: z.number(), b: z.number() }),
     parallelSafe: true,
-    execute: async ({ a, b }) => {
-      if (toolDelayMs) await new Promise((r) => setTimeout(r, toolDelayMs));
-      return String(a + b);
-    },
+    execute: makeAdd(toolDelayMs),
   });
   const llms = new Map();
   return async (model) => {

@@ -1,5 +1,6 @@
 // The floor: a hand-written tool loop on the raw openai SDK.
 import OpenAI from 'openai';
+import { addTool, makeAdd } from './shared.mjs';
 
 export const entry = ['openai'];
 
@@ -9,8 +10,7 @@ export function create({ baseURL, toolDelayMs }) {
     {
       type: 'function',
       function: {
-        name: 'add',
-        description: 'Add two numbers',
+        ...addTool,
         parameters: {
           type: 'object',
           properties: { a: { type: 'number' }, b: { type: 'number' } },
@@ -19,10 +19,7 @@ export function create({ baseURL, toolDelayMs }) {
       },
     },
   ];
-  const add = async ({ a, b }) => {
-    if (toolDelayMs) await new Promise((r) => setTimeout(r, toolDelayMs));
-    return String(a + b);
-  };
+  const add = makeAdd(toolDelayMs);
   return async (model) => {
     const messages = [
       { role: 'system', content: 'You add numbers.' },

@@ -2,7 +2,7 @@
 import { Agent, run, setDefaultOpenAIClient, setOpenAIAPI, setTracingDisabled, tool } from '@openai/agents';
 import OpenAI from 'openai';
 import { z } from 'zod';
-import { addTool, makeAdd } from './shared.mjs';
+import { addTool, makeAdd } from '../../contenders/shared.mjs';
 
 export const entry = ['@openai/agents'];
 

@@ -2,7 +2,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, stepCountIs, tool } from 'ai';
 import { z } from 'zod';
-import { addTool, makeAdd } from './shared.mjs';
+import { addTool, makeAdd } from '../../contenders/shared.mjs';
 
 export const entry = ['ai', '@ai-sdk/openai'];
 

@@ -3,7 +3,7 @@ import { tool } from '@langchain/core/tools';
 import { createReactAgent } from '@langchain/langgraph/prebuilt';
 import { ChatOpenAI } from '@langchain/openai';
 import { z } from 'zod';
-import { addTool, makeAdd } from './shared.mjs';
+import { addTool, makeAdd } from '../../contenders/shared.mjs';
 
 export const entry = ['@langchain/langgraph/prebuilt', '@langchain/openai'];
 

@@ -2,7 +2,7 @@
 import { Agent } from '@mastra/core/agent';
 import { createTool } from '@mastra/core/tools';
 import { z } from 'zod';
-import { addTool, makeAdd } from './shared.mjs';
+import { addTool, makeAdd } from '../../contenders/shared.mjs';
 
 export const entry = ['@mastra/core/agent'];
 
