@@ -42,6 +42,7 @@ export {
   resume,
   resumeWith,
   run,
+  type StartOptions,
   stream,
 } from './interpreter.js';
 export type {

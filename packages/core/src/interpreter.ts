@@ -97,19 +97,15 @@ export class RunInProgressError extends Error {
 const activeStates = new WeakSet<AgentState>();
 
 /** Runs a task to its end (or to a pause). `options.state` continues an earlier conversation. */
-export async function run(
-  agent: Agent,
-  input: string,
-  options: RunOptions & {
-    readonly state?: AgentState;
-    readonly image?: ImageData;
-  },
-): Promise<RunOutcome> {
-  const started: AgentEvent = options.image
-    ? { type: 'started', input, image: options.image }
-    : { type: 'started', input };
-  return drive(agent, options.state ?? initialState(), started, options, () => {});
+export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
+  return drive(agent, options.state ?? initialState(), startedEvent(input, options), options, () => {});
 }
+
+/** A new task: from scratch, or continuing `state` (multi-turn), optionally with an image. */
+export type StartOptions = RunOptions & { readonly state?: AgentState; readonly image?: ImageData };
+
+const startedEvent = (input: string, { image }: StartOptions): AgentEvent =>
+  image ? { type: 'started', input, image } : { type: 'started', input };
 
 /** Continues a saved state: redoes what it was waiting for, then runs on. */
 export async function resume(agent: Agent, state: AgentState, options: RunOptions): Promise<RunOutcome> {
@@ -127,11 +123,7 @@ export async function resumeWith(
 }
 
 /** The same run as `run`, as an async iterator of its items; the last item is the result. */
-export function stream(
-  agent: Agent,
-  input: string,
-  options: RunOptions & { readonly state?: AgentState },
-): AsyncIterableIterator<RunItem> {
+export function stream(agent: Agent, input: string, options: StartOptions): AsyncIterableIterator<RunItem> {
   const buffered: RunItem[] = [];
   let wake: (() => void) | undefined;
   let done = false;
@@ -140,7 +132,7 @@ export function stream(
     buffered.push(item);
     wake?.();
   };
-  drive(agent, options.state ?? initialState(), { type: 'started', input }, options, push)
+  drive(agent, options.state ?? initialState(), startedEvent(input, options), options, push)
     .catch((error: unknown) => {
       failure = error;
     })
