@@ -171,6 +171,7 @@ async function drive(
   const tools = new Map(agent.tools.map((t) => [t.spec.name, t]));
   const announce = (item: RunItem) => {
     sink(item);
+    // TypeScript cannot tie `item.type` to `item` across the union; the map type guarantees it.
     options.emitter?.emit(item.type, item as never);
   };
   const signal = options.signal;
