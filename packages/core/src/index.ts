@@ -7,8 +7,81 @@ export type {
   MemoryPolicy,
   TokenizerName,
   ToolChoice,
-} from './agent.js';
-export { createAgent, defaultAgentConfig, defineAgent } from './agent.js';
+} from './kernel/agent.js';
+export { createAgent, defaultAgentConfig, defineAgent } from './kernel/agent.js';
+export type { ContextProvider, ContextState, RequestAdditions } from './kernel/context.js';
+export type {
+  Effect,
+  EffectType,
+  LlmRequest,
+  Observation,
+  RunResult,
+} from './kernel/effects.js';
+export type { AgentEvent, AgentEventType, LlmUsage } from './kernel/events.js';
+export { selectWindow } from './kernel/memory.js';
+export type {
+  AssistantMessage,
+  ImageData,
+  Message,
+  Role,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
+  UserMessage,
+} from './kernel/messages.js';
+export { assistantMessage, systemMessage, userMessage } from './kernel/messages.js';
+export {
+  InvalidEventError,
+  initialState,
+  initialStep,
+  step,
+  type Transition,
+} from './kernel/reducer.js';
+export { buildRequest } from './kernel/request.js';
+export type {
+  AgentState,
+  CallPhase,
+  FinishReason,
+  PendingCall,
+  RunStatus,
+  StuckState,
+  Turn,
+  Usage,
+} from './kernel/state.js';
+export { isFinal, restoreState, SCHEMA_VERSION } from './kernel/state.js';
+export {
+  imageTokens,
+  loadTokenizer,
+  messageTokens,
+  requestTokens,
+  textTokens,
+} from './kernel/tokens.js';
+export type {
+  JsonSchema,
+  Tool,
+  ToolContext,
+  ToolDefinition,
+  ToolOutput,
+  ToolReturn,
+  ToolSpec,
+} from './kernel/tool.js';
+export { defineTool } from './kernel/tool.js';
+export type {
+  LlmCallOptions,
+  LlmError,
+  LlmErrorKind,
+  LlmPort,
+  LlmResponse,
+} from './llm/llm.js';
+export { describeLlmError } from './llm/llm.js';
+export {
+  type ApiType,
+  createOpenAiLlm,
+  isReasoningModel,
+  type OpenAiLlmOptions,
+  toOpenAiMessages,
+} from './llm/openai.js';
+export { parseToolCalls, toolsPrompt } from './llm/promptTools.js';
 export {
   type ConfigError,
   createLlmFromConfig,
@@ -19,16 +92,8 @@ export {
   loadConfig,
   type OpenManusConfig,
   openAiOptionsFrom,
-} from './config.js';
-export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
-export type {
-  Effect,
-  EffectType,
-  LlmRequest,
-  Observation,
-  RunResult,
-} from './effects.js';
-export type { AgentEvent, AgentEventType, LlmUsage } from './events.js';
+} from './manus/config.js';
+export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
 export {
   type ApprovalDecision,
   compactRunItem,
@@ -44,72 +109,7 @@ export {
   run,
   type StartOptions,
   stream,
-} from './interpreter.js';
-export type {
-  LlmCallOptions,
-  LlmError,
-  LlmErrorKind,
-  LlmPort,
-  LlmResponse,
-} from './llm.js';
-export { describeLlmError } from './llm.js';
-export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus.js';
-export { selectWindow } from './memory.js';
-export type {
-  AssistantMessage,
-  ImageData,
-  Message,
-  Role,
-  SystemMessage,
-  ToolCall,
-  ToolMessage,
-  UserMessage,
-} from './messages.js';
-export { assistantMessage, systemMessage, userMessage } from './messages.js';
-export {
-  type ApiType,
-  createOpenAiLlm,
-  isReasoningModel,
-  type OpenAiLlmOptions,
-  toOpenAiMessages,
-} from './openai.js';
-export { parseToolCalls, toolsPrompt } from './promptTools.js';
-export {
-  InvalidEventError,
-  initialState,
-  initialStep,
-  step,
-  type Transition,
-} from './reducer.js';
-export { buildRequest } from './request.js';
-export type {
-  AgentState,
-  CallPhase,
-  FinishReason,
-  PendingCall,
-  RunStatus,
-  StuckState,
-  Turn,
-  Usage,
-} from './state.js';
-export { isFinal, restoreState, SCHEMA_VERSION } from './state.js';
-export {
-  imageTokens,
-  loadTokenizer,
-  messageTokens,
-  requestTokens,
-  textTokens,
-} from './tokens.js';
-export type {
-  JsonSchema,
-  Tool,
-  ToolContext,
-  ToolDefinition,
-  ToolOutput,
-  ToolReturn,
-  ToolSpec,
-} from './tool.js';
-export { defineTool } from './tool.js';
+} from './shell/interpreter.js';
 export { askHuman } from './tools/askHuman.js';
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';

@@ -27,9 +27,9 @@ function importGraph(entry: string, { dynamic = true } = {}) {
 
 describe('the functional core', () => {
   it('the reducer reaches no I/O: no node: module, no openai, no interpreter code', () => {
-    const { files, external } = importGraph('reducer.ts');
-    expect(files).not.toContain('interpreter.ts');
-    expect(files).not.toContain('openai.ts');
+    const { files, external } = importGraph('kernel/reducer.ts');
+    expect(files).not.toContain('shell/interpreter.ts');
+    expect(files).not.toContain('llm/openai.ts');
     expect(files.some((f) => f.startsWith('testing/'))).toBe(false);
     expect(
       external.filter(
@@ -49,7 +49,7 @@ describe('the functional core', () => {
   });
 
   it('the graph check itself sees I/O where there is some', () => {
-    expect(importGraph('interpreter.ts').external).toContain('eventemitter3');
+    expect(importGraph('shell/interpreter.ts').external).toContain('eventemitter3');
     expect(importGraph('testing/server.ts').external).toContain('node:http');
   });
 });

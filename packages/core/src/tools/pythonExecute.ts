@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
 import { err, ok } from 'neverthrow';
 import { z } from 'zod';
-import { defineTool } from '../tool.js';
+import { defineTool } from '../kernel/tool.js';
 
 export interface PythonExecuteOptions {
   readonly workspace: string;

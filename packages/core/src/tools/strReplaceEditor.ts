@@ -2,7 +2,7 @@ import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { dirname, join } from 'node:path';
 import { err, ok } from 'neverthrow';
 import { z } from 'zod';
-import { defineTool } from '../tool.js';
+import { defineTool } from '../kernel/tool.js';
 import { confine, WorkspaceError } from './workspace.js';
 
 export interface StrReplaceEditorOptions {

@@ -1,15 +1,15 @@
 import { EventEmitter } from 'eventemitter3';
 import { err, ok, type Result } from 'neverthrow';
+import type { Agent } from '../kernel/agent.js';
+import type { Effect, Observation } from '../kernel/effects.js';
+import type { AgentEvent } from '../kernel/events.js';
+import type { ImageData, ToolCall } from '../kernel/messages.js';
+import { initialState, step } from '../kernel/reducer.js';
+import { type AgentState, type FinishReason, isFinal, type RunStatus, type Usage } from '../kernel/state.js';
+import { loadTokenizer } from '../kernel/tokens.js';
+import type { Tool, ToolContext, ToolOutput, ToolReturn } from '../kernel/tool.js';
+import { describeLlmError, type LlmPort } from '../llm/llm.js';
 import { linkAbort } from './abort.js';
-import type { Agent } from './agent.js';
-import type { Effect, Observation } from './effects.js';
-import type { AgentEvent } from './events.js';
-import { describeLlmError, type LlmPort } from './llm.js';
-import type { ImageData, ToolCall } from './messages.js';
-import { initialState, step } from './reducer.js';
-import { type AgentState, type FinishReason, isFinal, type RunStatus, type Usage } from './state.js';
-import { loadTokenizer } from './tokens.js';
-import type { Tool, ToolContext, ToolOutput, ToolReturn } from './tool.js';
 
 export type ApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string };
 

@@ -1,10 +1,10 @@
 import { resolve } from 'node:path';
-import { type Agent, createAgent } from './agent.js';
-import type { Tool } from './tool.js';
-import { askHuman } from './tools/askHuman.js';
-import { createPythonExecute, type PythonExecuteOptions } from './tools/pythonExecute.js';
-import { createStrReplaceEditor } from './tools/strReplaceEditor.js';
-import { terminate } from './tools/terminate.js';
+import { type Agent, createAgent } from '../kernel/agent.js';
+import type { Tool } from '../kernel/tool.js';
+import { askHuman } from '../tools/askHuman.js';
+import { createPythonExecute, type PythonExecuteOptions } from '../tools/pythonExecute.js';
+import { createStrReplaceEditor } from '../tools/strReplaceEditor.js';
+import { terminate } from '../tools/terminate.js';
 
 export interface ManusOptions {
   /** Where Manus reads and writes files; python runs there too (default `./workspace`). */

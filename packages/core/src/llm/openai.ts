@@ -7,12 +7,12 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
-import { linkAbort } from './abort.js';
-import type { LlmRequest } from './effects.js';
+import type { LlmRequest } from '../kernel/effects.js';
+import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
+import type { ToolSpec } from '../kernel/tool.js';
+import { linkAbort } from '../shell/abort.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
-import type { ImageData, Message, ToolCall } from './messages.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
-import type { ToolSpec } from './tool.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 

@@ -1,6 +1,6 @@
-import type { ToolChoice } from './agent.js';
-import type { Message, ToolCall } from './messages.js';
-import type { ToolSpec } from './tool.js';
+import type { ToolChoice } from '../kernel/agent.js';
+import type { Message, ToolCall } from '../kernel/messages.js';
+import type { ToolSpec } from '../kernel/tool.js';
 
 /**
  * Tool calling for models without native function calling: the tools are described in the

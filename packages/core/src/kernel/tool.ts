@@ -1,6 +1,6 @@
 import type { Result } from 'neverthrow';
 import type { z } from 'zod';
-import type { LlmPort } from './llm.js';
+import type { LlmPort } from '../llm/llm.js';
 import type { ImageData } from './messages.js';
 
 /** JSON Schema object as sent to the model (produced from a zod schema). */

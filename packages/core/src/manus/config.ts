@@ -3,8 +3,8 @@ import { resolve } from 'node:path';
 import { err, ok, type Result } from 'neverthrow';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
-import type { LlmPort } from './llm.js';
-import { createOpenAiLlm, type OpenAiLlmOptions } from './openai.js';
+import type { LlmPort } from '../llm/llm.js';
+import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
 
 /** One `[llm]` table (or `[llm.<name>]` merged over it), in config.toml's own key names. */
 const llmSettings = z

@@ -1,0 +1,32 @@
+import type { AgentState } from '../kernel/state.js';
+
+/** A saved run as a store returns it: the state and the version it was saved as. */
+export interface StoredRun {
+  readonly state: AgentState;
+  /** Counts saves of this run: 1 after the first. */
+  readonly version: number;
+}
+
+/** Another writer saved the run since the version this one expected. */
+export class CheckpointConflictError extends Error {
+  override readonly name = 'CheckpointConflictError';
+  constructor(
+    readonly runId: string,
+    readonly expected: number,
+    readonly actual: number,
+  ) {
+    super(`run ${runId} is at version ${actual}, not ${expected}: another writer saved it`);
+  }
+}
+
+/**
+ * Where runs are checkpointed. `save` succeeds only when the stored version is
+ * `expectedVersion` (0: the run is not stored yet), so two writers cannot overwrite each other.
+ */
+export interface CheckpointStore {
+  /** Resolves with the new version; rejects with `CheckpointConflictError` on a version mismatch. */
+  save(runId: string, state: AgentState, expectedVersion: number): Promise<number>;
+  load(runId: string): Promise<StoredRun | undefined>;
+  list(): Promise<readonly string[]>;
+  delete(runId: string): Promise<void>;
+}
