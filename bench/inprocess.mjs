@@ -24,22 +24,28 @@ export function reducerThroughput() {
     memory: { maxMessages: 100_000 },
   });
   let [state] = initialStep(config, 'Keep adding.');
-  const call = (i) => ({
+  const call = (i, effectId) => ({
     type: 'llmResponded',
+    effectId,
     content: '',
     toolCalls: [{ id: `c${i}`, name: 'add', arguments: `{"a":${i}}` }],
   });
   for (let i = 0; state.messages.length < 100; i++) {
-    [state] = step(config, state, call(i));
-    [state] = step(config, state, { type: 'toolCompleted', callId: `c${i}`, output: String(i) });
+    [state] = step(config, state, call(i, `llm-${state.requestSeq}`));
+    [state] = step(config, state, {
+      type: 'toolCompleted',
+      effectId: `running-${state.requestSeq}-0`,
+      output: String(i),
+    });
   }
   const awaitingLlm = state;
-  const [awaitingTool] = step(config, awaitingLlm, call(999_999));
-  const replied = { type: 'toolCompleted', callId: 'c999999', output: '1' };
+  const reply = call(999_999, `llm-${awaitingLlm.requestSeq}`);
+  const [awaitingTool] = step(config, awaitingLlm, reply);
+  const replied = { type: 'toolCompleted', effectId: `running-${awaitingTool.requestSeq}-0`, output: '1' };
   const n = 20_000;
   const started = performance.now();
   for (let i = 0; i < n; i++) {
-    step(config, awaitingLlm, call(999_999));
+    step(config, awaitingLlm, reply);
     step(config, awaitingTool, replied);
   }
   const seconds = (performance.now() - started) / 1000;

@@ -80,7 +80,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   }
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
-  if (config.isErr()) return fail(describeConfigError(config.error));
+  if (!config.ok) return fail(describeConfigError(config.error));
 
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');

@@ -44,7 +44,7 @@ export async function demo(io: SessionIo, cwd = process.cwd()): Promise<number> 
     );
   } else {
     const config = loadConfig({ cwd, env: io.env });
-    if (config.isErr()) {
+    if (!config.ok) {
       io.stderr.write(`openmanus demo: ${describeConfigError(config.error)}\n`);
       return 2;
     }

@@ -46,7 +46,7 @@ export function createProgress(options: ProgressOptions) {
             bold(`Step ${o.step}/${o.maxSteps}`) +
               dim(`  ${elapsed()} · ${tokens.inputTokens} in / ${tokens.outputTokens} out tokens`),
           );
-        } else if (o.kind === 'stuck') options.write(yellow(`  ! looks stuck: a hint is sent with the next request`));
+        } else if (o.kind === 'hint') options.write(yellow(`  ! ${o.policy}: a hint is sent with the next request`));
         else if (o.kind === 'memoryTrimmed')
           options.write(dim(`  (history trimmed: ${o.dropped} older messages not sent)`));
         else if (o.kind === 'toolCallsIgnored')

@@ -5,7 +5,7 @@ import { FileStore } from './store.js';
 
 // Manus as a service: every python_execute call waits for a client's approval.
 const config = loadConfig();
-if (config.isErr()) {
+if (!config.ok) {
   console.error(describeConfigError(config.error));
   process.exit(2);
 }

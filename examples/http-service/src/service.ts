@@ -8,6 +8,7 @@ import {
   createRunEmitter,
   isFinal,
   type LlmPort,
+  pendingInputs,
   type RunItem,
   type RunOptions,
   resume,
@@ -24,16 +25,16 @@ interface LiveRun {
   done: Promise<void>;
 }
 
-const summary = (id: string, state: AgentState) => ({
+const summaryOf = (agent: Agent) => (id: string, state: AgentState) => ({
   id,
   status: state.status,
   step: state.step,
   finishReason: state.finishReason,
   answer: state.answer,
   error: state.error,
-  pending: state.turn?.calls
-    .filter((c) => c.phase === 'approval')
-    .map((c) => ({ callId: c.call.id, tool: c.call.name, args: c.args })),
+  pending: pendingInputs(agent.config, state)
+    .filter((p) => p.kind === 'approval')
+    .map((p) => ({ callId: p.call.id, tool: p.call.name, args: p.kind === 'approval' ? p.args : undefined })),
 });
 
 /**
@@ -53,6 +54,7 @@ export function createAgentService(options: { agent: Agent; llm: LlmPort; store:
   idle: () => Promise<void>;
 } {
   const { agent, llm, store } = options;
+  const summary = summaryOf(agent);
   const live = new Map<string, LiveRun>();
 
   function start(id: string, go: (runOptions: RunOptions) => Promise<unknown>) {
@@ -106,14 +108,14 @@ export function createAgentService(options: { agent: Agent; llm: LlmPort; store:
     }
     if (req.method === 'POST' && sub === 'approvals' && callId) {
       if (live.has(id)) return send(res, 409, { error: 'the run is busy; decide once it is waiting' });
-      if (!state.turn?.calls.some((c) => c.call.id === callId && c.phase === 'approval')) {
-        return send(res, 409, { error: `call ${callId} is not waiting for approval` });
-      }
+      const input = pendingInputs(agent.config, state).find((p) => p.kind === 'approval' && p.call.id === callId);
+      if (!input) return send(res, 409, { error: `call ${callId} is not waiting for approval` });
       const { approved, reason } = (await body(req)) as { approved?: unknown; reason?: unknown };
+      const { effectId } = input;
       const event: AgentEvent =
         approved === true
-          ? { type: 'approvalGiven', callId }
-          : { type: 'approvalDenied', callId, ...(typeof reason === 'string' ? { reason } : {}) };
+          ? { type: 'approvalGiven', effectId }
+          : { type: 'approvalDenied', effectId, ...(typeof reason === 'string' ? { reason } : {}) };
       start(id, (o) => resumeWith(agent, state, event, o));
       return send(res, 202, { id });
     }

@@ -1,6 +1,6 @@
 import { mkdir, readdir, readFile, rename, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AgentState, restoreState } from '@openmanus/core';
+import { type AgentState, restore } from '@openmanus/core';
 
 /** Run states as JSON files, one per run, replaced atomically: enough to survive a restart. */
 export class FileStore {
@@ -16,9 +16,9 @@ export class FileStore {
   async load(id: string): Promise<AgentState | undefined> {
     const text = await readFile(join(this.dir, `${id}.json`), 'utf8').catch(() => undefined);
     if (text === undefined) return undefined;
-    const restored = restoreState(JSON.parse(text));
-    if (!restored.ok) throw new Error(`run ${id}: ${restored.error}`);
-    return restored.state;
+    return restore(JSON.parse(text)).catch((error: unknown) => {
+      throw new Error(`run ${id}: ${error instanceof Error ? error.message : String(error)}`);
+    });
   }
 
   async ids(): Promise<string[]> {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentState, createManus, createOpenAiLlm } from '@openmanus/core';
-import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
+import { type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createAgentService } from '../src/service.js';
 import { FileStore } from '../src/store.js';

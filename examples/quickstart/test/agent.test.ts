@@ -25,6 +25,7 @@ describe('the cities agent', () => {
     const [state] = initialStep(cityAgent.config, 'How many people live in Nara?');
     const [, effects] = step(cityAgent.config, state, {
       type: 'llmResponded',
+      effectId: 'llm-1',
       content: '',
       toolCalls: [{ id: 'c1', name: 'lookup_population', arguments: '{"city":"Nara"}' }],
     });

@@ -11,13 +11,15 @@ export type {
 export { createAgent, defaultAgentConfig, defineAgent } from './kernel/agent.js';
 export type { ContextProvider, ContextState, RequestAdditions } from './kernel/context.js';
 export type {
+  AnyEffect,
   Effect,
   EffectType,
+  HostEffect,
   LlmRequest,
   Observation,
   RunResult,
 } from './kernel/effects.js';
-export type { AgentEvent, AgentEventType, LlmUsage } from './kernel/events.js';
+export type { AgentEvent, AgentEventType, AnyEvent, HostAnswer, HostEvent, LlmUsage } from './kernel/events.js';
 export { selectWindow } from './kernel/memory.js';
 export type {
   AssistantMessage,
@@ -29,11 +31,24 @@ export type {
   ToolMessage,
   UserMessage,
 } from './kernel/messages.js';
-export { assistantMessage, systemMessage, userMessage } from './kernel/messages.js';
+export { assistantMessage, lastAnswer, systemMessage, userMessage } from './kernel/messages.js';
 export {
+  defaultPolicies,
+  type Policy,
+  type PolicyContext,
+  type Stop,
+  stepLimit,
+  stuckDetection,
+  terminalTools,
+  tokenBudget,
+} from './kernel/policies.js';
+export {
+  createStep,
   InvalidEventError,
   initialState,
   initialStep,
+  pendingInputs,
+  type StepFunction,
   step,
   type Transition,
 } from './kernel/reducer.js';
@@ -43,36 +58,22 @@ export type {
   CallPhase,
   FinishReason,
   PendingCall,
+  PendingInput,
   RunStatus,
-  StuckState,
   Turn,
   Usage,
 } from './kernel/state.js';
-export { isFinal, restoreState, SCHEMA_VERSION } from './kernel/state.js';
+export { isFinal, SCHEMA_VERSION } from './kernel/state.js';
 export {
   imageTokens,
   loadTokenizer,
   messageTokens,
   requestTokens,
   textTokens,
+  tokenizerReady,
 } from './kernel/tokens.js';
-export type {
-  JsonSchema,
-  Tool,
-  ToolContext,
-  ToolDefinition,
-  ToolOutput,
-  ToolReturn,
-  ToolSpec,
-} from './kernel/tool.js';
-export { defineTool } from './kernel/tool.js';
-export type {
-  LlmCallOptions,
-  LlmError,
-  LlmErrorKind,
-  LlmPort,
-  LlmResponse,
-} from './llm/llm.js';
+export type { JsonSchema, ToolSpec } from './kernel/tool.js';
+export type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm/llm.js';
 export { describeLlmError } from './llm/llm.js';
 export {
   type ApiType,
@@ -94,23 +95,65 @@ export {
   openAiOptionsFrom,
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
+export { err, ok, type Result } from './result.js';
+export { type AgentToolOptions, agentTool } from './shell/agentTool.js';
 export {
-  type ApprovalDecision,
-  compactRunItem,
-  createRunEmitter,
-  executeTool,
-  type RunEmitter,
+  type Driven,
+  type DriveOptions,
+  type DriverControl,
+  type DriverItem,
+  drive,
+  type Machine,
+  type PerformContext,
+  type Performer,
+  type Performers,
+} from './shell/driver.js';
+export { createFileStore } from './shell/fileStore.js';
+export { createMemoryStore } from './shell/memoryStore.js';
+export {
+  type AgentPerformer,
+  type AgentPerformers,
+  agentPerformers,
+  type HostPerformers,
+  type PerformerDeps,
+} from './shell/performers.js';
+export { InvalidStateError, restore } from './shell/restore.js';
+export {
   RunInProgressError,
-  type RunItem,
   type RunOptions,
-  type RunOutcome,
   resume,
   resumeWith,
   run,
   type StartOptions,
   stream,
-} from './shell/interpreter.js';
+} from './shell/run.js';
+export {
+  compactRunItem,
+  createRunEmitter,
+  type ItemOrigin,
+  type RunEmitter,
+  type RunItem,
+  type RunOutcome,
+} from './shell/runItems.js';
+export {
+  type ApprovalDecision,
+  createResourcePool,
+  type HostCallbacks,
+  type ResourcePool,
+  type RunScope,
+  type ToolScope,
+} from './shell/scope.js';
+export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
+export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
 export { askHuman } from './tools/askHuman.js';
+export {
+  defineTool,
+  type Tool,
+  type ToolDefinition,
+  type ToolOutput,
+  type ToolReturn,
+  type ToolSuspension,
+} from './tools/defineTool.js';
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';

@@ -21,8 +21,11 @@ async function project(toml?: string) {
   return dir;
 }
 
-const errorOf = (result: ReturnType<typeof loadConfig>) =>
-  result.isErr() ? describeConfigError(result.error) : 'no error';
+const errorOf = (result: ReturnType<typeof loadConfig>) => (result.ok ? 'no error' : describeConfigError(result.error));
+const configOf = (result: ReturnType<typeof loadConfig>) => {
+  if (!result.ok) throw new Error(describeConfigError(result.error));
+  return result.value;
+};
 
 describe('loadConfig', () => {
   it('reads an OpenManus config.toml, merging [llm.<name>] over [llm] by lowercased name', async () => {
@@ -47,7 +50,7 @@ headless = false
 [daytona]
 daytona_api_key = ""
 `);
-    const config = loadConfig({ cwd, env: {} })._unsafeUnwrap();
+    const config = configOf(loadConfig({ cwd, env: {} }));
     expect(config.llm).toMatchObject({ model: 'claude-3-7-sonnet', max_tokens: 8192, temperature: 0 });
     expect(llmSettingsFor(config, 'vision')).toMatchObject({
       model: 'gpt-4o',
@@ -63,13 +66,13 @@ daytona_api_key = ""
   it('lets the environment override the file, and stand alone without one', async () => {
     const cwd = await project('[llm]\nmodel = "a"\napi_key = "sk-file"\n');
     const env = { OPENAI_API_KEY: 'sk-env', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1', OPENMANUS_MODEL: 'b' };
-    expect(loadConfig({ cwd, env })._unsafeUnwrap().llm).toMatchObject({
+    expect(configOf(loadConfig({ cwd, env })).llm).toMatchObject({
       api_key: 'sk-env',
       base_url: 'http://127.0.0.1:9/v1',
       model: 'b',
     });
     const bare = await project();
-    expect(loadConfig({ cwd: bare, env: { OPENAI_API_KEY: 'sk-env' } })._unsafeUnwrap().llm).toMatchObject({
+    expect(configOf(loadConfig({ cwd: bare, env: { OPENAI_API_KEY: 'sk-env' } })).llm).toMatchObject({
       model: 'gpt-4o-mini',
       api_key: 'sk-env',
     });
@@ -113,7 +116,7 @@ daytona_api_key = ""
     const cwd = await project(
       '[llm]\nmodel = "x"\napi_key = "k"\n[agent]\nmax_steps = 7\nworkspace = "out"\nsandbox = "bwrap"\n',
     );
-    expect(loadConfig({ cwd, env: {} })._unsafeUnwrap().agent).toEqual({
+    expect(configOf(loadConfig({ cwd, env: {} })).agent).toEqual({
       maxSteps: 7,
       workspace: 'out',
       sandbox: 'bwrap',
@@ -128,13 +131,13 @@ daytona_api_key = ""
     const cwd = await project(
       '[llm]\napi_type = "ollama"\nmodel = "qwen2.5"\nbase_url = "http://127.0.0.1:11434/v1"\n',
     );
-    expect(loadConfig({ cwd, env: {} }).isOk()).toBe(true);
+    expect(loadConfig({ cwd, env: {} }).ok).toBe(true);
   });
 
   it('the example config file is valid once a key is given', () => {
     const root = join(import.meta.dirname, '..', '..', '..');
     const result = loadConfig({ cwd: root, path: 'config/config.example.toml', env: {} });
-    expect(result._unsafeUnwrap().llm).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 4096 });
+    expect(configOf(result).llm).toMatchObject({ model: 'gpt-4o-mini', max_tokens: 4096 });
   });
 
   it('builds a working LLM port from a profile', async () => {
@@ -143,7 +146,7 @@ daytona_api_key = ""
       const cwd = await project(
         `[llm]\nmodel = "base"\napi_key = "sk-x"\nbase_url = "${server.baseURL}"\nmax_tokens = 55\n[llm.writer]\nmodel = "o4-mini"\n`,
       );
-      const config = loadConfig({ cwd, env: {} })._unsafeUnwrap();
+      const config = configOf(loadConfig({ cwd, env: {} }));
       const result = await run(createAgent({ name: 'writer' }), 'hi', { llm: createLlmFromConfig(config, 'writer') });
       expect(result.answer).toBe('configured');
       expect(server.requests[0]).toMatchObject({ model: 'o4-mini', max_completion_tokens: 55 });

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AgentState,
-  type ContextProvider,
-  createAgent,
-  createOpenAiLlm,
-  defineTool,
-  run,
-  step,
-} from '../src/index.js';
+import { type AgentState, type ContextProvider, createAgent, createOpenAiLlm, defineTool, run } from '../src/index.js';
 import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
-import { call, done, drive, ofType, replied, testConfig } from './helpers.js';
+import { call, done, drive, ofType, on, replied, testConfig } from './helpers.js';
 
 // Like Manus's browser helper: after the agent used `echo`, show it the "page" before it thinks.
 const lastToolWasEcho = (state: AgentState) => {
@@ -41,7 +33,7 @@ describe('context providers in the reducer', () => {
     expect(first.status).toBe('awaiting_context');
     expect(trace.at(-1)?.effects).toEqual([{ type: 'gatherContext', id: 'context-2-page', provider: 'page' }]);
 
-    const [ready, effects] = step(config, first, {
+    const [ready, effects] = on(config, first, {
       type: 'contextGathered',
       provider: 'page',
       data: { url: 'http://x.test/', screenshot: 'AAAA' },
@@ -55,7 +47,7 @@ describe('context providers in the reducer', () => {
 
   it('a failed gathering reaches apply as undefined and the step goes on', () => {
     const { state } = drive(config, 'go', [replied('', [call('echo', {}, 'e1')]), done('e1')]);
-    const [next, effects] = step(config, state, { type: 'contextGathered', provider: 'page', error: 'browser closed' });
+    const [next, effects] = on(config, state, { type: 'contextGathered', provider: 'page', error: 'browser closed' });
     expect(next.status).toBe('awaiting_llm');
     expect(ofType(effects, 'callLlm')[0]?.request.messages.at(-1)?.content).toBe('What next?');
   });
@@ -69,15 +61,15 @@ describe('context providers in the reducer', () => {
     const both = testConfig({ contextProviders: [page, clock] });
     const { state } = drive(both, 'go', [replied('', [call('echo', {}, 'e1')]), done('e1')]);
     expect(state.context?.pending).toEqual(['page', 'clock']);
-    expect(step(both, state, { type: 'contextGathered', provider: 'weather', data: 1 })).toEqual([state, []]);
-    const [half, none] = step(both, state, { type: 'contextGathered', provider: 'clock', data: 'noon' });
+    expect(on(both, state, { type: 'contextGathered', provider: 'weather', data: 1 })).toEqual([state, []]);
+    const [half, none] = on(both, state, { type: 'contextGathered', provider: 'clock', data: 'noon' });
     expect(none).toEqual([]);
-    expect(step(both, half, { type: 'resumed' })[1]).toEqual([
+    expect(on(both, half, { type: 'resumed' })[1]).toEqual([
       { type: 'gatherContext', id: 'context-2-page', provider: 'page' },
     ]);
-    const [, effects] = step(both, half, { type: 'contextGathered', provider: 'page', data: null });
+    const [, effects] = on(both, half, { type: 'contextGathered', provider: 'page', data: null });
     expect(ofType(effects, 'callLlm')[0]?.request.messages.at(-1)?.content).toBe('noon What next?');
-    expect(step(both, half, { type: 'cancelled' })[0]).toMatchObject({ status: 'finished', finishReason: 'cancelled' });
+    expect(on(both, half, { type: 'cancelled' })[0]).toMatchObject({ status: 'finished', finishReason: 'cancelled' });
   });
 
   it('the gathered context of one step is not carried into the next', () => {

@@ -6,6 +6,7 @@ import {
   type Effect,
   initialStep,
   step,
+  type ToolCall,
   type ToolSpec,
 } from '../src/index.js';
 
@@ -55,21 +56,76 @@ export const call = (name: string, args: unknown = {}, id?: string) => ({
   arguments: typeof args === 'string' ? args : JSON.stringify(args),
 });
 
-export const replied = (content: string, toolCalls: ReturnType<typeof call>[] = []): AgentEvent => ({
+/** Test shorthand: events naming their tool call by `callId`, a context by `provider`, or nothing (the open model call). */
+export type Shorthand =
+  | AgentEvent
+  | {
+      type: 'llmResponded';
+      content: string;
+      toolCalls: readonly ToolCall[];
+      usage?: { inputTokens: number; outputTokens: number };
+    }
+  | { type: 'llmFailed'; error: string }
+  | ({ type: 'toolCompleted'; callId: string } & Omit<
+      Extract<AgentEvent, { type: 'toolCompleted' }>,
+      'type' | 'effectId'
+    >)
+  | { type: 'humanReplied'; callId: string; answer: string }
+  | { type: 'approvalGiven'; callId: string }
+  | { type: 'approvalDenied'; callId: string; reason?: string }
+  | { type: 'contextGathered'; provider: string; data?: unknown; error?: string };
+
+const PHASE = {
+  toolCompleted: 'running',
+  humanReplied: 'human',
+  approvalGiven: 'approval',
+  approvalDenied: 'approval',
+};
+
+/** The effect id a shorthand event answers in `state` (`none` when the state waits for no such effect). */
+export function correlate(state: AgentState, event: Shorthand): AgentEvent {
+  if ('effectId' in event || !('type' in event)) return event as AgentEvent;
+  switch (event.type) {
+    case 'llmResponded':
+    case 'llmFailed':
+      return { ...event, effectId: `llm-${state.requestSeq}` } as AgentEvent;
+    case 'contextGathered': {
+      const { provider, ...rest } = event;
+      return { ...rest, effectId: `context-${state.requestSeq}-${provider}` };
+    }
+    case 'toolCompleted':
+    case 'humanReplied':
+    case 'approvalGiven':
+    case 'approvalDenied': {
+      const { callId, ...rest } = event;
+      const index = state.turn?.calls.findIndex((c) => c.call.id === callId) ?? -1;
+      const effectId = index < 0 ? 'none' : `${PHASE[event.type]}-${state.requestSeq}-${index}`;
+      return { ...rest, effectId } as AgentEvent;
+    }
+    default:
+      return event;
+  }
+}
+
+/** `step` with a shorthand event. */
+export const on = (config: AgentConfig, state: AgentState, event: Shorthand) =>
+  step(config, state, correlate(state, event));
+
+export const replied = (content: string, toolCalls: ReturnType<typeof call>[] = []): Shorthand => ({
   type: 'llmResponded',
   content,
   toolCalls,
   usage: { inputTokens: 10, outputTokens: 2 },
 });
 
-export const done = (callId: string, output = 'ok'): AgentEvent => ({ type: 'toolCompleted', callId, output });
+export const done = (callId: string, output = 'ok'): Shorthand => ({ type: 'toolCompleted', callId, output });
 
 /** Drives the reducer through a list of events, returning every intermediate result. */
-export function drive(config: AgentConfig, input: string, events: AgentEvent[]) {
+export function drive(config: AgentConfig, input: string, events: Shorthand[]) {
   let [state, effects] = initialStep(config, input);
   const trace: { state: AgentState; effects: readonly Effect[] }[] = [{ state, effects }];
   for (const event of events) {
-    [state, effects] = step(config, state, event);
+    [state, effects] = on(config, state, event);
     trace.push({ state, effects });
   }
   return { state, effects, trace };

@@ -4,14 +4,17 @@ import {
   type AgentConfig,
   type AgentEvent,
   type AgentState,
+  createStep,
+  defaultPolicies,
   type Effect,
-  initialStep,
+  initialState,
   isFinal,
   type Message,
+  type Policy,
+  type StepFunction,
   selectWindow,
-  step,
 } from '../src/index.js';
-import { testConfig } from './helpers.js';
+import { specs, testConfig } from './helpers.js';
 
 type CallKind = 'echo' | 'write' | 'unknown' | 'badJson' | 'terminate' | 'deploy' | 'ask';
 interface Reply {
@@ -34,7 +37,31 @@ const scenarioArb = fc.record({
   finishOnText: fc.boolean(),
   toolChoice: fc.constantFrom<'auto' | 'required'>('auto', 'auto', 'required'),
   seed: fc.integer({ min: 0, max: 1_000_000 }),
+  policies: fc.constantFrom<PolicySet>('default', 'noStuck', 'allowList', 'stopAfterTwoCalls'),
+  // Per mille: how often an earlier event is delivered again, and how often the tool list changes.
+  redeliver: fc.integer({ min: 0, max: 400 }),
+  toolChanges: fc.integer({ min: 0, max: 300 }),
 });
+
+type PolicySet = 'default' | 'noStuck' | 'allowList' | 'stopAfterTwoCalls';
+// Host policies of the kinds the README shows: a per-tenant allow-list, a stop condition.
+const allowList: Policy = {
+  name: 'allowList',
+  admitCall: (_context, call) => (call.name === 'write' ? 'Error: write is not allowed for this tenant.' : undefined),
+};
+const stopAfterTwoCalls: Policy = {
+  name: 'stopAfterTwoCalls',
+  afterStep: ({ state }) =>
+    state.messages.filter((m) => m.role === 'tool').length >= 2
+      ? { reason: 'terminated', error: 'two calls' }
+      : undefined,
+};
+const stepFor = (set: PolicySet): StepFunction =>
+  set === 'default'
+    ? createStep()
+    : set === 'noStuck'
+      ? createStep(defaultPolicies.filter((p) => p.name !== 'stuck'))
+      : createStep([...defaultPolicies, set === 'allowList' ? allowList : stopAfterTwoCalls]);
 
 function toCall(kind: CallKind, i: number, turn: number) {
   const id = `t${turn}_${i}`;
@@ -74,18 +101,30 @@ function checkRequest(messages: readonly Message[], task: Message | undefined) {
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 function play(config: AgentConfig, scenario: Scenario) {
+  const step = stepFor(scenario.policies);
   let rng = scenario.seed;
   const random = (n: number) => {
     rng = (rng * 1103515245 + 12345) % 2147483648;
     return rng % n;
   };
-  let [state, effects] = initialStep(config, 'the task');
-  const events: AgentEvent[] = [];
+  const first: AgentEvent = { type: 'started', input: 'the task' };
+  let [state, effects] = step(config, initialState(), first) as [AgentState, readonly Effect[]];
+  const events: AgentEvent[] = [first];
   let replyIndex = 0;
   const feed = (event: AgentEvent) => {
     events.push(event);
-    [state, effects] = step(config, state, event);
+    [state, effects] = step(config, state, event) as [AgentState, readonly Effect[]];
     expect(state.step).toBeLessThanOrEqual(config.maxSteps);
+    // A duplicate, redelivered or late answer to an effect that is no longer outstanding changes nothing.
+    if (random(1000) < scenario.redeliver) {
+      const again = events[random(events.length)];
+      if (again && again.type !== 'started' && again.type !== 'toolsChanged') {
+        const [same, none] = step(config, state, again);
+        expect(same).toBe(state);
+        expect(none).toEqual([]);
+        events.push(again);
+      }
+    }
   };
   for (let guard = 0; guard < 500 && !isFinal(state); guard++) {
     const pending: Effect[] = [...effects];
@@ -93,8 +132,14 @@ function play(config: AgentConfig, scenario: Scenario) {
     if (llm?.type === 'callLlm') {
       checkRequest(llm.request.messages, state.messages[state.taskIndex]);
       const reply = scenario.replies[replyIndex++] ?? { text: 'final answer', calls: [] };
+      // Tools come and go between requests (an MCP server's list changed); the reply is to the request sent.
+      if (random(1000) < scenario.toolChanges) {
+        const without = Object.values(specs).filter((t) => t.name !== ['echo', 'write', 'deploy'][random(3)]);
+        feed({ type: 'toolsChanged', tools: random(2) === 0 ? without : Object.values(specs) });
+      }
       feed({
         type: 'llmResponded',
+        effectId: llm.id,
         content: reply.text,
         toolCalls: reply.calls.map((k, i) => toCall(k, i, replyIndex)),
       });
@@ -110,15 +155,15 @@ function play(config: AgentConfig, scenario: Scenario) {
     const outcomes: AgentEvent[] = [];
     for (const effect of work) {
       if (effect.type === 'callTool')
-        outcomes.push({ type: 'toolCompleted', callId: effect.call.id, output: `out ${effect.call.name}` });
-      if (effect.type === 'askHuman') outcomes.push({ type: 'humanReplied', callId: effect.callId, answer: 'yes' });
+        outcomes.push({ type: 'toolCompleted', effectId: effect.id, output: `out ${effect.call.name}` });
+      if (effect.type === 'askHuman') outcomes.push({ type: 'humanReplied', effectId: effect.id, answer: 'yes' });
       if (effect.type === 'gatherContext')
-        outcomes.push({ type: 'contextGathered', provider: effect.provider, data: { seen: true } });
+        outcomes.push({ type: 'contextGathered', effectId: effect.id, data: { seen: true } });
       if (effect.type === 'requestApproval') {
         outcomes.push(
           random(2) === 0
-            ? { type: 'approvalGiven', callId: effect.call.id }
-            : { type: 'approvalDenied', callId: effect.call.id },
+            ? { type: 'approvalGiven', effectId: effect.id }
+            : { type: 'approvalDenied', effectId: effect.id },
         );
       }
     }
@@ -175,7 +220,8 @@ describe('reducer invariants', () => {
       fc.property(scenarioArb, (scenario) => {
         const config = configFor(scenario);
         const { state, events } = play(config, scenario);
-        let [replayed] = initialStep(config, 'the task');
+        const step = stepFor(scenario.policies);
+        let replayed = initialState();
         for (const event of events) [replayed] = step(config, replayed, event);
         expect(replayed).toEqual(state);
       }),
@@ -188,8 +234,9 @@ describe('reducer invariants', () => {
       fc.property(scenarioArb, fc.nat(), (scenario, cut) => {
         const config = configFor(scenario);
         const { state, events } = play(config, scenario);
-        const at = events.length === 0 ? 0 : cut % events.length;
-        let [resumed] = initialStep(config, 'the task');
+        const step = stepFor(scenario.policies);
+        const at = cut % events.length;
+        let resumed = initialState();
         events.forEach((event, i) => {
           if (i === at) resumed = JSON.parse(JSON.stringify(resumed)) as AgentState;
           [resumed] = step(config, resumed, event);
@@ -205,9 +252,9 @@ describe('reducer invariants', () => {
       fc.property(scenarioArb, fc.nat(), (scenario, cut) => {
         const config = configFor(scenario);
         const { events } = play(config, scenario);
-        let [state] = initialStep(config, 'the task');
-        for (const event of events.slice(0, events.length === 0 ? 0 : cut % events.length))
-          [state] = step(config, state, event);
+        const step = stepFor(scenario.policies);
+        let state = initialState();
+        for (const event of events.slice(0, 1 + (cut % events.length))) [state] = step(config, state, event);
         [state] = step(config, state, { type: 'cancelled' });
         const [next, effects] = step(config, state, { type: 'started', input: 'go on' });
         const llm = effects.find((e) => e.type === 'callLlm');
@@ -220,20 +267,21 @@ describe('reducer invariants', () => {
 
   it('finished states are terminal: no event but a new task changes them', () => {
     const eventArb = fc.constantFrom<AgentEvent>(
-      { type: 'llmResponded', content: 'x', toolCalls: [] },
-      { type: 'llmFailed', error: 'x' },
-      { type: 'toolCompleted', callId: 't1_0', output: 'x' },
-      { type: 'humanReplied', callId: 't1_0', answer: 'x' },
-      { type: 'approvalGiven', callId: 't1_0' },
-      { type: 'approvalDenied', callId: 't1_0' },
+      { type: 'llmResponded', effectId: 'llm-1', content: 'x', toolCalls: [] },
+      { type: 'llmFailed', effectId: 'llm-1', error: 'x' },
+      { type: 'toolCompleted', effectId: 'running-1-0', output: 'x' },
+      { type: 'humanReplied', effectId: 'human-1-0', answer: 'x' },
+      { type: 'approvalGiven', effectId: 'approval-1-0' },
+      { type: 'approvalDenied', effectId: 'approval-1-0' },
       { type: 'cancelled' },
+      { type: 'faulted', error: 'x' },
     );
     fc.assert(
       fc.property(scenarioArb, eventArb, (scenario, event) => {
         const config = configFor(scenario);
         const { state } = play(config, scenario);
         fc.pre(isFinal(state));
-        expect(step(config, state, event)).toEqual([state, []]);
+        expect(stepFor(scenario.policies)(config, state, event)).toEqual([state, []]);
       }),
       { numRuns: 200 },
     );

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
@@ -26,10 +26,11 @@ function importGraph(entry: string, { dynamic = true } = {}) {
 }
 
 describe('the functional core', () => {
-  it('the reducer reaches no I/O: no node: module, no openai, no interpreter code', () => {
-    const { files, external } = importGraph('kernel/reducer.ts');
-    expect(files).not.toContain('shell/interpreter.ts');
-    expect(files).not.toContain('llm/openai.ts');
+  const kernel = readdirSync(resolve(src, 'kernel')).filter((f) => f.endsWith('.ts') && f !== 'stateSchema.ts');
+
+  it.each(kernel)('kernel/%s reaches no I/O: no node: module, no openai, nothing from the shell', (file) => {
+    const { files, external } = importGraph(`kernel/${file}`);
+    expect(files.filter((f) => !f.startsWith('kernel/') && f !== 'result.ts')).toEqual([]);
     expect(files.some((f) => f.startsWith('testing/'))).toBe(false);
     expect(
       external.filter(
@@ -38,6 +39,11 @@ describe('the functional core', () => {
     ).toEqual([]);
     // Only the tokenizer's rank data (loaded on demand) comes from outside.
     expect(external.every((s) => s.startsWith('js-tiktoken/'))).toBe(true);
+  });
+
+  it("the saved-state schema is the kernel's only use of a library (zod), loaded by the shell on demand", () => {
+    expect(importGraph('kernel/stateSchema.ts').external.filter((s) => s.startsWith('node:'))).toEqual([]);
+    expect(importGraph('index.ts', { dynamic: false }).files).not.toContain('kernel/stateSchema.ts');
   });
 
   it('importing the package loads the openai SDK and the tokenizer ranks only on demand', () => {
@@ -49,7 +55,7 @@ describe('the functional core', () => {
   });
 
   it('the graph check itself sees I/O where there is some', () => {
-    expect(importGraph('shell/interpreter.ts').external).toContain('eventemitter3');
+    expect(importGraph('shell/runItems.ts').external).toContain('eventemitter3');
     expect(importGraph('testing/server.ts').external).toContain('node:http');
   });
 });

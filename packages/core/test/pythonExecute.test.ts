@@ -4,8 +4,11 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { createPythonExecute } from '../src/index.js';
-import { processesMatching } from '../src/testing/index.js';
-import { callTool, tempWorkspace } from './toolHelpers.js';
+import { processesMatching, toolSession } from '../src/testing/index.js';
+import { tempWorkspace } from './toolHelpers.js';
+
+const callTool = (tool: Parameters<typeof toolSession>[0], args: unknown, signal?: AbortSignal) =>
+  toolSession(tool).call(args, signal ? { signal } : {});
 
 let workspace: string;
 let python: ReturnType<typeof createPythonExecute>;

@@ -2,15 +2,16 @@ import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { createStrReplaceEditor } from '../src/index.js';
-import { callTool, tempWorkspace } from './toolHelpers.js';
+import { type ToolSession, toolSession } from '../src/testing/index.js';
+import { tempWorkspace } from './toolHelpers.js';
 
 let ws: string;
-let editor: ReturnType<typeof createStrReplaceEditor>;
-const edit = (args: Record<string, unknown>) => callTool(editor, args);
+let session: ToolSession;
+const edit = (args: Record<string, unknown>) => session.call(args);
 
 beforeEach(async () => {
   ws = await tempWorkspace();
-  editor = createStrReplaceEditor({ workspace: ws });
+  session = toolSession(createStrReplaceEditor({ workspace: ws }));
 });
 
 describe('str_replace_editor', () => {
@@ -126,7 +127,7 @@ describe('str_replace_editor', () => {
   it('makes a workspace that does not exist yet on first use', async () => {
     const fresh = join(ws, 'not', 'yet');
     const path = join(fresh, 'a.txt');
-    const result = await callTool(createStrReplaceEditor({ workspace: fresh }), {
+    const result = await toolSession(createStrReplaceEditor({ workspace: fresh })).call({
       command: 'create',
       path,
       file_text: 'x',

@@ -1,5 +1,9 @@
+import type { RunScope } from '../shell/scope.js';
+import type { Tool } from '../tools/defineTool.js';
 import type { ContextProvider } from './context.js';
-import type { Tool, ToolSpec } from './tool.js';
+import type { Policy } from './policies.js';
+import { createStep, type StepFunction } from './reducer.js';
+import type { ToolSpec } from './tool.js';
 
 export type ToolChoice = 'auto' | 'required' | 'none';
 export type TokenizerName = 'cl100k_base' | 'o200k_base' | 'estimate';
@@ -71,8 +75,8 @@ export function defineAgent(input: AgentConfigInput): AgentConfig {
   return config;
 }
 
-/** Gathers a context provider's data (I/O: a browser's page state, a file's contents). */
-export type ContextGatherer = (context: { readonly signal?: AbortSignal }) => Promise<unknown>;
+/** Gathers a context provider's data (I/O: a browser's page state, a file's contents) within a run's scope. */
+export type ContextGatherer = (scope: RunScope) => Promise<unknown>;
 
 /** A runnable agent: its config (data) and the implementations it names. */
 export interface Agent {
@@ -80,19 +84,27 @@ export interface Agent {
   readonly tools: readonly Tool[];
   /** By provider name: how to gather what `config.contextProviders` ask for. */
   readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
+  /** The step the shell runs: by default the loop with `defaultPolicies`. */
+  readonly step?: StepFunction;
 }
 
 export type AgentInput = Omit<AgentConfigInput, 'tools'> & {
   readonly tools?: readonly Tool[];
   readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
+  /** The rules around the loop, replacing `defaultPolicies` (add, drop or replace one). */
+  readonly policies?: readonly Policy[];
+  /** A whole step of the host's own (e.g. one that wraps `step`); wins over `policies`. */
+  readonly step?: StepFunction;
 };
 
 /** `createAgent({ name, tools })`: the config is derived from the tools' specs. */
 export function createAgent(input: AgentInput): Agent {
-  const { tools = [], contextGatherers, ...config } = input;
+  const { tools = [], contextGatherers, policies, step, ...config } = input;
+  const chosen = step ?? (policies ? createStep(policies) : undefined);
   return {
     config: defineAgent({ ...config, tools: tools.map((t) => t.spec) }),
     tools,
     ...(contextGatherers ? { contextGatherers } : {}),
+    ...(chosen ? { step: chosen } : {}),
   };
 }

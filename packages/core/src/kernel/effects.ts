@@ -1,4 +1,5 @@
 import type { ToolChoice } from './agent.js';
+import type { HostAnswer } from './events.js';
 import type { Message, ToolCall } from './messages.js';
 import type { FinishReason, Usage } from './state.js';
 import type { ToolSpec } from './tool.js';
@@ -18,13 +19,9 @@ export interface RunResult {
   readonly error?: string;
 }
 
-/** Outputs of the reducer: what should happen next. Ids are derived from the state. */
+/** Outputs of the reducer: what should happen next. Ids derive from the state, so they are stable across a resume. */
 export type Effect =
-  | {
-      readonly type: 'callLlm';
-      readonly id: string;
-      readonly request: LlmRequest;
-    }
+  | { readonly type: 'callLlm'; readonly id: string; readonly request: LlmRequest }
   | {
       readonly type: 'callTool';
       readonly id: string;
@@ -32,32 +29,38 @@ export type Effect =
       readonly args: unknown;
       readonly parallelSafe: boolean;
       readonly timeoutMs?: number;
+      /** What the tool recorded before (a resumed call continues from it). */
+      readonly progress?: unknown;
+      /** A person's answer for the tool's paused work (a child agent's approval), ids relative to this call. */
+      readonly answer?: HostAnswer;
     }
-  | {
-      readonly type: 'askHuman';
-      readonly id: string;
-      readonly callId: string;
-      readonly question: string;
-    }
-  | {
-      readonly type: 'requestApproval';
-      readonly id: string;
-      readonly call: ToolCall;
-      readonly args: unknown;
-    }
+  | { readonly type: 'askHuman'; readonly id: string; readonly call: ToolCall; readonly question: string }
+  | { readonly type: 'requestApproval'; readonly id: string; readonly call: ToolCall; readonly args: unknown }
   | { readonly type: 'gatherContext'; readonly id: string; readonly provider: string }
   | { readonly type: 'emit'; readonly observation: Observation }
   | { readonly type: 'finish'; readonly result: RunResult };
 
 /** Notable moments the host may want to show (progress lines, traces). */
 export type Observation =
-  | {
-      readonly kind: 'stepStarted';
-      readonly step: number;
-      readonly maxSteps: number;
-    }
-  | { readonly kind: 'stuck'; readonly hint: string }
+  | { readonly kind: 'stepStarted'; readonly step: number; readonly maxSteps: number }
+  /** A policy added a hint to the next request (stuck detection's "change strategy"). */
+  | { readonly kind: 'hint'; readonly policy: string; readonly hint: string }
   | { readonly kind: 'memoryTrimmed'; readonly dropped: number }
-  | { readonly kind: 'toolCallsIgnored'; readonly count: number };
+  | { readonly kind: 'toolCallsIgnored'; readonly count: number }
+  /** The budget was checked with an estimate: the configured tokenizer was not loaded. */
+  | { readonly kind: 'tokensEstimated'; readonly tokenizer: string };
 
 export type EffectType = Effect['type'];
+
+/**
+ * An effect of the host's own, from its own policy or step: a namespaced type (`billing:charge`)
+ * so it never collides with the built-in ones, performed by the performer the host registers for it.
+ */
+export interface HostEffect {
+  readonly type: `${string}:${string}`;
+  readonly id: string;
+  readonly [field: string]: unknown;
+}
+
+/** Everything a step may ask for: the built-in effects and the host's own. */
+export type AnyEffect = Effect | HostEffect;

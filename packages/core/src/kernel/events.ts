@@ -1,46 +1,68 @@
 import type { ImageData, ToolCall } from './messages.js';
+import type { PendingInput } from './state.js';
+import type { ToolSpec } from './tool.js';
 
 export interface LlmUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
 }
 
-/** Inputs to the reducer: what happened. */
+/**
+ * Inputs to the reducer: what happened. An event that answers an effect names it by
+ * `effectId`; an answer to an effect the state is not waiting for changes nothing.
+ */
 export type AgentEvent =
-  | {
-      readonly type: 'started';
-      readonly input: string;
-      readonly image?: ImageData;
-    }
-  | { readonly type: 'resumed' }
+  | { readonly type: 'started'; readonly input: string; readonly image?: ImageData; readonly runId?: string }
+  | { readonly type: 'resumed'; readonly runId?: string }
   | {
       readonly type: 'llmResponded';
+      readonly effectId: string;
       readonly content: string;
       readonly toolCalls: readonly ToolCall[];
       readonly usage?: LlmUsage;
     }
-  | { readonly type: 'llmFailed'; readonly error: string }
+  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string }
   | {
       readonly type: 'toolCompleted';
-      readonly callId: string;
+      readonly effectId: string;
       readonly output: string;
       readonly isError?: boolean;
       readonly image?: ImageData;
-      /** Model calls the tool made itself (through its context's LLM port), counted in the run's usage. */
+      /** Model calls the tool made itself (its own LLM use, a child agent), counted in the run's usage. */
       readonly usage?: LlmUsage & { readonly llmCalls: number };
+      /** The tool's per-run data after the call (kept in `state.toolData` under the tool's name). */
+      readonly data?: unknown;
     }
+  /** A long-running tool recorded how far it got; a resumed call starts from there. */
+  | { readonly type: 'toolProgressed'; readonly effectId: string; readonly progress: unknown }
+  /** A tool paused on a person (a child agent waiting for approval): the run pauses with it. */
   | {
-      readonly type: 'humanReplied';
-      readonly callId: string;
-      readonly answer: string;
+      readonly type: 'toolSuspended';
+      readonly effectId: string;
+      readonly progress: unknown;
+      readonly waiting: readonly PendingInput[];
     }
-  | { readonly type: 'approvalGiven'; readonly callId: string }
-  | {
-      readonly type: 'approvalDenied';
-      readonly callId: string;
-      readonly reason?: string;
-    }
-  | { readonly type: 'contextGathered'; readonly provider: string; readonly data?: unknown; readonly error?: string }
-  | { readonly type: 'cancelled'; readonly reason?: string };
+  | { readonly type: 'humanReplied'; readonly effectId: string; readonly answer: string }
+  | { readonly type: 'approvalGiven'; readonly effectId: string }
+  | { readonly type: 'approvalDenied'; readonly effectId: string; readonly reason?: string }
+  | { readonly type: 'contextGathered'; readonly effectId: string; readonly data?: unknown; readonly error?: string }
+  /** The tools the model may call changed (an MCP server's list changed, a server died). */
+  | { readonly type: 'toolsChanged'; readonly tools: readonly ToolSpec[] }
+  | { readonly type: 'cancelled'; readonly reason?: string }
+  /** The shell could not go on (no performer for an effect, a checkpoint conflict): the run fails. */
+  | { readonly type: 'faulted'; readonly error: string };
 
 export type AgentEventType = AgentEvent['type'];
+
+/** The answer a person gives to a pending input (approve, deny or reply), as an event. */
+export type HostAnswer = Extract<AgentEvent, { type: 'humanReplied' | 'approvalGiven' | 'approvalDenied' }>;
+
+/** An event of the host's own (the answer to its own effect), namespaced like `HostEffect`. */
+export interface HostEvent {
+  readonly type: `${string}:${string}`;
+  readonly effectId?: string;
+  readonly [field: string]: unknown;
+}
+
+/** Everything a step may be given. The default step ignores host events; the host's own step handles them. */
+export type AnyEvent = AgentEvent | HostEvent;

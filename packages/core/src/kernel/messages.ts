@@ -49,3 +49,13 @@ export const userMessage = (content: string, image?: ImageData): UserMessage =>
   image ? { role: 'user', content, image } : { role: 'user', content };
 export const assistantMessage = (content: string, toolCalls?: readonly ToolCall[]): AssistantMessage =>
   toolCalls && toolCalls.length > 0 ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content };
+
+/** The last thing the assistant said in the current task (empty when it said nothing yet). */
+export function lastAnswer(messages: readonly Message[]): string {
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role === 'assistant' && message.content.trim() !== '') return message.content;
+    if (message?.role === 'user') return '';
+  }
+  return '';
+}

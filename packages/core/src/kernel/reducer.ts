@@ -1,8 +1,9 @@
 import type { AgentConfig } from './agent.js';
-import type { Effect, RunResult } from './effects.js';
-import type { AgentEvent } from './events.js';
+import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
+import type { AnyEvent, HostAnswer } from './events.js';
 import { keepNewestImages } from './memory.js';
-import { type AssistantMessage, assistantMessage, type ImageData, type Message, type ToolCall } from './messages.js';
+import { assistantMessage, type ImageData, lastAnswer, type Message, type ToolCall } from './messages.js';
+import { defaultPolicies, isStop, type Policy, type PolicyContext, type Stop } from './policies.js';
 import { buildRequest } from './request.js';
 import {
   type AgentState,
@@ -10,24 +11,36 @@ import {
   type FinishReason,
   isFinal,
   type PendingCall,
+  type PendingInput,
   type RunStatus,
   SCHEMA_VERSION,
   type Turn,
   type Usage,
 } from './state.js';
-import { emptyStuckState, recordTurn } from './stuck.js';
-import { requestTokens } from './tokens.js';
 import type { ToolSpec } from './tool.js';
 
 /**
  * The whole agent loop: think → act → observe, as a pure function of (config, state, event).
- * No clock, no randomness, no I/O: ids come from counters in the state.
+ * No clock, no randomness, no I/O: ids come from counters in the state. The rules around the
+ * loop (step limit, token budget, stuck detection, terminal tools) are policies.
  */
 export type Transition = readonly [AgentState, readonly Effect[]];
+
+/** A step as the shell runs it: the default one, or a host's (policies, its own effects and events). */
+export type StepFunction = (
+  config: AgentConfig,
+  state: AgentState,
+  event: AnyEvent,
+) => readonly [AgentState, readonly AnyEffect[]];
 
 /** Thrown for an event the current state cannot take (a bug in the driver, not in the run). */
 export class InvalidEventError extends Error {
   override readonly name = 'InvalidEventError';
+}
+
+interface Rules {
+  readonly config: AgentConfig;
+  readonly policies: readonly Policy[];
 }
 
 export function initialState(): AgentState {
@@ -38,18 +51,27 @@ export function initialState(): AgentState {
     requestSeq: 0,
     messages: [],
     taskIndex: 0,
+    policies: {},
     usage: emptyUsage,
-    stuck: emptyStuckState,
     reprompted: false,
   };
 }
+
+/** The loop with these policies around it, in order. `step` is `createStep(defaultPolicies)`. */
+export function createStep(
+  policies: readonly Policy[] = defaultPolicies,
+): (config: AgentConfig, state: AgentState, event: AnyEvent) => Transition {
+  return (config, state, event) => reduce({ config, policies }, state, event);
+}
+
+export const step = createStep(defaultPolicies);
 
 /** Starts a run: the fresh state plus the effects of its first step. */
 export function initialStep(config: AgentConfig, input: string, image?: ImageData): Transition {
   return step(config, initialState(), image ? { type: 'started', input, image } : { type: 'started', input });
 }
 
-export function step(config: AgentConfig, state: AgentState, event: AgentEvent): Transition {
+function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
   switch (event.type) {
     case 'started': {
       if (!isFinal(state) && state.status !== 'idle') {
@@ -60,162 +82,197 @@ export function step(config: AgentConfig, state: AgentState, event: AgentEvent):
         : { role: 'user', content: event.input };
       const { finishReason: _r, answer: _a, error: _e, ...rest } = state;
       const messages = state.messages.concat(task);
-      return think(config, {
+      return think(rules, {
         ...rest,
+        ...(event.runId ? { runId: event.runId } : {}),
         status: 'awaiting_llm',
         step: 0,
-        messages: event.image ? keepNewestImages(messages, config.keepImages) : messages,
+        messages: event.image ? keepNewestImages(messages, rules.config.keepImages) : messages,
         taskIndex: state.messages.length,
-        stuck: { turns: state.stuck.turns, calls: state.stuck.calls },
         reprompted: false,
       });
     }
-    case 'resumed':
-      return [state, outstandingEffects(config, state)];
-    case 'cancelled': {
-      if (isFinal(state)) return [state, []];
-      // Calls still open are answered as cancelled, so a later message can continue the conversation.
-      const { turn, ...rest } = state;
-      const closed = turn ? { ...rest, messages: [...state.messages, ...observationsOf(turn.calls)] } : rest;
-      return finish(closed, 'cancelled', lastAnswer(state.messages), event.reason);
+    case 'resumed': {
+      const named = event.runId && !state.runId ? { ...state, runId: event.runId } : state;
+      if (named.status !== 'awaiting_llm') return [named, outstandingEffects(rules, named)];
+      // The request is rebuilt exactly; the step it belongs to was announced before.
+      const [next, effects] = request(rules, named);
+      return [next, next === named ? effects.filter((e) => e.type === 'callLlm') : effects];
     }
+    case 'cancelled':
+      return close(state, 'cancelled', event.reason);
+    case 'faulted':
+      return close(state, 'error', event.error);
     case 'llmResponded':
-      if (state.status !== 'awaiting_llm') return [state, []];
+      if (!awaitsLlm(state, event.effectId)) return [state, []];
       return act(
-        config,
+        rules,
         { ...state, usage: addUsage(state.usage, { inputTokens: 0, outputTokens: 0, ...event.usage, llmCalls: 1 }) },
         event.content,
         event.toolCalls,
       );
     case 'llmFailed':
-      if (state.status !== 'awaiting_llm') return [state, []];
+      if (!awaitsLlm(state, event.effectId)) return [state, []];
       return finish(
-        {
-          ...state,
-          usage: { ...state.usage, llmCalls: state.usage.llmCalls + 1 },
-        },
+        { ...state, usage: { ...state.usage, llmCalls: state.usage.llmCalls + 1 } },
         'error',
         '',
         `the model request failed: ${event.error}`,
       );
     case 'toolCompleted': {
+      const found = runningCall(state, event.effectId);
+      if (!found) return [state, []];
       const counted = event.usage ? { ...state, usage: addUsage(state.usage, event.usage) } : state;
-      const [next, effects] = settle(config, counted, event.callId, 'running', (pending) =>
-        answered(pending, truncate(event.output, config.maxObserve), event.isError === true, event.image),
-      );
-      // A stale result changes nothing, its usage included.
-      return next === counted ? [state, effects] : [next, effects];
+      const kept =
+        event.data === undefined
+          ? counted
+          : { ...counted, toolData: { ...state.toolData, [found.pending.call.name]: event.data } };
+      const output = truncate(event.output, rules.config.maxObserve);
+      return settle(rules, kept, found.index, answered(found.pending, output, event.isError === true, event.image));
+    }
+    case 'toolProgressed': {
+      const found = runningCall(state, event.effectId);
+      if (!found || !state.turn) return [state, []];
+      const turn = replaceCall(state.turn, found.index, { ...found.pending, progress: event.progress });
+      return [{ ...state, turn }, []];
+    }
+    case 'toolSuspended': {
+      const found = runningCall(state, event.effectId);
+      if (!found || !state.turn) return [state, []];
+      const suspended = { ...found.pending, progress: event.progress, waiting: event.waiting };
+      const turn = replaceCall(state.turn, found.index, suspended);
+      return [{ ...state, turn, status: statusOf(turn) }, []];
     }
     case 'humanReplied':
-      return settle(config, state, event.callId, 'human', (pending) => answered(pending, event.answer, false));
+    case 'approvalGiven':
     case 'approvalDenied':
-      return settle(config, state, event.callId, 'approval', (pending) =>
-        answered(pending, `Error: the user did not approve this call${event.reason ? `: ${event.reason}` : '.'}`, true),
-      );
-    case 'approvalGiven': {
-      const pending = state.turn?.calls.find((c) => c.call.id === event.callId && c.phase === 'approval');
-      if (!pending || !state.turn) return [state, []];
-      const spec = findTool(config, pending.call.name);
-      const released: PendingCall = {
-        ...pending,
-        phase: spec?.human ? 'human' : 'running',
-      };
-      const turn = replaceCall(state.turn, released);
-      const index = state.turn.calls.indexOf(pending);
-      return [{ ...state, turn, status: statusOf(turn) }, [dispatch(state, released, index, spec)]];
-    }
+      return answerHost(rules, state, event);
     case 'contextGathered': {
       const context = state.context;
-      if (state.status !== 'awaiting_context' || !context?.pending.includes(event.provider)) return [state, []];
-      const gathered = { ...context.gathered, [event.provider]: event.error === undefined ? event.data : undefined };
-      const pending = context.pending.filter((name) => name !== event.provider);
+      const provider = context?.pending.find((name) => contextEffectId(state, name) === event.effectId);
+      if (state.status !== 'awaiting_context' || !context || provider === undefined) return [state, []];
+      const gathered = { ...context.gathered, [provider]: event.error === undefined ? event.data : undefined };
+      const pending = context.pending.filter((name) => name !== provider);
       const next: AgentState = { ...state, context: { pending, gathered } };
-      return pending.length > 0 ? [next, []] : request(config, { ...next, status: 'awaiting_llm' });
+      return pending.length > 0 ? [next, []] : request(rules, { ...next, status: 'awaiting_llm' });
     }
+    case 'toolsChanged':
+      return [{ ...state, tools: event.tools }, []];
+    default:
+      // A host's own event: its own step handles it; the loop has nothing to do with it.
+      return [state, []];
   }
 }
 
-function think(config: AgentConfig, state: AgentState): Transition {
-  if (state.step >= config.maxSteps) {
-    return finish(state, 'max_steps', lastAnswer(state.messages), `reached the step limit (${config.maxSteps})`);
+/** A person's answer: to a call of this turn, or to a tool paused on a person (forwarded to it). */
+function answerHost(rules: Rules, state: AgentState, event: HostAnswer): Transition {
+  const phase = event.type === 'humanReplied' ? 'human' : 'approval';
+  const found = callWithEffect(state, event.effectId);
+  if (found && found.pending.phase === phase && state.turn) {
+    const { pending, index } = found;
+    if (event.type === 'humanReplied') return settle(rules, state, index, answered(pending, event.answer, false));
+    if (event.type === 'approvalDenied') {
+      const why = event.reason ? `: ${event.reason}` : '.';
+      return settle(rules, state, index, answered(pending, `Error: the user did not approve this call${why}`, true));
+    }
+    const spec = findTool(rules.config, state, pending.call.name);
+    const released: PendingCall = { ...pending, phase: spec?.human ? 'human' : 'running' };
+    const turn = replaceCall(state.turn, index, released);
+    return [{ ...state, turn, status: statusOf(turn) }, [dispatch(state, released, index, spec)]];
   }
+  // `running-3-0/approval-2-0`: the answer belongs to what the tool of `running-3-0` waits for.
+  const slash = event.effectId.indexOf('/');
+  if (slash < 0 || !state.turn) return [state, []];
+  const inner = event.effectId.slice(slash + 1);
+  const owner = runningCall(state, event.effectId.slice(0, slash), true);
+  if (!owner?.pending.waiting?.some((input) => input.effectId === inner && input.kind === phase)) return [state, []];
+  const { waiting: _answered, ...resumed } = owner.pending;
+  const turn = replaceCall(state.turn, owner.index, resumed);
+  const next: AgentState = { ...state, turn, status: statusOf(turn) };
+  const spec = findTool(rules.config, state, resumed.call.name);
+  return [next, [dispatch(next, resumed, owner.index, spec, { ...event, effectId: inner })]];
+}
+
+function think(rules: Rules, state: AgentState): Transition {
+  const stop = firstStop(rules, state, (policy, context) => policy.beforeStep?.(context));
+  if (stop) return stopRun(state, stop);
   const { context: _previous, ...rest } = state;
   const next: AgentState = { ...rest, status: 'awaiting_llm', step: state.step + 1, requestSeq: state.requestSeq + 1 };
-  const wanted = (config.contextProviders ?? []).filter((provider) => provider.when(next)).map((p) => p.name);
-  if (wanted.length === 0) return request(config, next);
+  const wanted = (rules.config.contextProviders ?? []).filter((provider) => provider.when(next)).map((p) => p.name);
+  if (wanted.length === 0) return request(rules, next);
   // Fresh context first (e.g. the browser page), then the request that uses it.
   const gathering: AgentState = { ...next, status: 'awaiting_context', context: { pending: wanted, gathered: {} } };
   return [gathering, gatherEffects(gathering)];
 }
 
+const contextEffectId = (state: AgentState, provider: string) => `context-${state.requestSeq}-${provider}`;
+
 function gatherEffects(state: AgentState): Effect[] {
   return (state.context?.pending ?? []).map((provider) => ({
     type: 'gatherContext',
-    id: `context-${state.requestSeq}-${provider}`,
+    id: contextEffectId(state, provider),
     provider,
   }));
 }
 
-/** Emits the model request for the current step, unless it cannot fit the token budget. */
-function request(config: AgentConfig, state: AgentState): Transition {
-  const { request, dropped } = buildRequest(config, state);
-  if (config.maxInputTokens !== undefined) {
-    const needed = requestTokens(request, config.tokenizer);
-    if (needed > config.maxInputTokens) {
-      const explanation =
-        `Stopped before step ${state.step}: the request needs ${needed} input tokens, ` +
-        `more than the limit of ${config.maxInputTokens}. It was not sent.`;
-      const stopped = {
-        ...state,
-        messages: [...state.messages, assistantMessage(explanation)],
-      };
-      return finish(stopped, 'token_limit', explanation, explanation);
-    }
+/** The model request for the current step, as the policies shape it — or their reason to stop instead. */
+function prepareRequest(
+  rules: Rules,
+  state: AgentState,
+): Stop | { request: LlmRequest; notes: Observation[]; dropped: number } {
+  const notes: Observation[] = [];
+  const hints: string[] = [];
+  for (const policy of rules.policies) {
+    const hint = policy.prompt?.(contextFor(policy, rules.config, state));
+    if (!hint) continue;
+    hints.push(hint);
+    notes.push({ kind: 'hint', policy: policy.name, hint });
   }
+  let { request, dropped } = buildRequest(rules.config, state, hints);
+  for (const policy of rules.policies) {
+    const decision = policy.beforeRequest?.(contextFor(policy, rules.config, state), request);
+    if (!decision) continue;
+    if (isStop(decision)) return decision;
+    request = decision.request;
+    if (decision.notes) notes.push(...decision.notes);
+  }
+  return { request, notes, dropped };
+}
+
+/** Emits the model request for the current step, unless a policy stops the run first. */
+function request(rules: Rules, state: AgentState): Transition {
+  const prepared = prepareRequest(rules, state);
+  if (isStop(prepared)) return stopRun(state, prepared);
+  const { config } = rules;
   // A re-prompt for a missing tool call stays within its step: no second "step started".
   const effects: Effect[] = state.reprompted
     ? []
     : [{ type: 'emit', observation: { kind: 'stepStarted', step: state.step, maxSteps: config.maxSteps } }];
-  if (state.stuck.hint)
-    effects.push({
-      type: 'emit',
-      observation: { kind: 'stuck', hint: state.stuck.hint },
-    });
-  if (dropped > 0)
-    effects.push({
-      type: 'emit',
-      observation: { kind: 'memoryTrimmed', dropped },
-    });
-  effects.push({ type: 'callLlm', id: `llm-${state.requestSeq}`, request });
+  for (const observation of prepared.notes) effects.push({ type: 'emit', observation });
+  if (prepared.dropped > 0)
+    effects.push({ type: 'emit', observation: { kind: 'memoryTrimmed', dropped: prepared.dropped } });
+  effects.push({ type: 'callLlm', id: llmEffectId(state), request: prepared.request });
   return [state, effects];
 }
 
-function act(config: AgentConfig, state: AgentState, content: string, rawCalls: readonly ToolCall[]): Transition {
+const llmEffectId = (state: AgentState) => `llm-${state.requestSeq}`;
+const awaitsLlm = (state: AgentState, effectId: string) =>
+  state.status === 'awaiting_llm' && effectId === llmEffectId(state);
+
+function act(rules: Rules, state: AgentState, content: string, rawCalls: readonly ToolCall[]): Transition {
+  const { config } = rules;
   const ignoring = config.toolChoice === 'none' && rawCalls.length > 0;
   const calls = ignoring ? [] : withUniqueIds(rawCalls, state.requestSeq);
   const message = assistantMessage(content, calls);
-  const acted: AgentState = {
-    ...state,
-    messages: state.messages.concat(message),
-    stuck: recordTurn(config, state.stuck, message),
-  };
+  const acted = remember(rules, { ...state, messages: state.messages.concat(message) }, message);
   const notes: Effect[] = ignoring
-    ? [
-        {
-          type: 'emit',
-          observation: { kind: 'toolCallsIgnored', count: rawCalls.length },
-        },
-      ]
+    ? [{ type: 'emit', observation: { kind: 'toolCallsIgnored', count: rawCalls.length } }]
     : [];
 
   if (calls.length === 0) {
     if (config.toolChoice === 'required') {
       if (!state.reprompted) {
-        const [next, effects] = request(config, {
-          ...acted,
-          reprompted: true,
-          requestSeq: state.requestSeq + 1,
-        });
+        const [next, effects] = request(rules, { ...acted, reprompted: true, requestSeq: state.requestSeq + 1 });
         return [next, [...notes, ...effects]];
       }
       return finish(
@@ -229,77 +286,73 @@ function act(config: AgentConfig, state: AgentState, content: string, rawCalls: 
       const [next, effects] = finish(acted, 'answered', content);
       return [next, [...notes, ...effects]];
     }
-    const [next, effects] = think(config, { ...acted, reprompted: false });
+    const [next, effects] = think(rules, { ...acted, reprompted: false });
     return [next, [...notes, ...effects]];
   }
 
-  const pendings = calls.map((call) => admit(config, call));
+  const pendings = calls.map((call) => admit(rules, acted, call));
   const turn: Turn = { calls: pendings };
-  const opened: AgentState = {
-    ...acted,
-    reprompted: false,
-    turn,
-    status: statusOf(turn),
-  };
+  const opened: AgentState = { ...acted, reprompted: false, turn, status: statusOf(turn) };
   const effects = pendings.flatMap((pending, index) =>
-    pending.phase === 'done' ? [] : [dispatch(opened, pending, index, findTool(config, pending.call.name))],
+    pending.phase === 'done' ? [] : [dispatch(opened, pending, index, findTool(config, opened, pending.call.name))],
   );
-  if (effects.length === 0) return endStep(config, opened);
+  if (effects.length === 0) return endStep(rules, opened);
   return [opened, effects];
 }
 
+/** Each policy with `afterResponse` records what it needs from the model's reply. */
+function remember(rules: Rules, state: AgentState, message: Message): AgentState {
+  if (message.role !== 'assistant') return state;
+  let policies = state.policies;
+  for (const policy of rules.policies) {
+    if (!policy.afterResponse) continue;
+    const memory = policy.afterResponse(contextFor(policy, rules.config, { ...state, policies }), message);
+    policies = { ...policies, [policy.name]: memory };
+  }
+  return policies === state.policies ? state : { ...state, policies };
+}
+
 /** Validates a call's name and JSON; a bad one is answered at once with an error the model sees. */
-function admit(config: AgentConfig, call: ToolCall): PendingCall {
-  const spec = findTool(config, call.name);
+function admit(rules: Rules, state: AgentState, call: ToolCall): PendingCall {
+  const spec = findTool(rules.config, state, call.name);
+  const refuse = (message: string, args?: unknown): PendingCall =>
+    answered({ call, phase: 'done', args }, message, true);
   if (!spec) {
-    const known = config.tools.map((t) => t.name).join(', ') || 'none';
-    return answered(
-      { call, phase: 'done', args: undefined },
-      `Error: unknown tool '${call.name}'. Available tools: ${known}.`,
-      true,
-    );
+    const known = (state.tools ?? rules.config.tools).map((t) => t.name).join(', ') || 'none';
+    return refuse(`Error: unknown tool '${call.name}'. Available tools: ${known}.`);
   }
   let args: unknown;
   try {
     args = JSON.parse(call.arguments.trim() === '' ? '{}' : call.arguments);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return answered(
-      { call, phase: 'done', args: undefined },
-      `Error: the arguments for ${call.name} are not valid JSON (${reason}). Send one JSON object.`,
-      true,
-    );
+    return refuse(`Error: the arguments for ${call.name} are not valid JSON (${reason}). Send one JSON object.`);
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return answered(
-      { call, phase: 'done', args },
-      `Error: the arguments for ${call.name} must be a JSON object.`,
-      true,
-    );
+    return refuse(`Error: the arguments for ${call.name} must be a JSON object.`, args);
+  }
+  for (const policy of rules.policies) {
+    const refusal = policy.admitCall?.(contextFor(policy, rules.config, state), call, spec);
+    if (refusal) return refuse(refusal, args);
   }
   const phase = spec.needsApproval ? 'approval' : spec.human ? 'human' : 'running';
   return { call, phase, args };
 }
 
-function dispatch(state: AgentState, pending: PendingCall, index: number, spec: ToolSpec | undefined): Effect {
-  const id = `${pending.phase}-${state.requestSeq}-${index}`;
-  if (pending.phase === 'approval')
-    return {
-      type: 'requestApproval',
-      id,
-      call: pending.call,
-      args: pending.args,
-    };
-  if (pending.phase === 'human') {
-    const field = spec?.human?.questionArg ?? 'question';
-    const question = (pending.args as Record<string, unknown>)[field];
-    return {
-      type: 'askHuman',
-      id,
-      callId: pending.call.id,
-      question: typeof question === 'string' ? question : JSON.stringify(pending.args),
-    };
-  }
+const callEffectId = (state: AgentState, pending: PendingCall, index: number) =>
+  `${pending.phase}-${state.requestSeq}-${index}`;
+
+function dispatch(
+  state: AgentState,
+  pending: PendingCall,
+  index: number,
+  spec: ToolSpec | undefined,
+  answer?: HostAnswer,
+): Effect {
+  const id = callEffectId(state, pending, index);
+  if (pending.phase === 'approval') return { type: 'requestApproval', id, call: pending.call, args: pending.args };
+  if (pending.phase === 'human')
+    return { type: 'askHuman', id, call: pending.call, question: questionOf(pending, spec) };
   return {
     type: 'callTool',
     id,
@@ -307,22 +360,40 @@ function dispatch(state: AgentState, pending: PendingCall, index: number, spec: 
     args: pending.args,
     parallelSafe: spec?.parallelSafe === true,
     ...(spec?.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
+    ...(pending.progress !== undefined ? { progress: pending.progress } : {}),
+    ...(answer ? { answer } : {}),
   };
 }
 
-/** Answers one pending call; when it was the last, the step ends. Stale or unknown ids are ignored. */
-function settle(
-  config: AgentConfig,
-  state: AgentState,
-  callId: string,
-  phase: PendingCall['phase'],
-  answer: (pending: PendingCall) => PendingCall,
-): Transition {
-  const pending = state.turn?.calls.find((c) => c.call.id === callId && c.phase === phase);
-  if (!pending || !state.turn || isFinal(state)) return [state, []];
-  const turn = replaceCall(state.turn, answer(pending));
+function questionOf(pending: PendingCall, spec: ToolSpec | undefined): string {
+  const question = (pending.args as Record<string, unknown>)[spec?.human?.questionArg ?? 'question'];
+  return typeof question === 'string' ? question : JSON.stringify(pending.args);
+}
+
+/** The call of this turn that effect `effectId` serves, if it is still waiting for that effect. */
+function callWithEffect(state: AgentState, effectId: string): { pending: PendingCall; index: number } | undefined {
+  if (isFinal(state)) return undefined;
+  const calls = state.turn?.calls ?? [];
+  for (let index = 0; index < calls.length; index++) {
+    const pending = calls[index];
+    if (pending && pending.phase !== 'done' && callEffectId(state, pending, index) === effectId)
+      return { pending, index };
+  }
+  return undefined;
+}
+
+/** A running call answered by `effectId`; a call paused on a person only when `suspended` is asked for. */
+function runningCall(state: AgentState, effectId: string, suspended = false) {
+  const found = callWithEffect(state, effectId);
+  return found?.pending.phase === 'running' && (found.pending.waiting !== undefined) === suspended ? found : undefined;
+}
+
+/** Answers one pending call; when it was the last, the step ends. */
+function settle(rules: Rules, state: AgentState, index: number, answer: PendingCall): Transition {
+  if (!state.turn) return [state, []];
+  const turn = replaceCall(state.turn, index, answer);
   if (turn.calls.some((c) => c.phase !== 'done')) return [{ ...state, turn, status: statusOf(turn) }, []];
-  return endStep(config, { ...state, turn });
+  return endStep(rules, { ...state, turn });
 }
 
 /** One tool message per call, in call order; a call that never answered says it was cancelled. */
@@ -336,19 +407,56 @@ function observationsOf(calls: readonly PendingCall[]): Message[] {
   }));
 }
 
-/** Every call has answered: observations go into memory, then the next step. */
-function endStep(config: AgentConfig, state: AgentState): Transition {
+/** Every call has answered: observations go into memory, then the policies, then the next step. */
+function endStep(rules: Rules, state: AgentState): Transition {
   const { turn, ...rest } = state;
   const calls = turn?.calls ?? [];
   const observations = observationsOf(calls);
   const messages = state.messages.concat(observations);
   const observed: AgentState = {
     ...rest,
-    messages: observations.some((m) => 'image' in m) ? keepNewestImages(messages, config.keepImages) : messages,
+    messages: observations.some((m) => 'image' in m) ? keepNewestImages(messages, rules.config.keepImages) : messages,
   };
-  const terminal = calls.find((c) => !c.isError && findTool(config, c.call.name)?.terminal);
-  if (terminal) return finish(observed, 'terminated', lastAnswer(state.messages) || (terminal.output ?? ''));
-  return think(config, observed);
+  const stop = firstStop(rules, observed, (policy, context) => policy.afterStep?.(context, calls));
+  return stop ? stopRun(observed, stop) : think(rules, observed);
+}
+
+function firstStop(
+  rules: Rules,
+  state: AgentState,
+  ask: (policy: Policy, context: PolicyContext) => Stop | undefined,
+): Stop | undefined {
+  for (const policy of rules.policies) {
+    const stop = ask(policy, contextFor(policy, rules.config, state));
+    if (stop) return stop;
+  }
+  return undefined;
+}
+
+const contextFor = (policy: Policy, config: AgentConfig, state: AgentState): PolicyContext => ({
+  config,
+  state,
+  memory: state.policies[policy.name],
+});
+
+function stopRun(state: AgentState, stop: Stop): Transition {
+  if (stop.say) {
+    return finish(
+      { ...state, messages: state.messages.concat(assistantMessage(stop.say)) },
+      stop.reason,
+      stop.say,
+      stop.say,
+    );
+  }
+  return finish(state, stop.reason, stop.answer ?? lastAnswer(state.messages), stop.error);
+}
+
+/** Ends a run from outside (cancel, a shell fault): open calls are answered, so the history stays valid. */
+function close(state: AgentState, reason: FinishReason, why: string | undefined): Transition {
+  if (isFinal(state)) return [state, []];
+  const { turn, ...rest } = state;
+  const closed = turn ? { ...rest, messages: state.messages.concat(observationsOf(turn.calls)) } : rest;
+  return finish(closed, reason, lastAnswer(state.messages), why);
 }
 
 function finish(state: AgentState, reason: FinishReason, answer: string, error?: string): Transition {
@@ -371,23 +479,31 @@ function resultOf(state: AgentState): RunResult {
   };
 }
 
-/** The effects a state is waiting on: what a resumed run must (re)do. */
-function outstandingEffects(config: AgentConfig, state: AgentState): Effect[] {
-  if (state.status === 'awaiting_context') return gatherEffects(state);
-  if (state.status === 'awaiting_llm') {
-    return [
-      {
-        type: 'callLlm',
-        id: `llm-${state.requestSeq}`,
-        request: buildRequest(config, state).request,
-      },
-    ];
-  }
+/** The effects a state is waiting on: what a resumed run must (re)do. Calls paused on a person wait for them. */
+function outstandingEffects(rules: Rules, state: AgentState): readonly Effect[] {
   if (isFinal(state)) return [{ type: 'finish', result: resultOf(state) }];
+  if (state.status === 'awaiting_context') return gatherEffects(state);
   const calls = state.turn?.calls ?? [];
   return calls.flatMap((pending, index) =>
-    pending.phase === 'done' ? [] : [dispatch(state, pending, index, findTool(config, pending.call.name))],
+    pending.phase === 'done' || pending.waiting
+      ? []
+      : [dispatch(state, pending, index, findTool(rules.config, state, pending.call.name))],
   );
+}
+
+/** What a paused run waits for from people, with the effect ids their answers must carry. */
+export function pendingInputs(config: AgentConfig, state: AgentState): readonly PendingInput[] {
+  if (isFinal(state)) return [];
+  const calls = state.turn?.calls ?? [];
+  return calls.flatMap((pending, index): PendingInput[] => {
+    const effectId = callEffectId(state, pending, index);
+    if (pending.phase === 'approval') return [{ kind: 'approval', effectId, call: pending.call, args: pending.args }];
+    if (pending.phase === 'human') {
+      const question = questionOf(pending, findTool(config, state, pending.call.name));
+      return [{ kind: 'human', effectId, question, call: pending.call }];
+    }
+    return (pending.waiting ?? []).map((input) => ({ ...input, effectId: `${effectId}/${input.effectId}` }));
+  });
 }
 
 function addUsage(usage: Usage, more: Usage): Usage {
@@ -409,27 +525,21 @@ function answered(pending: PendingCall, output: string, isError: boolean, image?
   };
 }
 
-function replaceCall(turn: Turn, updated: PendingCall): Turn {
-  return {
-    calls: turn.calls.map((c) => (c.call.id === updated.call.id ? updated : c)),
-  };
+function replaceCall(turn: Turn, index: number, updated: PendingCall): Turn {
+  return { calls: turn.calls.map((c, i) => (i === index ? updated : c)) };
 }
 
 function statusOf(turn: Turn): RunStatus {
-  if (turn.calls.some((c) => c.phase === 'approval')) return 'awaiting_approval';
-  if (turn.calls.some((c) => c.phase === 'human')) return 'awaiting_human';
+  const waitsFor = (kind: PendingInput['kind']) =>
+    turn.calls.some((c) => c.phase === kind || c.waiting?.some((input) => input.kind === kind));
+  if (waitsFor('approval')) return 'awaiting_approval';
+  if (waitsFor('human')) return 'awaiting_human';
   return 'awaiting_tools';
 }
 
-const toolIndex = new WeakMap<readonly ToolSpec[], ReadonlyMap<string, ToolSpec>>();
-
-function findTool(config: AgentConfig, name: string): ToolSpec | undefined {
-  let index = toolIndex.get(config.tools);
-  if (!index) {
-    index = new Map(config.tools.map((t) => [t.name, t]));
-    toolIndex.set(config.tools, index);
-  }
-  return index.get(name);
+/** The tools the model sees now: the run's own list once it changed, else the config's. */
+function findTool(config: AgentConfig, state: AgentState, name: string): ToolSpec | undefined {
+  return (state.tools ?? config.tools).find((t) => t.name === name);
 }
 
 /** Models sometimes omit or repeat call ids; every call of a turn needs its own. */
@@ -445,13 +555,4 @@ function withUniqueIds(calls: readonly ToolCall[], requestSeq: number): ToolCall
 function truncate(output: string, max: number | undefined): string {
   if (max === undefined || output.length <= max) return output;
   return `${output.slice(0, max)}\n…[observation truncated: ${output.length - max} more characters]`;
-}
-
-function lastAnswer(messages: readonly Message[]): string {
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    if (message?.role === 'assistant' && message.content.trim() !== '') return (message as AssistantMessage).content;
-    if (message?.role === 'user') return '';
-  }
-  return '';
 }

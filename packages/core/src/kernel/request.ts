@@ -21,13 +21,17 @@ function contextAdditions(config: AgentConfig, state: AgentState): RequestAdditi
 
 /**
  * The request for the next model call: system prompt, the memory window, what this step's
- * context providers add, then the next-step prompt (with a one-off stuck hint) — the last two
+ * context providers add, then the policies' hints and the next-step prompt — the last two
  * are never stored in memory.
  */
-export function buildRequest(config: AgentConfig, state: AgentState): { request: LlmRequest; dropped: number } {
+export function buildRequest(
+  config: AgentConfig,
+  state: AgentState,
+  hints: readonly string[] = [],
+): { request: LlmRequest; dropped: number } {
   const window = selectWindow(state.messages, state.taskIndex, config.memory.maxMessages);
   const additions = contextAdditions(config, state);
-  const prompt = [state.stuck.hint, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
+  const prompt = [...hints, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
     .filter((part): part is string => Boolean(part))
     .join('\n\n');
   const head: Message[] = config.systemPrompt ? [systemMessage(config.systemPrompt)] : [];
@@ -36,7 +40,7 @@ export function buildRequest(config: AgentConfig, state: AgentState): { request:
   const messages = head.concat(window.messages, tail);
   const request: LlmRequest = {
     messages,
-    tools: config.tools,
+    tools: state.tools ?? config.tools,
     toolChoice: config.toolChoice,
     ...(config.llmProfile ? { profile: config.llmProfile } : {}),
   };

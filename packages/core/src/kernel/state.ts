@@ -1,7 +1,9 @@
 import type { ContextState } from './context.js';
-import type { Message, ToolCall } from './messages.js';
+import type { ImageData, Message, ToolCall } from './messages.js';
+import type { ToolSpec } from './tool.js';
 
-export const SCHEMA_VERSION = 1;
+/** Version of the saved-state format; older ones load through `migrations.ts`. */
+export const SCHEMA_VERSION = 2;
 
 export type RunStatus =
   | 'idle'
@@ -24,6 +26,11 @@ export interface Usage {
 /** Where one tool call of the current turn stands. */
 export type CallPhase = 'approval' | 'human' | 'running' | 'done';
 
+/** Something a paused run waits for from a person; answer it with an event carrying `effectId`. */
+export type PendingInput =
+  | { readonly kind: 'human'; readonly effectId: string; readonly question: string; readonly call: ToolCall }
+  | { readonly kind: 'approval'; readonly effectId: string; readonly call: ToolCall; readonly args: unknown };
+
 export interface PendingCall {
   readonly call: ToolCall;
   readonly phase: CallPhase;
@@ -32,7 +39,11 @@ export interface PendingCall {
   /** Set once the call has answered. */
   readonly output?: string;
   readonly isError?: boolean;
-  readonly image?: { readonly base64: string; readonly mimeType: string };
+  readonly image?: ImageData;
+  /** What a long-running tool recorded so far (a child agent's state): a resumed call continues from it. */
+  readonly progress?: unknown;
+  /** The tool is paused on a person (a child agent's approval or question), ids relative to this call. */
+  readonly waiting?: readonly PendingInput[];
 }
 
 /** The turn being acted on: the tool calls of the last assistant message, in order. */
@@ -40,20 +51,13 @@ export interface Turn {
   readonly calls: readonly PendingCall[];
 }
 
-export interface StuckState {
-  /** Hashes of the most recent assistant turns (text and calls), oldest first. */
-  readonly turns: readonly string[];
-  /** Hashes of the most recent tool calls (name and arguments), oldest first. */
-  readonly calls: readonly string[];
-  /** The hint to send with the next request, if the last step looked stuck. */
-  readonly hint?: string;
-}
-
 /** Everything about a run, as JSON-serialisable data. */
 export interface AgentState {
   readonly schemaVersion: typeof SCHEMA_VERSION;
+  /** Given by the host or made by the shell when the run started; tools key their resources on it. */
+  readonly runId?: string;
   readonly status: RunStatus;
-  /** Steps taken in the current run (reset by each `started`). */
+  /** Steps taken in the current task (reset by each `started`). */
   readonly step: number;
   /** Counts model requests; effect ids derive from it. */
   readonly requestSeq: number;
@@ -63,8 +67,13 @@ export interface AgentState {
   readonly turn?: Turn;
   /** Context gathered (or being gathered) for the current step's request. */
   readonly context?: ContextState;
+  /** The tools the model sees, once they have changed during the run; until then the config's. */
+  readonly tools?: readonly ToolSpec[];
+  /** Per-run data tools keep between calls (the editor's undo history), by tool name. */
+  readonly toolData?: Readonly<Record<string, unknown>>;
+  /** What each policy remembers between steps (stuck detection's recent turns), by policy name. */
+  readonly policies: Readonly<Record<string, unknown>>;
   readonly usage: Usage;
-  readonly stuck: StuckState;
   /** A `required` turn without a tool call was re-prompted once. */
   readonly reprompted: boolean;
   readonly finishReason?: FinishReason;
@@ -79,35 +88,3 @@ export const emptyUsage: Usage = {
 };
 
 export const isFinal = (state: AgentState): boolean => state.status === 'finished' || state.status === 'failed';
-
-const STATUSES: readonly RunStatus[] = [
-  'idle',
-  'awaiting_context',
-  'awaiting_llm',
-  'awaiting_tools',
-  'awaiting_human',
-  'awaiting_approval',
-  'finished',
-  'failed',
-];
-
-/**
- * Checks a saved state (parsed JSON) before it is resumed. States of every released schema
- * version load here; a newer or damaged one is refused with the reason.
- */
-export function restoreState(saved: unknown): { ok: true; state: AgentState } | { ok: false; error: string } {
-  if (typeof saved !== 'object' || saved === null) return { ok: false, error: 'a saved state must be a JSON object' };
-  const value = saved as Partial<AgentState>;
-  if (value.schemaVersion !== SCHEMA_VERSION) {
-    return {
-      ok: false,
-      error: `unsupported state schemaVersion ${String(value.schemaVersion)} (this version reads ${SCHEMA_VERSION})`,
-    };
-  }
-  if (!STATUSES.includes(value.status as RunStatus))
-    return { ok: false, error: `unknown status ${String(value.status)}` };
-  if (!Array.isArray(value.messages)) return { ok: false, error: 'messages must be an array' };
-  if (typeof value.step !== 'number' || typeof value.requestSeq !== 'number')
-    return { ok: false, error: 'step and requestSeq must be numbers' };
-  return { ok: true, state: value as AgentState };
-}

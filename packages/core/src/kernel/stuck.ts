@@ -1,6 +1,5 @@
 import type { AgentConfig } from './agent.js';
 import type { AssistantMessage } from './messages.js';
-import type { StuckState } from './state.js';
 
 /** FNV-1a, 32 bit: a short deterministic key for a turn or a call. */
 export function hashText(text: string): string {
@@ -18,7 +17,15 @@ export const stuckHint = (detail: string) =>
   `You seem to be repeating yourself (${detail}). That approach is not working: ` +
   'change strategy, try a different tool or different arguments, or finish if the task is done.';
 
-export const emptyStuckState: StuckState = { turns: [], calls: [] };
+/** What stuck detection remembers between steps (`state.policies.stuck`). */
+export interface StuckMemory {
+  /** Hashes of the most recent assistant turns (text and calls), oldest first. */
+  readonly turns: readonly string[];
+  /** Hashes of the most recent tool calls (name and arguments), oldest first. */
+  readonly calls: readonly string[];
+  /** The hint to send with the next request, if the last step looked stuck. */
+  readonly hint?: string;
+}
 
 /** How far back repeats are looked for: a bounded window keeps each step O(1) however long the run. */
 export const STUCK_WINDOW = 32;
@@ -35,7 +42,12 @@ const countOf = (recent: readonly string[], key: string) => recent.reduce((n, k)
  * the same whole turn (text and calls) `duplicateThreshold` times before, or the same call
  * (name and arguments) `repeatedCallThreshold` times before. The hint is for the next request only.
  */
-export function recordTurn(config: AgentConfig, state: StuckState, message: AssistantMessage): StuckState {
+export function recordTurn(
+  config: AgentConfig,
+  memory: StuckMemory | undefined,
+  message: AssistantMessage,
+): StuckMemory {
+  const state = memory ?? { turns: [], calls: [] };
   const calls = message.toolCalls ?? [];
   if (message.content.trim() === '' && calls.length === 0) return { turns: state.turns, calls: state.calls };
   const signature = [message.content.trim(), ...calls.map((c) => `${c.name}(${c.arguments.trim()})`)].join('\u0000');

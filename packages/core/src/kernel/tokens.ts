@@ -20,6 +20,9 @@ export async function loadTokenizer(name: TokenizerName): Promise<void> {
   encoders.set(name, new Tiktoken(ranks.default));
 }
 
+/** Whether counts with `name` are exact now (its ranks are loaded); the reducer estimates otherwise. */
+export const tokenizerReady = (name: TokenizerName): boolean => name === 'estimate' || encoders.has(name);
+
 export function textTokens(text: string, tokenizer: TokenizerName): number {
   if (text.length === 0) return 0;
   if (tokenizer === 'estimate') return Math.ceil(text.length / 4);

@@ -1,7 +1,7 @@
-import type { Result } from 'neverthrow';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ToolCall } from '../kernel/messages.js';
+import type { Result } from '../result.js';
 
 export interface LlmResponse {
   readonly content: string;

@@ -1,4 +1,3 @@
-import { err, ok, type Result } from 'neverthrow';
 import type OpenAI from 'openai';
 import type {
   ChatCompletion,
@@ -10,6 +9,7 @@ import type {
 import type { LlmRequest } from '../kernel/effects.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
+import { err, ok, type Result } from '../result.js';
 import { linkAbort } from '../shell/abort.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';

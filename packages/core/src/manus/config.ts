@@ -1,10 +1,10 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { err, ok, type Result } from 'neverthrow';
 import { parse as parseToml } from 'smol-toml';
 import { z } from 'zod';
 import type { LlmPort } from '../llm/llm.js';
 import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
+import { err, ok, type Result } from '../result.js';
 
 /** One `[llm]` table (or `[llm.<name>]` merged over it), in config.toml's own key names. */
 const llmSettings = z
@@ -107,12 +107,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   }
   // Only an environment-only config gets a default model; a file must name its model.
   const llm = validate(hasFile ? { ...base, ...overrides } : { model: 'gpt-4o-mini', ...overrides }, '[llm]', where);
-  if (llm.isErr()) return err(llm.error);
+  if (!llm.ok) return err(llm.error);
 
   const profiles: Record<string, LlmSettings> = {};
   for (const [name, table] of Object.entries(named)) {
     const merged = validate({ ...base, ...table, ...overrides }, `[llm.${name}]`, where);
-    if (merged.isErr()) return err(merged.error);
+    if (!merged.ok) return err(merged.error);
     profiles[name.toLowerCase()] = merged.value;
   }
 

@@ -1,7 +1,7 @@
 import { resolve } from 'node:path';
 import { type Agent, createAgent } from '../kernel/agent.js';
-import type { Tool } from '../kernel/tool.js';
 import { askHuman } from '../tools/askHuman.js';
+import type { Tool } from '../tools/defineTool.js';
 import { createPythonExecute, type PythonExecuteOptions } from '../tools/pythonExecute.js';
 import { createStrReplaceEditor } from '../tools/strReplaceEditor.js';
 import { terminate } from '../tools/terminate.js';

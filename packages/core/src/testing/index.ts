@@ -14,3 +14,4 @@ export {
   type RecordedRequest,
   startOpenAiServer,
 } from './server.js';
+export { type ToolSession, type ToolSessionOptions, toolSession } from './toolSession.js';

@@ -1,6 +1,6 @@
-import { err, ok } from 'neverthrow';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmErrorKind, LlmPort } from '../llm/llm.js';
+import { err, ok } from '../result.js';
 import { callArguments, callId, isFailure, nextReply, type Script, scriptExhausted, sleep, unused } from './script.js';
 
 export interface ScriptedLlm extends LlmPort {

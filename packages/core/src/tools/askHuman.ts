@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../kernel/tool.js';
+import { defineTool } from './defineTool.js';
 
 /**
  * ask_human: answered by the host (a terminal prompt, a callback, or a paused run resumed

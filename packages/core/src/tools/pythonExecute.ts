@@ -1,8 +1,8 @@
 import { spawn } from 'node:child_process';
 import { mkdir } from 'node:fs/promises';
-import { err, ok } from 'neverthrow';
 import { z } from 'zod';
-import { defineTool } from '../kernel/tool.js';
+import { err, ok } from '../result.js';
+import { defineTool } from './defineTool.js';
 
 export interface PythonExecuteOptions {
   readonly workspace: string;

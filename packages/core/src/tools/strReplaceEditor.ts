@@ -1,8 +1,8 @@
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
-import { err, ok } from 'neverthrow';
 import { z } from 'zod';
-import { defineTool } from '../kernel/tool.js';
+import { err, ok } from '../result.js';
+import { defineTool } from './defineTool.js';
 import { confine, WorkspaceError } from './workspace.js';
 
 export interface StrReplaceEditorOptions {
@@ -56,15 +56,37 @@ async function listTwoLevels(dir: string): Promise<string[]> {
 }
 
 type Edit = { readonly kind: 'created' } | { readonly kind: 'edited'; readonly previous: string };
+/** Undo history of one run, by file: kept in the run's state (per run, and it survives a resume). */
+type UndoHistory = Readonly<Record<string, readonly Edit[]>>;
+
+// Bounded so a long run's state does not grow with every edit of a large file.
+const MAX_UNDO_PER_FILE = 10;
+const MAX_UNDO_CHARS = 2_000_000;
+
+const sizeOf = (edits: readonly Edit[]) => edits.reduce((n, e) => n + (e.kind === 'edited' ? e.previous.length : 0), 0);
+
+/** The history with one more edit, oldest edits dropped past the bounds. */
+function withEdit(history: UndoHistory, path: string, edit: Edit): UndoHistory {
+  const next: Record<string, readonly Edit[]> = {
+    ...history,
+    [path]: [...(history[path] ?? []), edit].slice(-MAX_UNDO_PER_FILE),
+  };
+  let total = Object.values(next).reduce((n, edits) => n + sizeOf(edits), 0);
+  for (const file of Object.keys(next)) {
+    while (total > MAX_UNDO_CHARS && (next[file]?.length ?? 0) > (file === path ? 1 : 0)) {
+      const [oldest, ...rest] = next[file] ?? [];
+      total -= oldest ? sizeOf([oldest]) : 0;
+      next[file] = rest;
+    }
+  }
+  return next;
+}
 
 const required = (name: string, command: string) => `Parameter \`${name}\` is required for command: ${command}`;
 
 /** OpenManus's str_replace_editor, confined to the workspace, with no shell anywhere. */
 export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
   const max = options.maxResponseChars ?? 16_000;
-  // Undo history per file, for the life of this tool instance (one agent).
-  const history = new Map<string, Edit[]>();
-  const remember = (path: string, edit: Edit) => history.set(path, [...(history.get(path) ?? []), edit]);
 
   const snippet = (content: string, path: string, aroundLine: number, newLines: number) => {
     const lines = content.split('\n');
@@ -95,7 +117,9 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
         .optional()
         .describe('[first, last] lines to show, 1-based; last = -1 means to the end (`view`).'),
     }),
-    execute: async (args) => {
+    execute: async (args, scope) => {
+      const history = (scope.data ?? {}) as UndoHistory;
+      const remember = (path: string, edit: Edit) => scope.setData(withEdit(history, path, edit));
       let path: string;
       try {
         path = await confine(options.workspace, args.path);
@@ -193,10 +217,10 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
           return ok(snippet(updated, args.path, args.insert_line, inserted.length));
         }
         case 'undo_edit': {
-          const edits = history.get(path) ?? [];
+          const edits = history[path] ?? [];
           const last = edits.at(-1);
           if (!last) return err(`No edit history found for ${args.path}.`);
-          history.set(path, edits.slice(0, -1));
+          scope.setData({ ...history, [path]: edits.slice(0, -1) });
           if (last.kind === 'created') {
             await rm(path);
             return ok(`Undid the creation of ${args.path}: the file was removed.`);

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { defineTool } from '../kernel/tool.js';
+import { defineTool } from './defineTool.js';
 
 /** terminate: ends the run when the task is done, or cannot be done. */
 export const terminate = defineTool({

@@ -1,0 +1,138 @@
+import type { Agent } from '../kernel/agent.js';
+import type { AnyEffect, Effect } from '../kernel/effects.js';
+import type { AnyEvent } from '../kernel/events.js';
+import type { AgentState } from '../kernel/state.js';
+import { describeLlmError } from '../llm/llm.js';
+import type { Tool } from '../tools/defineTool.js';
+import type { PerformContext, Performer } from './driver.js';
+import type { RunItem } from './runItems.js';
+import type { RunScope } from './scope.js';
+import { executeTool } from './toolExecution.js';
+
+/** A performer of one of the agent loop's effects. */
+export type AgentPerformer<T extends Effect['type']> = Performer<AgentState, AnyEvent, Extract<Effect, { type: T }>>;
+
+/** How the loop's effects are performed, by effect type; a host may replace any of them per run. */
+export type AgentPerformers = { readonly [T in Effect['type']]: AgentPerformer<T> };
+
+/** Performers a host adds or overrides: built-in types, or namespaced types of its own effects. */
+export type HostPerformers = Partial<AgentPerformers> & {
+  readonly [type: `${string}:${string}`]: Performer<AgentState, AnyEvent, never> | undefined;
+};
+
+/** What the performers of one run share. */
+export interface PerformerDeps {
+  readonly agent: Agent;
+  readonly scope: RunScope;
+  /** The tool implementations of this run, by name (tools come and go with `scope.changeTools`). */
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly announce: (item: RunItem) => void;
+  readonly toolTimeoutMs?: number;
+  readonly maxParallelTools?: number;
+}
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/**
+ * The default performers of an agent run. A port or callback that throws is answered like a
+ * failure of that effect, so the run ends (or goes on) with a reason instead of rejecting.
+ */
+export function agentPerformers(deps: PerformerDeps): AgentPerformers {
+  const { agent, scope } = deps;
+  return {
+    callLlm: async (effect, { signal }) => {
+      try {
+        const result = await scope.llm.complete(effect.request, { signal });
+        if (result.ok) {
+          const { content, toolCalls, usage } = result.value;
+          return { type: 'llmResponded', effectId: effect.id, content, toolCalls, ...(usage ? { usage } : {}) };
+        }
+        return signal.aborted
+          ? undefined
+          : { type: 'llmFailed', effectId: effect.id, error: describeLlmError(result.error) };
+      } catch (error) {
+        return { type: 'llmFailed', effectId: effect.id, error: `the LLM port threw: ${messageOf(error)}` };
+      }
+    },
+    gatherContext: async (effect, { signal }) => {
+      const gather = agent.contextGatherers?.[effect.provider];
+      try {
+        if (!gather) throw new Error(`no gatherer is registered for context provider "${effect.provider}"`);
+        return { type: 'contextGathered', effectId: effect.id, data: await gather({ ...scope, signal }) };
+      } catch (error) {
+        return { type: 'contextGathered', effectId: effect.id, error: messageOf(error) };
+      }
+    },
+    askHuman: async (effect) => {
+      if (!scope.onHuman) return undefined;
+      try {
+        return { type: 'humanReplied', effectId: effect.id, answer: await scope.onHuman(effect.question, effect.call) };
+      } catch (error) {
+        const answer = `(The question could not be asked: ${messageOf(error)})`;
+        return { type: 'humanReplied', effectId: effect.id, answer };
+      }
+    },
+    requestApproval: async (effect) => {
+      if (!scope.onApproval) return undefined;
+      try {
+        const decision = await scope.onApproval(effect.call, effect.args);
+        const approved = typeof decision === 'boolean' ? decision : decision.approved;
+        if (approved) return { type: 'approvalGiven', effectId: effect.id };
+        const reason = typeof decision === 'boolean' ? undefined : decision.reason;
+        return { type: 'approvalDenied', effectId: effect.id, ...(reason ? { reason } : {}) };
+      } catch (error) {
+        return {
+          type: 'approvalDenied',
+          effectId: effect.id,
+          reason: `the approval check failed: ${messageOf(error)}`,
+        };
+      }
+    },
+    callTool: toolPerformer(deps),
+    emit: (effect) => {
+      deps.announce({ type: 'observation', observation: effect.observation });
+      return undefined;
+    },
+    finish: () => undefined,
+  };
+}
+
+/**
+ * Calls of one turn run concurrently (up to `maxParallelTools`) when every call of the turn is
+ * parallel-safe, and strictly one after another otherwise. Nothing new starts after a cancel.
+ */
+function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
+  const cap = Math.max(1, deps.maxParallelTools ?? 8);
+  let running = 0;
+  const queued: (() => void)[] = [];
+  let serial: Promise<unknown> = Promise.resolve();
+
+  const permit = async () => {
+    if (running >= cap) await new Promise<void>((resolve) => queued.push(resolve));
+    running++;
+  };
+  const release = () => {
+    running--;
+    queued.shift()?.();
+  };
+
+  return (effect, context) => {
+    const execute = () => (context.signal.aborted ? undefined : run(effect, context));
+    const parallel = (context.batch as readonly AnyEffect[]).every((e) => e.type !== 'callTool' || e.parallelSafe);
+    if (parallel) return permit().then(execute).finally(release);
+    const turn = serial.then(execute);
+    serial = turn.catch(() => undefined);
+    return turn;
+  };
+
+  function run(effect: Extract<Effect, { type: 'callTool' }>, context: PerformContext<AgentState, AnyEvent>) {
+    const state = context.state();
+    const name = effect.call.name;
+    return executeTool(effect, deps.tools.get(name), deps.scope, {
+      ...(deps.toolTimeoutMs !== undefined ? { toolTimeoutMs: deps.toolTimeoutMs } : {}),
+      data: state.toolData?.[name],
+      available: (state.tools ?? deps.agent.config.tools).map((t) => t.name),
+      saveProgress: (progress) => void context.dispatch({ type: 'toolProgressed', effectId: effect.id, progress }),
+    });
+  }
+}

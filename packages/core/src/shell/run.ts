@@ -1,0 +1,264 @@
+import { randomUUID } from 'node:crypto';
+import type { Agent } from '../kernel/agent.js';
+import type { AnyEffect } from '../kernel/effects.js';
+import type { AnyEvent } from '../kernel/events.js';
+import type { ImageData } from '../kernel/messages.js';
+import { initialState, pendingInputs, step } from '../kernel/reducer.js';
+import { type AgentState, isFinal } from '../kernel/state.js';
+import { loadTokenizer } from '../kernel/tokens.js';
+import type { LlmPort } from '../llm/llm.js';
+import type { Tool } from '../tools/defineTool.js';
+import { drive, type Machine } from './driver.js';
+import { agentPerformers, type HostPerformers } from './performers.js';
+import { restore } from './restore.js';
+import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
+import { createResourcePool, type HostCallbacks, type ResourcePool, type RunScope } from './scope.js';
+import type { CheckpointStore } from './store.js';
+
+export interface RunOptions extends HostCallbacks {
+  readonly llm: LlmPort;
+  /** The run's id (tools key resources and idempotency on it); default: the saved state's, else a new UUID. */
+  readonly runId?: string;
+  readonly signal?: AbortSignal;
+  /** Gets the state after every transition. */
+  readonly checkpoint?: (state: AgentState) => Promise<void> | void;
+  /** Saves every transition under `runId`; two writers of one run cannot overwrite each other. */
+  readonly store?: CheckpointStore;
+  /** Time limit for a tool call without its own `timeoutMs`. */
+  readonly toolTimeoutMs?: number;
+  /** Most parallel-safe calls running at once. */
+  readonly maxParallelTools?: number;
+  readonly workspace?: string;
+  /** Receives every item of the run as it happens (the same items `stream` yields). */
+  readonly emitter?: RunEmitter;
+  /** Resources shared beyond this run (the host closes them); by default each run has its own, closed at its end. */
+  readonly resources?: ResourcePool;
+  /** Performers replacing the defaults, or for effect types of the host's own. */
+  readonly performers?: HostPerformers;
+}
+
+/** A new task: from scratch, or continuing `state` (multi-turn), optionally with an image. */
+export type StartOptions = RunOptions & { readonly state?: AgentState; readonly image?: ImageData };
+
+export class RunInProgressError extends Error {
+  override readonly name = 'RunInProgressError';
+}
+
+const activeStates = new WeakSet<AgentState>();
+
+/** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
+export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
+  const start = await startingPoint(options.state, options);
+  const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
+  return runFrom(agent, start, started, options);
+}
+
+/** Continues a saved state (or the store's copy of a run id): redoes what it was waiting for, then runs on. */
+export async function resume(agent: Agent, saved: unknown, options: RunOptions): Promise<RunOutcome> {
+  return runFrom(agent, await restored(saved, options), { type: 'resumed' }, options);
+}
+
+/** Feeds a host's answer (a person's reply, an approval) into a paused state and runs on. */
+export async function resumeWith(
+  agent: Agent,
+  saved: unknown,
+  event: AnyEvent,
+  options: RunOptions,
+): Promise<RunOutcome> {
+  return runFrom(agent, await restored(saved, options), event, options);
+}
+
+/**
+ * The same run as `run`, as an async iterator of its items; the last item is the result.
+ * Leaving the loop early cancels the run; a slow consumer slows the run (the buffer is bounded).
+ */
+export function stream(agent: Agent, input: string, options: StartOptions): AsyncIterableIterator<RunItem> {
+  const HIGH_WATER = 64;
+  const stop = new AbortController();
+  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+  const buffered: RunItem[] = [];
+  let wake: (() => void) | undefined;
+  let drained: (() => void) | undefined;
+  let done = false;
+  let failure: unknown;
+  const sink = (item: RunItem): Promise<void> | undefined => {
+    buffered.push(item);
+    wake?.();
+    if (buffered.length < HIGH_WATER || stop.signal.aborted) return undefined;
+    return new Promise<void>((resolve) => {
+      drained = resolve;
+    });
+  };
+  const release = () => {
+    drained?.();
+    drained = undefined;
+  };
+  const finished = (async () => {
+    const start = await startingPoint(options.state, options);
+    const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
+    await runFrom(agent, start, started, { ...options, signal }, sink);
+  })()
+    .catch((error: unknown) => {
+      failure = error;
+    })
+    .finally(() => {
+      done = true;
+      wake?.();
+    });
+  const iterator: AsyncIterableIterator<RunItem> = {
+    [Symbol.asyncIterator]: () => iterator,
+    async next(): Promise<IteratorResult<RunItem>> {
+      while (buffered.length === 0 && !done) await new Promise<void>((resolve) => (wake = resolve));
+      wake = undefined;
+      const item = buffered.shift();
+      if (buffered.length < HIGH_WATER / 2) release();
+      if (item) return { value: item, done: false };
+      if (failure) throw failure;
+      return { value: undefined, done: true };
+    },
+    async return(): Promise<IteratorResult<RunItem>> {
+      stop.abort(new Error('the stream was closed before the run ended'));
+      release();
+      await finished;
+      buffered.length = 0;
+      return { value: undefined, done: true };
+    },
+  };
+  return iterator;
+}
+
+async function startingPoint(state: AgentState | undefined, options: RunOptions): Promise<AgentState> {
+  if (state) return state;
+  const stored = options.store && options.runId ? await options.store.load(options.runId) : undefined;
+  return stored ? restore(stored.state) : initialState();
+}
+
+/** A saved state checked whole (migrated when older), or the store's copy of a run id. */
+async function restored(saved: unknown, options: RunOptions): Promise<AgentState> {
+  if (typeof saved === 'string') {
+    if (!options.store) throw new TypeError(`resuming run "${saved}" needs a store to load it from`);
+    const stored = await options.store.load(saved);
+    if (!stored) throw new Error(`run "${saved}" is not in the store`);
+    return await restore(stored.state);
+  }
+  return await restore(saved);
+}
+
+/**
+ * One agent run on the driver: the agent's step as the machine, its performers, a scope of
+ * its own (id, signal, resources), checkpoints, and run items to the emitter and stream.
+ */
+async function runFrom(
+  agent: Agent,
+  from: AgentState,
+  first: AnyEvent,
+  options: RunOptions,
+  sink?: (item: RunItem) => Promise<void> | undefined,
+): Promise<RunOutcome> {
+  if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');
+  const runId = options.runId ?? from.runId ?? randomUUID();
+  const opening: AnyEvent = first.type === 'started' || first.type === 'resumed' ? { ...first, runId } : first;
+  const store = options.store;
+  let version = store ? ((await store.load(runId))?.version ?? 0) : 0;
+  if (agent.config.maxInputTokens !== undefined) await loadTokenizer(agent.config.tokenizer).catch(() => undefined);
+
+  let current = from;
+  activeStates.add(current);
+  const announce = (item: RunItem) => {
+    if (item.type === 'event' && item.state !== current) {
+      activeStates.delete(current);
+      current = item.state;
+      activeStates.add(current);
+    }
+    // TypeScript cannot tie `item.type` to `item` across the union; the map type guarantees it.
+    options.emitter?.emit(item.type, item as never);
+    return sink?.(item);
+  };
+
+  const pool = options.resources ?? createResourcePool();
+  const tools = new Map<string, Tool>(agent.tools.map((t) => [t.spec.name, t]));
+  let control: { signal: AbortSignal; state(): AgentState; dispatch(event: AnyEvent): Promise<void> } | undefined;
+  const scope: RunScope = {
+    runId,
+    get signal() {
+      return control?.signal ?? AbortSignal.abort(new Error('the run has not started'));
+    },
+    llm: options.llm,
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    ...(options.onHuman ? { onHuman: options.onHuman } : {}),
+    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+    resource: (key, open, close) => pool.get(key, open, close),
+    emit: (item) => void announce(item),
+    changeTools: async ({ add = [], remove = [] }) => {
+      if (!control) return;
+      for (const name of remove) tools.delete(name);
+      for (const tool of add) tools.set(tool.spec.name, tool);
+      const replaced = new Set([...remove, ...add.map((t) => t.spec.name)]);
+      const now = control.state().tools ?? agent.config.tools;
+      await control.dispatch({
+        type: 'toolsChanged',
+        tools: [...now.filter((t) => !replaced.has(t.name)), ...add.map((t) => t.spec)],
+      });
+    },
+  };
+  const machine: Machine<AgentState, AnyEvent, AnyEffect> = {
+    step: (state, event) => (agent.step ?? step)(agent.config, state, event),
+    isFinal,
+    cancelled: (reason) => ({ type: 'cancelled', reason }),
+    faulted: (error) => ({ type: 'faulted', error }),
+  };
+  const performers = {
+    ...agentPerformers({
+      agent,
+      scope,
+      tools,
+      announce,
+      ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
+      ...(options.maxParallelTools !== undefined ? { maxParallelTools: options.maxParallelTools } : {}),
+    }),
+    ...options.performers,
+  };
+
+  let driven: Awaited<ReturnType<typeof drive<AgentState, AnyEvent, AnyEffect>>>;
+  try {
+    driven = await drive(
+      {
+        machine,
+        performers,
+        ...(options.signal ? { signal: options.signal } : {}),
+        announce: (item) => announce(item as RunItem),
+        quiet: (effect) => effect.type === 'emit' || effect.type === 'finish',
+        attach: (driver) => {
+          control = driver;
+        },
+        ...(store || options.checkpoint
+          ? {
+              save: async (state: AgentState) => {
+                if (store) version = await store.save(runId, state, version);
+                await options.checkpoint?.(state);
+              },
+            }
+          : {}),
+      },
+      from,
+      opening,
+    );
+  } finally {
+    activeStates.delete(current);
+    activeStates.delete(from);
+    if (!options.resources) await pool.close();
+  }
+  const { state } = driven;
+  const outcome: RunOutcome = {
+    status: state.status,
+    answer: state.answer ?? '',
+    usage: state.usage,
+    pending: pendingInputs(agent.config, state),
+    runId,
+    state,
+    ...(state.finishReason ? { finishReason: state.finishReason } : {}),
+    ...(state.error ? { error: state.error } : {}),
+  };
+  await announce({ type: 'result', result: outcome });
+  return outcome;
+}

@@ -1,0 +1,66 @@
+import { EventEmitter } from 'eventemitter3';
+import type { Effect, Observation } from '../kernel/effects.js';
+import type { AgentEvent } from '../kernel/events.js';
+import type { AgentState, FinishReason, PendingInput, RunStatus, Usage } from '../kernel/state.js';
+
+/** Where a run item comes from when a child agent produced it: the tool call that ran the child, outermost first. */
+export interface ItemOrigin {
+  readonly tool: string;
+  readonly effectId: string;
+}
+
+/** One thing that happened in a run, in order: an effect starting, an event applied, an observation, the result. */
+export type RunItem = (
+  | { readonly type: 'effect'; readonly effect: Exclude<Effect, { type: 'emit' | 'finish' }> }
+  | { readonly type: 'event'; readonly event: AgentEvent; readonly state: AgentState }
+  | { readonly type: 'observation'; readonly observation: Observation }
+  | { readonly type: 'result'; readonly result: RunOutcome }
+) & { readonly origin?: readonly ItemOrigin[] };
+
+export interface RunOutcome {
+  /** `finished`/`failed`, or a pause waiting for a person (answer `pending` with `resumeWith`). */
+  readonly status: RunStatus;
+  readonly finishReason?: FinishReason;
+  readonly answer: string;
+  readonly error?: string;
+  readonly usage: Usage;
+  /** What the paused run waits for from people, with the effect ids to answer. */
+  readonly pending: readonly PendingInput[];
+  readonly runId: string;
+  readonly state: AgentState;
+}
+
+export type RunEmitter = EventEmitter<{
+  [K in RunItem['type']]: (item: Extract<RunItem, { type: K }>) => void;
+}>;
+
+export const createRunEmitter = (): RunEmitter => new EventEmitter() as RunEmitter;
+
+/**
+ * A run item for the wire (JSON lines, server-sent events): events carry the status, step and
+ * usage instead of the whole state, model requests their size instead of the history, so what
+ * a client receives per step stays small however long the run.
+ */
+export function compactRunItem(item: RunItem): object {
+  const origin = item.origin ? { origin: item.origin } : {};
+  switch (item.type) {
+    case 'event': {
+      const { status, step, usage } = item.state;
+      return { type: 'event', event: item.event, status, step, usage, ...origin };
+    }
+    case 'effect':
+      return item.effect.type === 'callLlm'
+        ? {
+            type: 'effect',
+            effect: { type: 'callLlm', id: item.effect.id, messages: item.effect.request.messages.length },
+            ...origin,
+          }
+        : item;
+    case 'result': {
+      const { state, ...result } = item.result;
+      return { type: 'result', result: { ...result, step: state.step }, ...origin };
+    }
+    case 'observation':
+      return item;
+  }
+}

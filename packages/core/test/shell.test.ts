@@ -1,0 +1,368 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  type AgentState,
+  type AnyEffect,
+  createAgent,
+  createResourcePool,
+  defineTool,
+  type HostEffect,
+  initialState,
+  type LlmPort,
+  resume,
+  run,
+  type StepFunction,
+  step,
+  stream,
+  type Tool,
+} from '../src/index.js';
+import { scriptedLlm } from '../src/testing/index.js';
+
+const echo = defineTool({
+  name: 'echo',
+  description: 'Echo',
+  parameters: z.object({ text: z.string() }),
+  execute: ({ text }) => text,
+});
+
+/** A model whose replies the test releases one at a time. */
+function gatedLlm() {
+  const waiting: ((reply: { content: string; calls?: { name: string; arguments: string }[] }) => void)[] = [];
+  let served = 0;
+  const llm: LlmPort = {
+    model: 'gated',
+    complete: (_request, options) =>
+      new Promise((resolve) => {
+        const n = served++;
+        options?.signal?.addEventListener('abort', () =>
+          resolve({ ok: false, error: { kind: 'aborted', message: 'aborted' } }),
+        );
+        waiting.push(({ content, calls = [] }) =>
+          resolve({
+            ok: true,
+            value: { content, toolCalls: calls.map((c, i) => ({ id: `c${n}_${i}`, ...c })) },
+          }),
+        );
+      }),
+  };
+  const next = async () => {
+    while (waiting.length === 0) await new Promise((r) => setTimeout(r, 1));
+    return waiting.shift() as (typeof waiting)[number];
+  };
+  return { llm, next };
+}
+
+describe('the driver and its performers', () => {
+  it('an effect nobody performs fails the run with a clear reason instead of pausing', async () => {
+    // A host step that asks for an effect of its own before every model call.
+    const custom: StepFunction = (config, state, event) => {
+      const [next, effects] = step(config, state, event);
+      const notify: HostEffect = { type: 'audit:log', id: `audit-${next.requestSeq}`, step: next.step };
+      return [next, effects.some((e) => e.type === 'callLlm') ? [notify, ...effects] : effects];
+    };
+    const agent = createAgent({ name: 'a', tools: [echo], step: custom });
+    const outcome = await run(agent, 'go', { llm: scriptedLlm([{ content: 'done' }]) });
+    expect(outcome).toMatchObject({ status: 'failed', finishReason: 'error' });
+    expect(outcome.error).toBe('no performer for effect "audit:log"');
+  });
+
+  it('a host effect runs through the performer the host registers, and its answer reaches the host step', async () => {
+    const logged: unknown[] = [];
+    let answered = 0;
+    const custom: StepFunction = (config, state, event) => {
+      if (event.type === 'audit:logged') {
+        answered++;
+        return [state, []];
+      }
+      const [next, effects] = step(config, state, event);
+      const notify: HostEffect = { type: 'audit:log', id: `audit-${next.requestSeq}`, step: next.step };
+      return [next, effects.some((e) => e.type === 'callLlm') ? [notify, ...effects] : effects];
+    };
+    const agent = createAgent({ name: 'a', tools: [echo], step: custom });
+    const llm = scriptedLlm([{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, { content: 'done' }]);
+    const outcome = await run(agent, 'go', {
+      llm,
+      performers: {
+        'audit:log': (effect: AnyEffect) => {
+          logged.push(effect);
+          return { type: 'audit:logged', effectId: (effect as HostEffect).id };
+        },
+      },
+    });
+    expect(outcome.answer).toBe('done');
+    expect(logged).toEqual([
+      { type: 'audit:log', id: 'audit-1', step: 1 },
+      { type: 'audit:log', id: 'audit-2', step: 2 },
+    ]);
+    expect(answered).toBe(2);
+  });
+
+  it('a built-in performer can be replaced for one run', async () => {
+    const agent = createAgent({ name: 'a', tools: [echo] });
+    const outcome = await run(agent, 'go', {
+      llm: scriptedLlm([]),
+      performers: {
+        callLlm: (effect) => ({
+          type: 'llmResponded',
+          effectId: effect.id,
+          content: 'from my own model',
+          toolCalls: [],
+        }),
+      },
+    });
+    expect(outcome.answer).toBe('from my own model');
+  });
+
+  it('calls that are not parallel-safe run one after another, in order', async () => {
+    const log: string[] = [];
+    const slow = defineTool({
+      name: 'slow',
+      description: 'Slow',
+      parameters: z.object({ n: z.number() }),
+      execute: async ({ n }) => {
+        log.push(`start ${n}`);
+        await new Promise((r) => setTimeout(r, 20));
+        log.push(`end ${n}`);
+        return `${n}`;
+      },
+    });
+    const agent = createAgent({ name: 'a', tools: [slow] });
+    const llm = scriptedLlm([
+      { toolCalls: [1, 2, 3].map((n) => ({ name: 'slow', arguments: { n } })) },
+      { content: 'ok' },
+    ]);
+    await run(agent, 'go', { llm });
+    expect(log).toEqual(['start 1', 'end 1', 'start 2', 'end 2', 'start 3', 'end 3']);
+  });
+
+  it('a tool that rejects from its own abort listener on timeout is reported as the timeout', async () => {
+    const stubborn = defineTool({
+      name: 'stubborn',
+      description: 'Rejects when aborted',
+      parameters: z.object({}),
+      timeoutMs: 30,
+      execute: (_args, { signal }) =>
+        new Promise<string>((_resolve, reject) => signal.addEventListener('abort', () => reject(new Error('aborted')))),
+    });
+    const llm = scriptedLlm([{ toolCalls: [{ name: 'stubborn' }] }, { content: 'ok' }]);
+    await run(createAgent({ name: 'a', tools: [stubborn] }), 'go', { llm });
+    const tool = llm.requests[1]?.messages.find((m) => m.role === 'tool');
+    expect(tool?.content).toBe('Error: stubborn timed out after 30 ms and was stopped.');
+  });
+});
+
+describe('once a run has returned', () => {
+  it('late results of a cancelled run change nothing and no late checkpoint overwrites the host’s state', async () => {
+    let finishTool: (value: string) => void = () => {};
+    const late = defineTool({
+      name: 'late',
+      description: 'Answers when the test says so, ignoring cancellation',
+      parameters: z.object({}),
+      execute: () => new Promise<string>((resolve) => (finishTool = resolve)),
+    });
+    const agent = createAgent({ name: 'a', tools: [late] });
+    const checkpoints: AgentState[] = [];
+    const controller = new AbortController();
+    const llm = scriptedLlm([{ toolCalls: [{ name: 'late' }] }]);
+    const running = run(agent, 'go', { llm, signal: controller.signal, checkpoint: (s) => void checkpoints.push(s) });
+    while (checkpoints.at(-1)?.status !== 'awaiting_tools') await new Promise((r) => setTimeout(r, 1));
+    controller.abort('stop');
+    const outcome = await running;
+    expect(outcome).toMatchObject({ status: 'finished', finishReason: 'cancelled' });
+    const saved = checkpoints.length;
+    finishTool('too late');
+    await new Promise((r) => setTimeout(r, 20));
+    expect(checkpoints).toHaveLength(saved);
+    expect(checkpoints.at(-1)).toBe(outcome.state);
+  });
+});
+
+describe('per-run scope', () => {
+  it('each run opens its own resources and closes only its own when it ends', async () => {
+    const events: string[] = [];
+    let opened = 0;
+    const browserish = defineTool({
+      name: 'page',
+      description: 'Uses a per-run resource',
+      parameters: z.object({}),
+      open: (scope) => {
+        const id = `r${++opened}`;
+        events.push(`open ${id} for ${scope.runId}`);
+        return { id, closed: false };
+      },
+      close: (resource) => {
+        resource.closed = true;
+        events.push(`close ${resource.id}`);
+      },
+      execute: async (_args, _scope, resource) => {
+        await new Promise((r) => setTimeout(r, 5));
+        return resource.closed ? 'used after close' : `used ${resource.id}`;
+      },
+    });
+    const agent = createAgent({ name: 'a', tools: [browserish] });
+    const gateA = gatedLlm();
+    const gateB = gatedLlm();
+    const a = run(agent, 'a', { llm: gateA.llm, runId: 'A' });
+    const b = run(agent, 'b', { llm: gateB.llm, runId: 'B' });
+    (await gateA.next())({ content: '', calls: [{ name: 'page', arguments: '{}' }] });
+    (await gateB.next())({ content: '', calls: [{ name: 'page', arguments: '{}' }] });
+    (await gateA.next())({ content: 'A done' });
+    expect((await a).answer).toBe('A done');
+    // B still holds its own resource after A ended.
+    expect(events.filter((e) => e.startsWith('close'))).toHaveLength(1);
+    (await gateB.next())({ content: '', calls: [{ name: 'page', arguments: '{}' }] });
+    (await gateB.next())({ content: 'B done' });
+    const outcomeB = await b;
+    const uses = outcomeB.state.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+    expect(uses.every((u) => u.startsWith('used r'))).toBe(true);
+    expect(events.filter((e) => e.startsWith('open'))).toHaveLength(2);
+    expect(events.filter((e) => e.startsWith('close'))).toHaveLength(2);
+    expect(events.filter((e) => e.startsWith('open')).map((e) => e.split(' for ')[1])).toEqual(['A', 'B']);
+  });
+
+  it('a pool the host passes outlives the run until the host closes it', async () => {
+    let closed = 0;
+    const held = defineTool({
+      name: 'held',
+      description: 'Holds a resource',
+      parameters: z.object({}),
+      open: () => ({}),
+      close: () => {
+        closed++;
+      },
+      execute: () => 'x',
+    });
+    const agent = createAgent({ name: 'a', tools: [held] });
+    const resources = createResourcePool();
+    const script = () => scriptedLlm([{ toolCalls: [{ name: 'held' }] }, { content: 'ok' }]);
+    await run(agent, 'x', { llm: script(), resources });
+    await run(agent, 'x', { llm: script(), resources });
+    expect(closed).toBe(0);
+    await resources.close();
+    expect(closed).toBe(1);
+    await run(agent, 'x', { llm: script() });
+    expect(closed).toBe(2);
+  });
+
+  it('tools get the run id and their effect id, stable across a resume', async () => {
+    const seen: string[] = [];
+    const who = defineTool({
+      name: 'who',
+      description: 'Reports its scope',
+      parameters: z.object({}),
+      execute: (_args, scope) => {
+        seen.push(`${scope.runId}:${scope.effectId}`);
+        return 'ok';
+      },
+    });
+    const agent = createAgent({ name: 'a', tools: [who] });
+    let saved: AgentState | undefined;
+    const first = await run(agent, 'x', {
+      llm: scriptedLlm([{ toolCalls: [{ name: 'who' }] }]),
+      runId: 'run-7',
+      checkpoint: (state) => {
+        if (state.status === 'awaiting_tools') saved = state;
+      },
+    });
+    expect(first.runId).toBe('run-7');
+    expect(saved?.runId).toBe('run-7');
+    await resume(agent, JSON.parse(JSON.stringify(saved)), { llm: scriptedLlm([{ content: 'done' }]) });
+    expect(seen).toEqual(['run-7:running-1-0', 'run-7:running-1-0']);
+  });
+});
+
+describe('live tool lists', () => {
+  it('tools added and removed mid-run change what the next request offers; a call to a gone tool lists those left', async () => {
+    const extra = defineTool({
+      name: 'extra',
+      description: 'Added later',
+      parameters: z.object({}),
+      execute: () => 'x',
+    });
+    const manage = defineTool({
+      name: 'manage',
+      description: 'Adds extra, removes echo',
+      parameters: z.object({}),
+      execute: async (_args, scope) => {
+        await scope.changeTools({ add: [extra as Tool], remove: ['echo'] });
+        return 'changed';
+      },
+    });
+    const agent = createAgent({ name: 'a', tools: [echo, manage] });
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'manage' }] },
+      { toolCalls: [{ name: 'echo', arguments: { text: 'x' } }, { name: 'extra' }] },
+      { content: 'done' },
+    ]);
+    const outcome = await run(agent, 'go', { llm });
+    expect(llm.requests[0]?.tools.map((t) => t.name)).toEqual(['echo', 'manage']);
+    expect(llm.requests[1]?.tools.map((t) => t.name)).toEqual(['manage', 'extra']);
+    const results = llm.requests[2]?.messages
+      .filter((m) => m.role === 'tool')
+      .map((m) => m.content)
+      .slice(-2);
+    expect(results).toEqual(["Error: unknown tool 'echo'. Available tools: manage, extra.", 'x']);
+    expect(outcome.state.tools?.map((t) => t.name)).toEqual(['manage', 'extra']);
+  });
+});
+
+describe('a total reducer', () => {
+  it('a budget with a tokenizer that was never loaded is estimated, with a visible note, instead of throwing', () => {
+    const config = createAgent({ name: 'a', tokenizer: 'o200k_base', maxInputTokens: 10_000 }).config;
+    const [state, effects] = step(config, initialState(), { type: 'started', input: 'hello' });
+    expect(state.status).toBe('awaiting_llm');
+    expect(effects).toContainEqual({ type: 'emit', observation: { kind: 'tokensEstimated', tokenizer: 'o200k_base' } });
+  });
+});
+
+describe('streams that stop', () => {
+  it('leaving the loop early cancels the run and releases its resources', async () => {
+    let closed = 0;
+    const held = defineTool({
+      name: 'held',
+      description: 'Holds a resource',
+      parameters: z.object({}),
+      parallelSafe: true,
+      open: () => ({}),
+      close: () => {
+        closed++;
+      },
+      execute: () => 'x',
+    });
+    const agent = createAgent({ name: 'a', tools: [held], maxSteps: 1000 });
+    const llm = scriptedLlm(() => ({ toolCalls: [{ name: 'held' }] }));
+    let items = 0;
+    for await (const item of stream(agent, 'loop forever', { llm })) {
+      if (item.type === 'event' && item.state.step >= 3) break;
+      items++;
+    }
+    expect(items).toBeGreaterThan(0);
+    expect(closed).toBe(1);
+    const requests = llm.requests.length;
+    await new Promise((r) => setTimeout(r, 20));
+    expect(llm.requests.length).toBe(requests);
+  });
+
+  it('a consumer that does not read slows the run instead of buffering without end', async () => {
+    const agent = createAgent({ name: 'a', tools: [echo], maxSteps: 1000 });
+    const llm = scriptedLlm(() => ({ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }));
+    const iterator = stream(agent, 'loop', { llm });
+    await iterator.next();
+    await new Promise((r) => setTimeout(r, 50));
+    // Each step is a handful of items; a bounded buffer of 64 holds well under 30 steps.
+    expect(llm.requests.length).toBeLessThan(30);
+    await iterator.return?.();
+  });
+});
+
+describe('strict restore', () => {
+  it('refuses a newer or damaged saved state, naming the field, before anything is sent', async () => {
+    const agent = createAgent({ name: 'a', tools: [echo] });
+    const llm = scriptedLlm([{ content: 'never' }]);
+    const [fresh] = step(agent.config, initialState(), { type: 'started', input: 'x' });
+    await expect(resume(agent, { ...fresh, schemaVersion: 3 }, { llm })).rejects.toThrow(/schemaVersion 3, newer/);
+    await expect(resume(agent, { ...fresh, messages: null }, { llm })).rejects.toThrow(/messages/);
+    await expect(resume(agent, { ...fresh, status: 'awaiting_tools' }, { llm })).rejects.toThrow(/turn/);
+    expect(llm.requests).toHaveLength(0);
+  });
+});
