@@ -2,6 +2,7 @@ import {
   type AgentConfig,
   type AgentEvent,
   type AgentState,
+  type AnyEffect,
   defineAgent,
   type Effect,
   initialStep,
@@ -131,5 +132,5 @@ export function drive(config: AgentConfig, input: string, events: Shorthand[]) {
   return { state, effects, trace };
 }
 
-export const ofType = <T extends Effect['type']>(effects: readonly Effect[], type: T) =>
+export const ofType = <T extends Effect['type']>(effects: readonly AnyEffect[], type: T) =>
   effects.filter((e): e is Extract<Effect, { type: T }> => e.type === type);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidEventError, initialStep, loadTokenizer, type Message } from '../src/index.js';
+import { InvalidEventError, initialState, initialStep, loadTokenizer, type Message, step } from '../src/index.js';
 import { call, done, drive, ofType, on, replied, testConfig } from './helpers.js';
 
 const lastRequest = (effects: Parameters<typeof ofType>[0]) => {
@@ -407,3 +407,60 @@ describe('memory window', () => {
 function lastRequestOrNone(effects: Parameters<typeof ofType>[0]) {
   return ofType(effects, 'callLlm')[0]?.request;
 }
+
+describe('correlation', () => {
+  it('an answer must name the effect it answers: a redelivered reply to llm-1 is not taken as the answer to llm-2', () => {
+    const config = testConfig();
+    const first = { type: 'llmResponded' as const, effectId: 'llm-1', content: '', toolCalls: [call('echo', {}, 'a')] };
+    const [s1, e1] = step(config, initialStep(config, 'go')[0], first);
+    expect(ofType(e1, 'callTool').map((e) => e.id)).toEqual(['running-1-0']);
+    const [s2, e2] = step(config, s1, { type: 'toolCompleted', effectId: 'running-1-0', output: 'A' });
+    expect(ofType(e2, 'callLlm').map((e) => e.id)).toEqual(['llm-2']);
+    expect(step(config, s2, first)).toEqual([s2, []]);
+    expect(step(config, s2, { type: 'llmFailed', effectId: 'llm-1', error: 'late' })).toEqual([s2, []]);
+    expect(step(config, s2, { type: 'toolCompleted', effectId: 'running-1-0', output: 'again' })).toEqual([s2, []]);
+    const [answered] = step(config, s2, { ...first, effectId: 'llm-2', content: 'done', toolCalls: [] });
+    expect(answered).toMatchObject({ status: 'finished', answer: 'done' });
+  });
+
+  it('an answer of the wrong kind for an effect id changes nothing', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', [replied('', [call('deploy', {}, 'd')])]);
+    expect(step(config, state, { type: 'toolCompleted', effectId: 'approval-1-0', output: 'x' })).toEqual([state, []]);
+    expect(step(config, state, { type: 'humanReplied', effectId: 'approval-1-0', answer: 'x' })).toEqual([state, []]);
+    const [approved] = step(config, state, { type: 'approvalGiven', effectId: 'approval-1-0' });
+    expect(step(config, approved, { type: 'approvalGiven', effectId: 'approval-1-0' })).toEqual([approved, []]);
+  });
+
+  it('a failed model call counts in usage', () => {
+    const { state } = drive(testConfig(), 'go', [{ type: 'llmFailed', error: 'boom' }]);
+    expect(state.usage.llmCalls).toBe(1);
+  });
+
+  it('the run id comes from the shell: set by started or resumed, never made by the reducer', () => {
+    const config = testConfig();
+    const [started] = step(config, initialState(), { type: 'started', input: 'x', runId: 'r-1' });
+    expect(started.runId).toBe('r-1');
+    const [kept] = step(config, started, { type: 'resumed', runId: 'other' });
+    expect(kept.runId).toBe('r-1');
+    const [anonymous] = initialStep(config, 'x');
+    expect(anonymous.runId).toBeUndefined();
+    expect(step(config, anonymous, { type: 'resumed', runId: 'r-2' })[0].runId).toBe('r-2');
+  });
+});
+
+describe('live tool lists', () => {
+  it('toolsChanged changes the tools of the next request; a call to a tool that has gone lists those left', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', []);
+    const left = config.tools.filter((t) => t.name !== 'write');
+    const [changed, none] = step(config, state, { type: 'toolsChanged', tools: left });
+    expect(none).toEqual([]);
+    const [, effects] = on(config, changed, replied('', [call('write', { path: '/x' }, 'w')]));
+    const request = lastRequest(effects);
+    expect(request.tools.map((t) => t.name)).toEqual(['echo', 'terminate', 'deploy', 'ask_human']);
+    expect(request.messages.find((m) => m.role === 'tool')?.content).toBe(
+      "Error: unknown tool 'write'. Available tools: echo, terminate, deploy, ask_human.",
+    );
+  });
+});
