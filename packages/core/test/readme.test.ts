@@ -25,3 +25,33 @@ describe('the package README', () => {
     }
   });
 });
+
+describe('the package README lists what the package exports', () => {
+  const section = async () => {
+    const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+    const exports = readme.slice(readme.indexOf('## Exports'));
+    const [listed = '', types = ''] = exports.split('Main types:');
+    const names = (text: string) => [...text.matchAll(/`([A-Za-z_$][\w$]*)`/g)].map((m) => m[1] ?? '');
+    const testing = listed.slice(listed.indexOf('- Testing'));
+    return {
+      main: names(listed.slice(0, listed.indexOf('- Testing'))),
+      testing: names(testing),
+      types: names(types),
+    };
+  };
+
+  it('every runtime export is listed, and every listed name exists', async () => {
+    const { main, testing } = await section();
+    const core = Object.keys(await import('../src/index.js')).sort();
+    const kit = Object.keys(await import('../src/testing/index.js')).sort();
+    expect([...main].sort()).toEqual(core);
+    expect([...testing].sort()).toEqual(kit);
+  });
+
+  it('the main types it names are exported', async () => {
+    const { types } = await section();
+    const index = await readFile(join(packageDir, 'src', 'index.ts'), 'utf8');
+    // index.ts holds nothing but exports: a name in it is exported.
+    for (const name of types) expect(index, name).toMatch(new RegExp(`\\b${name}\\b`));
+  });
+});
