@@ -55,3 +55,29 @@ describe('the package README lists what the package exports', () => {
     for (const name of types) expect(index, name).toMatch(new RegExp(`\\b${name}\\b`));
   });
 });
+
+describe('the root README', () => {
+  it('its "Extending the kernel" snippet runs as written and prints what the README says', async () => {
+    const readme = await readFile(join(packageDir, '..', '..', 'README.md'), 'utf8');
+    const block = readme.slice(readme.indexOf('<!-- extending:start -->'), readme.indexOf('<!-- extending:end -->'));
+    const snippet = /```ts\n([\s\S]*?)```/.exec(block)?.[1];
+    expect(snippet).toBeDefined();
+    const dir = join(packageDir, 'test', '.snippet-extending');
+    await mkdir(dir, { recursive: true });
+    await writeFile(join(dir, 'extending.mjs'), snippet ?? '');
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['extending.mjs'], { cwd: dir });
+      expect(stdout.split('\n')).toEqual([
+        'awaiting_approval running-1-0/approval-1-0 census {"city":"Kyoto"}',
+        'Kyoto: about 1.46 million people (2020 census).',
+        '4 model calls, 2 metered for acme',
+        '',
+      ]);
+      expect(readme).toContain('`4 model calls, 2 metered for acme`');
+      const saved = await readFile(join(dir, 'runs', 'job-42.jsonl'), 'utf8');
+      expect(saved.trim().split('\n').length).toBeGreaterThan(5);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});

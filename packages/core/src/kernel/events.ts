@@ -41,6 +41,8 @@ export type AgentEvent =
       readonly effectId: string;
       readonly progress: unknown;
       readonly waiting: readonly PendingInput[];
+      /** Model calls the tool made before it paused. */
+      readonly usage?: LlmUsage & { readonly llmCalls: number };
     }
   | { readonly type: 'humanReplied'; readonly effectId: string; readonly answer: string }
   | { readonly type: 'approvalGiven'; readonly effectId: string }

@@ -141,7 +141,8 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       if (!found || !state.turn) return [state, []];
       const suspended = { ...found.pending, progress: event.progress, waiting: event.waiting };
       const turn = replaceCall(state.turn, found.index, suspended);
-      return [{ ...state, turn, status: statusOf(turn) }, []];
+      const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
+      return [{ ...state, turn, usage, status: statusOf(turn) }, []];
     }
     case 'humanReplied':
     case 'approvalGiven':

@@ -90,7 +90,8 @@ export async function executeTool(
     if (returned === halted) return stopped();
     if (isSuspension(returned)) {
       const { progress, waiting } = returned.suspend;
-      return { type: 'toolSuspended', effectId: effect.id, progress, waiting };
+      const spent = usage.llmCalls > 0 ? { usage: { ...usage } } : {};
+      return { type: 'toolSuspended', effectId: effect.id, progress, waiting, ...spent };
     }
     const result = normalise(returned);
     if (!result.ok) return completed(`Error: ${result.error}`, true);
