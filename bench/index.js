@@ -6,7 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { footprint } from './footprint.mjs';
-import { ownWorkPerStep, reducerThroughput, tokenCounting } from './inprocess.mjs';
+import { checkpointedRuns, ownWorkPerStep, reducerThroughput, tokenCounting } from './inprocess.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 5);
@@ -178,6 +178,19 @@ const reducer = reducerThroughput();
 const own50 = await ownWorkPerStep(50);
 const own400 = await ownWorkPerStep(400);
 const tokens = await tokenCounting();
+const saved = [await checkpointedRuns(100), await checkpointedRuns(2000)];
+const perStep = (r) => `${r.first.toFixed(0)} → ${r.last.toFixed(0)}`;
+const checkpoints = [
+  '',
+  'Checkpointed runs: µs per step (model instant, one tool call per step, a save after every transition), over the first → the last tenth of the run:',
+  '',
+  '| run | no checkpoint | memory store | file store (appends what changed) | whole state as JSON per transition |',
+  '|---|---:|---:|---:|---:|',
+  ...saved.map(
+    (r) =>
+      `| ${r.steps} steps | ${perStep(r.none)} | ${perStep(r.memory)} | ${perStep(r.file)} | ${perStep(r.naive)} |`,
+  ),
+];
 const serialOverParallel =
   (fig('raw', 'parallel', 'msPerStep') ?? Number.NaN) / (fig('ours', 'parallel', 'msPerStep') ?? Number.NaN);
 const extras = [
@@ -191,9 +204,17 @@ const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const meta = `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · Node ${process.version} · medians over ${REPS} processes per contender and figure (the faster of 2 runs in each)`;
 const failures = Object.entries(errors).map(([key, message]) => `- ${key} failed: ${message}`);
 
-const report = [meta, '', ...table, '', ...ratios, '', ...extras, ...(failures.length ? ['', ...failures] : [])].join(
-  '\n',
-);
+const report = [
+  meta,
+  '',
+  ...table,
+  '',
+  ...ratios,
+  '',
+  ...extras,
+  ...checkpoints,
+  ...(failures.length ? ['', ...failures] : []),
+].join('\n');
 console.log(`\n${report}\n`);
 
 // The README shows the latest run.

@@ -1,7 +1,12 @@
 // Figures only we have, measured in this process: reducer throughput and token counting cost.
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import {
   assistantMessage,
   createAgent,
+  createFileStore,
+  createMemoryStore,
   defineAgent,
   defineTool,
   initialStep,
@@ -94,4 +99,55 @@ export async function ownWorkPerStep(steps) {
   const started = performance.now();
   for (let i = 0; i < reps; i++) await run(agent, 'go', { llm: model() });
   return ((performance.now() - started) / reps / (steps + 1)) * 1000;
+}
+
+/**
+ * µs per step of a run checkpointed after every transition, at the start and at the end of a
+ * long run: through the file store (appends what changed), the memory store, and a naive hook
+ * that writes the whole state as JSON each time. Flat is the goal: step 2,000 costs what step 10 does.
+ */
+export async function checkpointedRuns(steps) {
+  const add = defineTool({
+    name: 'add',
+    description: 'Add',
+    parameters: z.object({ a: z.number(), b: z.number() }),
+    execute: ({ a, b }) => String(a + b),
+  });
+  const agent = createAgent({ name: 'saved', tools: [add], maxSteps: steps + 1 });
+  const model = () =>
+    scriptedLlm((_request, i) =>
+      i < steps ? { toolCalls: [{ id: `c${i}`, name: 'add', arguments: { a: i, b: 1 } }] } : { content: 'done' },
+    );
+  const dir = mkdtempSync(join(tmpdir(), 'openmanus-bench-'));
+  const timed = async (options) => {
+    const stamps = [];
+    const emitterless = {
+      ...options,
+      checkpoint: async (state) => {
+        await options.checkpoint?.(state);
+        if (state.status === 'awaiting_llm') stamps.push(performance.now());
+      },
+    };
+    const started = performance.now();
+    await run(agent, 'go', { llm: model(), ...emitterless });
+    const total = performance.now() - started;
+    // µs per step over the first and the last tenth of the run (medians: a GC pause is not a trend).
+    const tenth = Math.max(3, Math.floor(stamps.length / 10));
+    const span = (from, to) => {
+      const gaps = [];
+      for (let i = from + 1; i <= to; i++) gaps.push(stamps[i] - stamps[i - 1]);
+      return gaps.sort((a, b) => a - b)[Math.floor(gaps.length / 2)] * 1000;
+    };
+    return { first: span(0, tenth), last: span(stamps.length - 1 - tenth, stamps.length - 1), totalMs: total };
+  };
+  try {
+    await timed({}); // warm-up: compare optimised code
+    const none = await timed({});
+    const memory = await timed({ store: createMemoryStore(), runId: 'm' });
+    const file = await timed({ store: createFileStore(dir), runId: 'f' });
+    const naive = await timed({ checkpoint: (state) => writeFileSync(join(dir, 'naive.json'), JSON.stringify(state)) });
+    return { steps, none, memory, file, naive };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
