@@ -6,6 +6,7 @@ import {
   createAgent,
   createResourcePool,
   defineTool,
+  drive,
   type HostEffect,
   initialState,
   type LlmPort,
@@ -364,5 +365,93 @@ describe('strict restore', () => {
     await expect(resume(agent, { ...fresh, messages: null }, { llm })).rejects.toThrow(/messages/);
     await expect(resume(agent, { ...fresh, status: 'awaiting_tools' }, { llm })).rejects.toThrow(/turn/);
     expect(llm.requests).toHaveLength(0);
+  });
+});
+
+describe('the driver runs any reducer', () => {
+  // A two-step "flow" of its own: fetch a number, then double it; its state is a plain object.
+  type FlowState = { status: 'fetching' | 'doubling' | 'done' | 'stopped'; value?: number; note?: string };
+  type FlowEvent =
+    | { type: 'go' }
+    | { type: 'fetched'; value: number }
+    | { type: 'doubled'; value: number }
+    | { type: 'stop'; note: string };
+  type FlowEffect = { type: 'fetch'; id: string } | { type: 'double'; id: string; value: number };
+  const flow = {
+    step: (state: FlowState, event: FlowEvent): readonly [FlowState, readonly FlowEffect[]] => {
+      if (state.status === 'done' || state.status === 'stopped') return [state, []];
+      switch (event.type) {
+        case 'go':
+          return [{ status: 'fetching' }, [{ type: 'fetch', id: 'f1' }]];
+        case 'fetched':
+          return [{ status: 'doubling', value: event.value }, [{ type: 'double', id: 'd1', value: event.value }]];
+        case 'doubled':
+          return [{ status: 'done', value: event.value }, []];
+        case 'stop':
+          return [{ ...state, status: 'stopped', note: event.note }, []];
+      }
+    },
+    isFinal: (state: FlowState) => state.status === 'done' || state.status === 'stopped',
+    cancelled: (note: string): FlowEvent => ({ type: 'stop', note }),
+    faulted: (note: string): FlowEvent => ({ type: 'stop', note: `fault: ${note}` }),
+  };
+
+  it('performs its effects, saves every state and announces every transition', async () => {
+    const saved: FlowState[] = [];
+    const announced: string[] = [];
+    const { state, fault } = await drive(
+      {
+        machine: flow,
+        performers: {
+          fetch: async () => ({ type: 'fetched' as const, value: 21 }),
+          double: (effect) => ({ type: 'doubled' as const, value: effect.value * 2 }),
+        },
+        save: (s) => void saved.push(s),
+        announce: (item) => void announced.push(item.type === 'event' ? item.event.type : item.effect.type),
+      },
+      { status: 'fetching' },
+      { type: 'go' },
+    );
+    expect(fault).toBeUndefined();
+    expect(state).toEqual({ status: 'done', value: 42 });
+    expect(saved.map((s) => s.status)).toEqual(['fetching', 'doubling', 'done']);
+    expect(announced).toEqual(['go', 'fetch', 'fetched', 'double', 'doubled']);
+  });
+
+  it('ends with the machine’s own cancel event when the signal aborts, and a missing performer is a fault', async () => {
+    const controller = new AbortController();
+    const cancelled = drive(
+      {
+        machine: flow,
+        performers: { fetch: () => new Promise<undefined>(() => controller.abort('enough')) },
+        signal: controller.signal,
+      },
+      { status: 'fetching' },
+      { type: 'go' },
+    );
+    expect((await cancelled).state).toEqual({ status: 'stopped', note: 'enough' });
+    const missing = await drive({ machine: flow, performers: {} }, { status: 'fetching' }, { type: 'go' });
+    expect(missing.state).toEqual({ status: 'stopped', note: 'fault: no performer for effect "fetch"' });
+  });
+
+  it('a save that fails ends the run as faulted without saving again', async () => {
+    let saves = 0;
+    const { state, fault } = await drive(
+      {
+        machine: flow,
+        performers: {
+          fetch: () => ({ type: 'fetched' as const, value: 1 }),
+          double: () => ({ type: 'doubled' as const, value: 2 }),
+        },
+        save: () => {
+          if (++saves === 2) throw new Error('disk full');
+        },
+      },
+      { status: 'fetching' },
+      { type: 'go' },
+    );
+    expect(fault).toBe('could not save a checkpoint: disk full');
+    expect(state).toMatchObject({ status: 'stopped', value: 1 });
+    expect(saves).toBe(2);
   });
 });
