@@ -103,6 +103,9 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
  */
 function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
   const cap = Math.max(1, deps.maxParallelTools ?? 8);
+  // Each tool's per-run data as its last call left it: the next call must see it even before
+  // that call's result has been applied (the state gets it with the result, for a resume).
+  const data = new Map<string, unknown>();
   let running = 0;
   const queued: (() => void)[] = [];
   let serial: Promise<unknown> = Promise.resolve();
@@ -130,9 +133,12 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
     const name = effect.call.name;
     return executeTool(effect, deps.tools.get(name), deps.scope, {
       ...(deps.toolTimeoutMs !== undefined ? { toolTimeoutMs: deps.toolTimeoutMs } : {}),
-      data: state.toolData?.[name],
+      data: data.has(name) ? data.get(name) : state.toolData?.[name],
       available: (state.tools ?? deps.agent.config.tools).map((t) => t.name),
       saveProgress: (progress) => void context.dispatch({ type: 'toolProgressed', effectId: effect.id, progress }),
+    }).then((event) => {
+      if (event.type === 'toolCompleted' && event.data !== undefined) data.set(name, event.data);
+      return event;
     });
   }
 }

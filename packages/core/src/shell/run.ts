@@ -48,9 +48,8 @@ const activeStates = new WeakSet<AgentState>();
 
 /** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
 export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
-  const start = await startingPoint(options.state, options);
   const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
-  return runFrom(agent, start, started, options);
+  return runFrom(agent, await startingPoint(options), started, options);
 }
 
 /** Continues a saved state (or the store's copy of a run id): redoes what it was waiting for, then runs on. */
@@ -94,9 +93,8 @@ export function stream(agent: Agent, input: string, options: StartOptions): Asyn
     drained = undefined;
   };
   const finished = (async () => {
-    const start = await startingPoint(options.state, options);
     const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
-    await runFrom(agent, start, started, { ...options, signal }, sink);
+    await runFrom(agent, await startingPoint(options), started, { ...options, signal }, sink);
   })()
     .catch((error: unknown) => {
       failure = error;
@@ -127,21 +125,27 @@ export function stream(agent: Agent, input: string, options: StartOptions): Asyn
   return iterator;
 }
 
-async function startingPoint(state: AgentState | undefined, options: RunOptions): Promise<AgentState> {
-  if (state) return state;
+/** Where a run starts, and the store version it was read at (a later save must not be overwritten). */
+interface Start {
+  readonly state: AgentState;
+  readonly version?: number;
+}
+
+async function startingPoint(options: StartOptions): Promise<Start> {
+  if (options.state) return { state: options.state };
   const stored = options.store && options.runId ? await options.store.load(options.runId) : undefined;
-  return stored ? restore(stored.state) : initialState();
+  return stored ? { state: await restore(stored.state), version: stored.version } : { state: initialState(), version: 0 };
 }
 
 /** A saved state checked whole (migrated when older), or the store's copy of a run id. */
-async function restored(saved: unknown, options: RunOptions): Promise<AgentState> {
+async function restored(saved: unknown, options: RunOptions): Promise<Start> {
   if (typeof saved === 'string') {
     if (!options.store) throw new TypeError(`resuming run "${saved}" needs a store to load it from`);
     const stored = await options.store.load(saved);
     if (!stored) throw new Error(`run "${saved}" is not in the store`);
-    return await restore(stored.state);
+    return { state: await restore(stored.state), version: stored.version };
   }
-  return await restore(saved);
+  return { state: await restore(saved) };
 }
 
 /**
@@ -150,29 +154,37 @@ async function restored(saved: unknown, options: RunOptions): Promise<AgentState
  */
 async function runFrom(
   agent: Agent,
-  from: AgentState,
+  start: Start,
   first: AnyEvent,
   options: RunOptions,
   sink?: (item: RunItem) => Promise<void> | undefined,
 ): Promise<RunOutcome> {
+  const from = start.state;
   if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');
   const runId = options.runId ?? from.runId ?? randomUUID();
   const opening: AnyEvent = first.type === 'started' || first.type === 'resumed' ? { ...first, runId } : first;
   const store = options.store;
-  let version = store ? ((await store.load(runId))?.version ?? 0) : 0;
+  // A state the host passed in supersedes what the store holds; one read from the store must still be current.
+  let version = store ? (start.version ?? (await store.load(runId))?.version ?? 0) : 0;
   if (agent.config.maxInputTokens !== undefined) await loadTokenizer(agent.config.tokenizer).catch(() => undefined);
 
   let current = from;
+  let ended = false;
   activeStates.add(current);
+  const deliver = (item: RunItem) => {
+    // TypeScript cannot tie `item.type` to `item` across the union; the map type guarantees it.
+    options.emitter?.emit(item.type, item as never);
+    return sink?.(item);
+  };
   const announce = (item: RunItem) => {
+    // Nothing this run started (a child agent still stopping, a resource) speaks after it returned.
+    if (ended) return undefined;
     if (item.type === 'event' && item.state !== current) {
       activeStates.delete(current);
       current = item.state;
       activeStates.add(current);
     }
-    // TypeScript cannot tie `item.type` to `item` across the union; the map type guarantees it.
-    options.emitter?.emit(item.type, item as never);
-    return sink?.(item);
+    return deliver(item);
   };
 
   const pool = options.resources ?? createResourcePool();
@@ -244,6 +256,7 @@ async function runFrom(
       opening,
     );
   } finally {
+    ended = true;
     activeStates.delete(current);
     activeStates.delete(from);
     if (!options.resources) await pool.close();
@@ -259,6 +272,6 @@ async function runFrom(
     ...(state.finishReason ? { finishReason: state.finishReason } : {}),
     ...(state.error ? { error: state.error } : {}),
   };
-  await announce({ type: 'result', result: outcome });
+  await deliver({ type: 'result', result: outcome });
   return outcome;
 }
