@@ -34,7 +34,13 @@ export type AgentEvent =
       readonly data?: unknown;
     }
   /** A long-running tool recorded how far it got; a resumed call starts from there. */
-  | { readonly type: 'toolProgressed'; readonly effectId: string; readonly progress: unknown }
+  | {
+      readonly type: 'toolProgressed';
+      readonly effectId: string;
+      readonly progress: unknown;
+      /** Model calls the tool made since it last reported (a child agent's, as they happen). */
+      readonly usage?: LlmUsage & { readonly llmCalls: number };
+    }
   /** A tool paused on a person (a child agent waiting for approval): the run pauses with it. */
   | {
       readonly type: 'toolSuspended';

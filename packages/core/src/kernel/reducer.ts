@@ -93,7 +93,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       });
     }
     case 'resumed': {
-      const named = event.runId && !state.runId ? { ...state, runId: event.runId } : state;
+      const named = reopenPaused(event.runId && !state.runId ? { ...state, runId: event.runId } : state);
       if (named.status !== 'awaiting_llm') return [named, outstandingEffects(rules, named)];
       // The request is rebuilt exactly; the step it belongs to was announced before.
       const [next, effects] = request(rules, named);
@@ -134,7 +134,8 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
       const turn = replaceCall(state.turn, found.index, { ...found.pending, progress: event.progress });
-      return [{ ...state, turn }, []];
+      const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
+      return [{ ...state, turn, usage }, []];
     }
     case 'toolSuspended': {
       const found = runningCall(state, event.effectId);
@@ -486,10 +487,18 @@ function outstandingEffects(rules: Rules, state: AgentState): readonly Effect[] 
   if (state.status === 'awaiting_context') return gatherEffects(state);
   const calls = state.turn?.calls ?? [];
   return calls.flatMap((pending, index) =>
-    pending.phase === 'done' || pending.waiting
-      ? []
-      : [dispatch(state, pending, index, findTool(rules.config, state, pending.call.name))],
+    pending.phase === 'done' ? [] : [dispatch(state, pending, index, findTool(rules.config, state, pending.call.name))],
   );
+}
+
+/**
+ * A resumed run runs again the tools that had paused on a person: from their progress they ask
+ * again (the host may have given callbacks this time) or pause again.
+ */
+function reopenPaused(state: AgentState): AgentState {
+  if (!state.turn?.calls.some((c) => c.waiting)) return state;
+  const turn = { calls: state.turn.calls.map(({ waiting: _again, ...call }) => call) };
+  return { ...state, turn, status: statusOf(turn) };
 }
 
 /** What a paused run waits for from people, with the effect ids their answers must carry. */

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { Agent } from '../kernel/agent.js';
-import { isFinal } from '../kernel/state.js';
+import { type AgentState, isFinal, type Usage } from '../kernel/state.js';
 import type { LlmPort } from '../llm/llm.js';
 import { err } from '../result.js';
 import { defineTool, type Tool } from '../tools/defineTool.js';
@@ -18,6 +18,29 @@ export interface AgentToolOptions {
   readonly timeoutMs?: number;
 }
 
+/** `WebResearcher`, `web researcher`, `HTTPFetcher` → `web_researcher`, `web_researcher`, `http_fetcher`. */
+const snakeCase = (name: string) =>
+  name
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/([A-Z]+)([A-Z][a-z])/g, '$1_$2')
+    .replace(/\W+/g, '_')
+    .replace(/^_+|_+$/g, '')
+    .toLowerCase() || 'agent';
+
+const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
+
+/** The usage a saved child state records (none for anything else). */
+function usageOf(progress: unknown): Usage {
+  const usage = (progress as { usage?: Partial<Usage> } | null | undefined)?.usage;
+  if (typeof usage !== 'object' || usage === null) return noUsage;
+  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+  return {
+    inputTokens: count(usage.inputTokens),
+    outputTokens: count(usage.outputTokens),
+    llmCalls: count(usage.llmCalls),
+  };
+}
+
 const ITEM_TYPES: readonly RunItem['type'][] = ['effect', 'event', 'observation', 'result'];
 
 /**
@@ -27,7 +50,7 @@ const ITEM_TYPES: readonly RunItem['type'][] = ['effect', 'event', 'observation'
  * waiting for a person pauses the parent until the answer comes back through it.
  */
 export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ task: string }> {
-  const name = options.name ?? agent.config.name.replace(/\W+/g, '_').toLowerCase();
+  const name = options.name ?? snakeCase(agent.config.name);
   return defineTool({
     name,
     description: options.description ?? (agent.config.description || `Hand a task to the ${agent.config.name} agent.`),
@@ -36,14 +59,29 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
     execute: async ({ task }, scope) => {
       const emitter = createRunEmitter();
       for (const type of ITEM_TYPES) emitter.on(type, (item: RunItem) => scope.emit(item));
-      const before = (scope.progress as { usage?: { inputTokens: number; outputTokens: number; llmCalls: number } })
-        ?.usage;
+      // Another port's calls are counted here, as the child's state records them; the parent's own
+      // port counts them itself. What the state held when this call resumed was counted before.
+      let counted = usageOf(scope.progress);
+      const count = (state: AgentState) => {
+        if (!options.llm) return;
+        const now = state.usage;
+        scope.addUsage({
+          inputTokens: Math.max(0, now.inputTokens - counted.inputTokens),
+          outputTokens: Math.max(0, now.outputTokens - counted.outputTokens),
+          llmCalls: Math.max(0, now.llmCalls - counted.llmCalls),
+        });
+        counted = now;
+      };
       const child: RunOptions = {
         llm: options.llm ?? scope.llm,
         runId: `${scope.runId}/${scope.effectId}`,
         signal: scope.signal,
         emitter,
-        checkpoint: (state) => scope.saveProgress(state),
+        // Usage first, so that a host recording progress with its usage sees both together.
+        checkpoint: (state) => {
+          count(state);
+          scope.saveProgress(state);
+        },
         ...(scope.workspace !== undefined ? { workspace: scope.workspace } : {}),
         ...(scope.onHuman ? { onHuman: scope.onHuman } : {}),
         ...(scope.onApproval ? { onApproval: scope.onApproval } : {}),
@@ -54,18 +92,13 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
           : scope.answer
             ? await resumeWith(agent, scope.progress, scope.answer, child)
             : await resume(agent, scope.progress, child);
-      // The parent's own port already counts the child's calls; another port's are added here.
-      if (options.llm) {
-        const { inputTokens, outputTokens, llmCalls } = outcome.usage;
-        scope.addUsage({
-          inputTokens: inputTokens - (before?.inputTokens ?? 0),
-          outputTokens: outputTokens - (before?.outputTokens ?? 0),
-          llmCalls: llmCalls - (before?.llmCalls ?? 0),
-        });
-      }
+      count(outcome.state);
       if (!isFinal(outcome.state)) return { suspend: { progress: outcome.state, waiting: outcome.pending } };
       if (outcome.status === 'failed') return err(`${agent.config.name} failed: ${outcome.error ?? 'no reason given'}`);
-      return outcome.answer || `${agent.config.name} finished (${outcome.finishReason ?? 'no answer'}).`;
+      const answer = outcome.answer || `${agent.config.name} finished (${outcome.finishReason ?? 'no answer'}).`;
+      // Stopped short of its task (the step limit): the parent's model must not take it for a full answer.
+      const early = outcome.finishReason !== 'answered' && outcome.finishReason !== 'terminated' && outcome.error;
+      return early ? `${answer}\n(${agent.config.name} stopped before finishing: ${outcome.error})` : answer;
     },
   });
 }

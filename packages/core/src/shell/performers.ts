@@ -135,7 +135,8 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
       ...(deps.toolTimeoutMs !== undefined ? { toolTimeoutMs: deps.toolTimeoutMs } : {}),
       data: data.has(name) ? data.get(name) : state.toolData?.[name],
       available: (state.tools ?? deps.agent.config.tools).map((t) => t.name),
-      saveProgress: (progress) => void context.dispatch({ type: 'toolProgressed', effectId: effect.id, progress }),
+      saveProgress: (progress, usage) =>
+        void context.dispatch({ type: 'toolProgressed', effectId: effect.id, progress, ...(usage ? { usage } : {}) }),
     }).then((event) => {
       if (event.type === 'toolCompleted' && event.data !== undefined) data.set(name, event.data);
       return event;

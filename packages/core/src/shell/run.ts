@@ -10,7 +10,7 @@ import type { LlmPort } from '../llm/llm.js';
 import type { Tool } from '../tools/defineTool.js';
 import { drive, type Machine } from './driver.js';
 import { agentPerformers, type HostPerformers } from './performers.js';
-import { restore } from './restore.js';
+import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
 import { createResourcePool, type HostCallbacks, type ResourcePool, type RunScope } from './scope.js';
 import type { CheckpointStore } from './store.js';
@@ -49,7 +49,17 @@ const activeStates = new WeakSet<AgentState>();
 /** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
 export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
   const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
-  return runFrom(agent, await startingPoint(options), started, options);
+  return runFrom(agent, ready(await startingPoint(options), options), started, options);
+}
+
+/** A new task goes on a state that is idle or finished; one still running or paused would be lost. */
+function ready(start: Start, options: RunOptions): Start {
+  const { status } = start.state;
+  if (status === 'idle' || isFinal(start.state)) return start;
+  const which = options.runId ? `run "${options.runId}"` : 'the state';
+  throw new InvalidStateError(
+    `cannot start a new task: ${which} is ${status}; continue it with resume() or answer it with resumeWith()`,
+  );
 }
 
 /** Continues a saved state (or the store's copy of a run id): redoes what it was waiting for, then runs on. */
@@ -94,7 +104,7 @@ export function stream(agent: Agent, input: string, options: StartOptions): Asyn
   };
   const finished = (async () => {
     const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
-    await runFrom(agent, await startingPoint(options), started, { ...options, signal }, sink);
+    await runFrom(agent, ready(await startingPoint(options), options), started, { ...options, signal }, sink);
   })()
     .catch((error: unknown) => {
       failure = error;
@@ -125,16 +135,19 @@ export function stream(agent: Agent, input: string, options: StartOptions): Asyn
   return iterator;
 }
 
-/** Where a run starts, and the store version it was read at (a later save must not be overwritten). */
+/** Where a run starts, and the store version it was read at under which id (a later save must not be overwritten). */
 interface Start {
   readonly state: AgentState;
-  readonly version?: number;
+  readonly read?: { readonly runId: string; readonly version: number };
 }
 
 async function startingPoint(options: StartOptions): Promise<Start> {
   if (options.state) return { state: options.state };
-  const stored = options.store && options.runId ? await options.store.load(options.runId) : undefined;
-  return stored ? { state: await restore(stored.state), version: stored.version } : { state: initialState(), version: 0 };
+  if (!options.store || !options.runId) return { state: initialState() };
+  const { runId } = options;
+  const stored = await options.store.load(runId);
+  if (!stored) return { state: initialState(), read: { runId, version: 0 } };
+  return { state: await restore(stored.state), read: { runId, version: stored.version } };
 }
 
 /** A saved state checked whole (migrated when older), or the store's copy of a run id. */
@@ -143,7 +156,7 @@ async function restored(saved: unknown, options: RunOptions): Promise<Start> {
     if (!options.store) throw new TypeError(`resuming run "${saved}" needs a store to load it from`);
     const stored = await options.store.load(saved);
     if (!stored) throw new Error(`run "${saved}" is not in the store`);
-    return { state: await restore(stored.state), version: stored.version };
+    return { state: await restore(stored.state), read: { runId: saved, version: stored.version } };
   }
   return { state: await restore(saved) };
 }
@@ -161,11 +174,12 @@ async function runFrom(
 ): Promise<RunOutcome> {
   const from = start.state;
   if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');
-  const runId = options.runId ?? from.runId ?? randomUUID();
+  const runId = options.runId ?? start.read?.runId ?? from.runId ?? randomUUID();
   const opening: AnyEvent = first.type === 'started' || first.type === 'resumed' ? { ...first, runId } : first;
   const store = options.store;
   // A state the host passed in supersedes what the store holds; one read from the store must still be current.
-  let version = store ? (start.version ?? (await store.load(runId))?.version ?? 0) : 0;
+  const read = start.read?.runId === runId ? start.read.version : undefined;
+  let version = store ? (read ?? (await store.load(runId))?.version ?? 0) : 0;
   if (agent.config.maxInputTokens !== undefined) await loadTokenizer(agent.config.tokenizer).catch(() => undefined);
 
   let current = from;
@@ -261,16 +275,18 @@ async function runFrom(
     activeStates.delete(from);
     if (!options.resources) await pool.close();
   }
-  const { state } = driven;
+  const { state, fault } = driven;
+  // A run whose last state could not be saved did not end as it says: report the fault.
+  const failed = fault !== undefined && state.status !== 'failed';
   const outcome: RunOutcome = {
-    status: state.status,
+    status: failed ? 'failed' : state.status,
     answer: state.answer ?? '',
     usage: state.usage,
-    pending: pendingInputs(agent.config, state),
+    pending: failed ? [] : pendingInputs(agent.config, state),
     runId,
     state,
-    ...(state.finishReason ? { finishReason: state.finishReason } : {}),
-    ...(state.error ? { error: state.error } : {}),
+    ...(failed ? { finishReason: 'error' as const } : state.finishReason ? { finishReason: state.finishReason } : {}),
+    ...(failed ? { error: fault } : state.error ? { error: state.error } : {}),
   };
   await deliver({ type: 'result', result: outcome });
   return outcome;

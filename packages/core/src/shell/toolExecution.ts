@@ -17,11 +17,11 @@ export interface ToolCallOptions {
   readonly data?: unknown;
   /** Names of the tools the model may call now, for the message when this one has gone. */
   readonly available?: readonly string[];
-  /** Records the call's progress in the run (a `toolProgressed` event). */
-  readonly saveProgress?: (progress: unknown) => void;
+  /** Records the call's progress in the run (a `toolProgressed` event), with the usage spent since the last report. */
+  readonly saveProgress?: (progress: unknown, usage?: Usage) => void;
 }
 
-type Usage = { inputTokens: number; outputTokens: number; llmCalls: number };
+export type Usage = { inputTokens: number; outputTokens: number; llmCalls: number };
 
 /** Runs one tool call; whatever goes wrong becomes an observation for the model. */
 export async function executeTool(
@@ -32,6 +32,15 @@ export async function executeTool(
 ): Promise<ToolEvent> {
   const { call } = effect;
   const usage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
+  // Usage is reported as it is spent (with progress, then with the result), each call once.
+  const unreported = (): { usage?: Usage } => {
+    if (usage.llmCalls === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return {};
+    const spent = { ...usage };
+    usage.inputTokens = 0;
+    usage.outputTokens = 0;
+    usage.llmCalls = 0;
+    return { usage: spent };
+  };
   let data: { value: unknown } | undefined;
   const completed = (output: string, isError: boolean, image?: ImageData): ToolEvent => ({
     type: 'toolCompleted',
@@ -39,7 +48,7 @@ export async function executeTool(
     output,
     ...(isError ? { isError } : {}),
     ...(image ? { image } : {}),
-    ...(usage.llmCalls > 0 ? { usage: { ...usage } } : {}),
+    ...unreported(),
     ...(data ? { data: data.value } : {}),
   });
   if (!tool) {
@@ -71,7 +80,7 @@ export async function executeTool(
     effectId: effect.id,
     ...(effect.progress !== undefined ? { progress: effect.progress } : {}),
     ...(effect.answer ? { answer: effect.answer } : {}),
-    saveProgress: (progress) => options.saveProgress?.(progress),
+    saveProgress: (progress) => options.saveProgress?.(progress, unreported().usage),
     data: options.data,
     setData: (value) => {
       data = { value };
@@ -90,8 +99,7 @@ export async function executeTool(
     if (returned === halted) return stopped();
     if (isSuspension(returned)) {
       const { progress, waiting } = returned.suspend;
-      const spent = usage.llmCalls > 0 ? { usage: { ...usage } } : {};
-      return { type: 'toolSuspended', effectId: effect.id, progress, waiting, ...spent };
+      return { type: 'toolSuspended', effectId: effect.id, progress, waiting, ...unreported() };
     }
     const result = normalise(returned);
     if (!result.ok) return completed(`Error: ${result.error}`, true);

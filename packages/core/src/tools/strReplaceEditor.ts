@@ -65,22 +65,33 @@ const MAX_UNDO_CHARS = 2_000_000;
 
 const sizeOf = (edits: readonly Edit[]) => edits.reduce((n, e) => n + (e.kind === 'edited' ? e.previous.length : 0), 0);
 
-/** The history with one more edit, oldest edits dropped past the bounds. */
-function withEdit(history: UndoHistory, path: string, edit: Edit): UndoHistory {
+/**
+ * The history with one more edit, the oldest edits dropped past the bounds (other files' first).
+ * An edit whose previous content alone is over the bound is not kept, and neither are the
+ * file's older ones: an undo must never skip an edit. `kept` says whether it can be undone.
+ */
+function withEdit(history: UndoHistory, path: string, edit: Edit): { history: UndoHistory; kept: boolean } {
+  if (sizeOf([edit]) > MAX_UNDO_CHARS) {
+    const { [path]: _dropped, ...rest } = history;
+    return { history: rest, kept: false };
+  }
   const next: Record<string, readonly Edit[]> = {
     ...history,
     [path]: [...(history[path] ?? []), edit].slice(-MAX_UNDO_PER_FILE),
   };
   let total = Object.values(next).reduce((n, edits) => n + sizeOf(edits), 0);
-  for (const file of Object.keys(next)) {
+  const others = Object.keys(next).filter((file) => file !== path);
+  for (const file of [...others, path]) {
     while (total > MAX_UNDO_CHARS && (next[file]?.length ?? 0) > (file === path ? 1 : 0)) {
       const [oldest, ...rest] = next[file] ?? [];
       total -= oldest ? sizeOf([oldest]) : 0;
       next[file] = rest;
     }
   }
-  return next;
+  return { history: next, kept: true };
 }
+
+const TOO_LARGE_TO_UNDO = `\n(This edit cannot be undone: the file was too large (over ${MAX_UNDO_CHARS} characters) to keep its previous content.)`;
 
 const required = (name: string, command: string) => `Parameter \`${name}\` is required for command: ${command}`;
 
@@ -119,7 +130,12 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
     }),
     execute: async (args, scope) => {
       const history = (scope.data ?? {}) as UndoHistory;
-      const remember = (path: string, edit: Edit) => scope.setData(withEdit(history, path, edit));
+      /** Records the edit; says so when it cannot be undone. */
+      const remember = (path: string, edit: Edit): string => {
+        const { history: next, kept } = withEdit(history, path, edit);
+        scope.setData(next);
+        return kept ? '' : TOO_LARGE_TO_UNDO;
+      };
       let path: string;
       try {
         path = await confine(options.workspace, args.path);
@@ -195,9 +211,9 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
           }
           const updated = parts.join(newStr);
           await writeFile(path, updated);
-          remember(path, { kind: 'edited', previous: content });
+          const note = remember(path, { kind: 'edited', previous: content });
           const line = (parts[0] ?? '').split('\n').length - 1;
-          return ok(snippet(updated, args.path, line, newStr.split('\n').length));
+          return ok(snippet(updated, args.path, line, newStr.split('\n').length) + note);
         }
         case 'insert': {
           if (args.insert_line === undefined) return err(required('insert_line', 'insert'));
@@ -213,19 +229,23 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
             '\n',
           );
           await writeFile(path, updated);
-          remember(path, { kind: 'edited', previous: content });
-          return ok(snippet(updated, args.path, args.insert_line, inserted.length));
+          const note = remember(path, { kind: 'edited', previous: content });
+          return ok(snippet(updated, args.path, args.insert_line, inserted.length) + note);
         }
         case 'undo_edit': {
           const edits = history[path] ?? [];
           const last = edits.at(-1);
           if (!last) return err(`No edit history found for ${args.path}.`);
-          scope.setData({ ...history, [path]: edits.slice(0, -1) });
+          // The history changes only once the file is back as it was.
+          const { [path]: _all, ...others } = history;
+          const rest = edits.length > 1 ? { ...others, [path]: edits.slice(0, -1) } : others;
           if (last.kind === 'created') {
             await rm(path);
+            scope.setData(rest);
             return ok(`Undid the creation of ${args.path}: the file was removed.`);
           }
           await writeFile(path, last.previous);
+          scope.setData(rest);
           return ok(`Last edit to ${args.path} undone successfully. ${numbered(last.previous, args.path, max)}`);
         }
       }
