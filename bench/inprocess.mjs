@@ -81,19 +81,22 @@ export async function tokenCounting() {
   return { messages: messages.length, memoUs, freshUs };
 }
 
+// The in-process runs' tool and model: one `add` call per step, then an answer.
+const add = defineTool({
+  name: 'add',
+  description: 'Add',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => String(a + b),
+});
+const addingModel = (steps) =>
+  scriptedLlm((_request, i) =>
+    i < steps ? { toolCalls: [{ id: `c${i}`, name: 'add', arguments: { a: i, b: 1 } }] } : { content: 'done' },
+  );
+
 /** µs per step of our own work (interpreter + reducer + a tool), with an instant in-process model. */
 export async function ownWorkPerStep(steps) {
-  const add = defineTool({
-    name: 'add',
-    description: 'Add',
-    parameters: z.object({ a: z.number(), b: z.number() }),
-    execute: ({ a, b }) => String(a + b),
-  });
   const agent = createAgent({ name: 'own', tools: [add], maxSteps: steps + 1, memory: { maxMessages: 100_000 } });
-  const model = () =>
-    scriptedLlm((_request, i) =>
-      i < steps ? { toolCalls: [{ id: `c${i}`, name: 'add', arguments: { a: i, b: 1 } }] } : { content: 'done' },
-    );
+  const model = () => addingModel(steps);
   for (let i = 0; i < 3; i++) await run(agent, 'go', { llm: model() });
   const reps = Math.max(3, Math.round(4000 / steps));
   const started = performance.now();
@@ -107,17 +110,8 @@ export async function ownWorkPerStep(steps) {
  * that writes the whole state as JSON each time. Flat is the goal: step 2,000 costs what step 10 does.
  */
 export async function checkpointedRuns(steps) {
-  const add = defineTool({
-    name: 'add',
-    description: 'Add',
-    parameters: z.object({ a: z.number(), b: z.number() }),
-    execute: ({ a, b }) => String(a + b),
-  });
   const agent = createAgent({ name: 'saved', tools: [add], maxSteps: steps + 1 });
-  const model = () =>
-    scriptedLlm((_request, i) =>
-      i < steps ? { toolCalls: [{ id: `c${i}`, name: 'add', arguments: { a: i, b: 1 } }] } : { content: 'done' },
-    );
+  const model = () => addingModel(steps);
   const dir = mkdtempSync(join(tmpdir(), 'openmanus-bench-'));
   const timed = async (options) => {
     const stamps = [];

@@ -13,13 +13,8 @@ import {
 } from '../src/index.js';
 import { scriptedLlm } from '../src/testing/index.js';
 import { call, drive, ofType, testConfig } from './helpers.js';
+import { echo } from './toolHelpers.js';
 
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echo',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
 const loop = (n: number) =>
   Array.from({ length: n }, () => ({ toolCalls: [{ name: 'echo', arguments: { text: 'same' } }] }));
 

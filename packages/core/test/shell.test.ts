@@ -18,13 +18,7 @@ import {
   type Tool,
 } from '../src/index.js';
 import { scriptedLlm } from '../src/testing/index.js';
-
-const echo = defineTool({
-  name: 'echo',
-  description: 'Echo',
-  parameters: z.object({ text: z.string() }),
-  execute: ({ text }) => text,
-});
+import { echo } from './toolHelpers.js';
 
 /** A model whose replies the test releases one at a time. */
 function gatedLlm() {
