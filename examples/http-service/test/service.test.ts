@@ -1,59 +1,10 @@
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, realpath } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type AgentState, createManus, createOpenAiLlm } from '@openmanus/core';
-import { type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { createAgentService } from '../src/service.js';
-import { FileStore } from '../src/store.js';
-
-const cleanups: (() => Promise<void>)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function setup(script: ScriptEntry<RecordedRequest>[], options: { store?: FileStore; dir?: string } = {}) {
-  const model = await startOpenAiServer({ script });
-  const dir = options.dir ?? (await realpath(await mkdtemp(join(tmpdir(), 'openmanus-service-'))));
-  const store = options.store ?? new FileStore(join(dir, 'runs'));
-  const workspace = join(dir, 'workspace');
-  const service = createAgentService({
-    agent: createManus({ workspace, approvals: ['python_execute'] }),
-    llm: createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL: model.baseURL, maxRetries: 0 }),
-    store,
-  });
-  await new Promise<void>((resolve) => service.server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(service.server.address() as AddressInfo).port}`;
-  cleanups.push(async () => {
-    await service.idle();
-    service.server.closeAllConnections();
-    await new Promise((resolve) => service.server.close(resolve));
-    await model.close();
-  });
-  const call = async (method: string, path: string, body?: object) => {
-    const res = await fetch(`${base}${path}`, { method, ...(body ? { body: JSON.stringify(body) } : {}) });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
-  /** Reads the server-sent events of a run until the server ends the stream. */
-  const events = async (id: string) => {
-    const text = await (await fetch(`${base}/runs/${id}/events`)).text();
-    return text
-      .split('\n\n')
-      .filter((block) => block.startsWith('data: '))
-      .map(
-        (block) =>
-          JSON.parse(block.slice(6)) as { type: string; run?: Record<string, unknown>; event?: { type: string } },
-      );
-  };
-  return { model, service, store, workspace, dir, call, events };
-}
-
-const finish = (text: string) => ({
-  content: text,
-  toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }],
-});
+import { type CheckpointStore, createFileStore } from '@openmanus/core';
+import type { RecordedRequest, ScriptEntry } from '@openmanus/core/testing';
+import { describe, expect, it } from 'vitest';
+import { finish, setup, tempDir } from './helpers.js';
 
 describe('an agent behind an HTTP API', () => {
   it('starts a run, streams its events and reports the answer', async () => {
@@ -126,22 +77,25 @@ describe('an agent behind an HTTP API', () => {
 
   it('resumes an unfinished run after a restart, without repeating a step', async () => {
     // The first process dies right after it saved the state of step 2.
-    class DyingStore extends FileStore {
-      override async save(id: string, state: AgentState) {
-        await super.save(id, state);
+    const dir = await tempDir();
+    const files = createFileStore(join(dir, 'service', 'runs'));
+    const dying: CheckpointStore = {
+      ...files,
+      async save(id, state, expectedVersion) {
+        const version = await files.save(id, state, expectedVersion);
         if (state.step === 2 && state.status === 'awaiting_llm') throw new Error('process killed');
-      }
-    }
+        return version;
+      },
+    };
     const steps = [1, 2, 3].map((n) => ({
       toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: `/tmp/${n}` } }],
     }));
-    const dir = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-service-')));
-    const dying = await setup([...steps, finish('done')], { dir, store: new DyingStore(join(dir, 'runs')) });
-    const id = String((await dying.call('POST', '/runs', { task: 'look around' })).json.id);
-    await dying.events(id);
-    await dying.service.idle();
-    expect((await dying.call('GET', `/runs/${id}`)).json).toMatchObject({ status: 'awaiting_llm', step: 2 });
-    expect(dying.model.hits).toBe(1);
+    const first = await setup([...steps, finish('done')], { dir, store: dying });
+    const id = String((await first.call('POST', '/runs', { task: 'look around' })).json.id);
+    await first.events(id);
+    await first.service.idle();
+    expect((await first.call('GET', `/runs/${id}`)).json).toMatchObject({ status: 'awaiting_llm', step: 2 });
+    expect(first.model.hits).toBe(1);
 
     // A new process on the same store: the rest of the script, served by a fresh model.
     const next = await setup([...steps.slice(1), finish('done')], { dir });

@@ -1,0 +1,37 @@
+// The service as a process of its own, for the test that kills it (security.test.ts transpiles
+// and runs this file): a `deploy` tool that needs approval and must not be re-run blindly.
+// Arguments: data dir, model base URL, deploy log, token. DEPLOY_HANGS=1: a deploy never ends.
+import { appendFile } from 'node:fs/promises';
+import type { AddressInfo } from 'node:net';
+import { createAgent, createOpenAiLlm, defineTool, terminate } from '@openmanus/core';
+import { z } from 'zod';
+import { neverReRun } from '../src/reRunGuard.js';
+import { createAgentService } from '../src/service.js';
+
+const [dataDir = '', baseURL = '', deployLog = '', token = ''] = process.argv.slice(2);
+
+const deploy = neverReRun(
+  defineTool({
+    name: 'deploy',
+    description: 'Deploys the site.',
+    parameters: z.object({ target: z.string() }),
+    needsApproval: true,
+    execute: async ({ target }, scope) => {
+      // The idempotency key core gives every call: the run and the call's effect id.
+      await appendFile(deployLog, `${scope.runId}/${scope.effectId} ${target}\n`);
+      if (process.env.DEPLOY_HANGS) await new Promise(() => undefined);
+      return `deployed to ${target}`;
+    },
+  }),
+);
+
+const service = await createAgentService({
+  agent: createAgent({ name: 'Deployer', tools: [deploy, terminate] }),
+  llm: createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL, maxRetries: 0 }),
+  dataDir,
+  token,
+});
+service.server.listen(0, '127.0.0.1', async () => {
+  const resumed = await service.recover();
+  console.log(JSON.stringify({ port: (service.server.address() as AddressInfo).port, resumed }));
+});
