@@ -449,3 +449,65 @@ describe('the driver runs any reducer', () => {
     expect(saves).toBe(2);
   });
 });
+
+describe('at-most-once tools', () => {
+  it('a call a crash interrupted is not run again on resume: the model is told it may or may not have happened', async () => {
+    let runs = 0;
+    const controller = new AbortController();
+    const deploy = defineTool({
+      name: 'deploy',
+      description: 'Deploys; must never run twice',
+      parameters: z.object({}),
+      atMostOnce: true,
+      execute: () => {
+        runs++;
+        controller.abort('the process died'); // while this call runs
+        return new Promise<string>(() => {});
+      },
+    });
+    const agent = createAgent({ name: 'a', tools: [deploy] });
+    let saved: string | undefined;
+    await run(agent, 'ship it', {
+      llm: scriptedLlm([{ toolCalls: [{ name: 'deploy' }] }]),
+      signal: controller.signal,
+      checkpoint: (state) => {
+        // The last state a crashed process would have left on disk.
+        if (state.status === 'awaiting_tools') saved = JSON.stringify(state);
+      },
+    });
+    expect(JSON.parse(saved ?? '{}').turn.calls[0].started).toBe(true);
+    expect(runs).toBe(1);
+    const llm = scriptedLlm([{ content: 'I will check whether it was deployed.' }]);
+    const outcome = await resume(agent, JSON.parse(saved ?? '{}'), { llm });
+    expect(runs).toBe(1);
+    expect(outcome.answer).toBe('I will check whether it was deployed.');
+    const observation = llm.requests[0]?.messages.find((m) => m.role === 'tool')?.content;
+    expect(observation).toMatch(/^Error: deploy was interrupted while it ran .* may or may not have taken effect/);
+  });
+
+  it('a tool without the flag is run again after a crash (at least once)', async () => {
+    let runs = 0;
+    const retry = defineTool({
+      name: 'fetch',
+      description: 'Safe to repeat',
+      parameters: z.object({}),
+      execute: () => (++runs === 1 ? new Promise<string>(() => {}) : 'fetched'),
+    });
+    const agent = createAgent({ name: 'a', tools: [retry] });
+    let saved: string | undefined;
+    const controller = new AbortController();
+    await run(agent, 'go', {
+      llm: scriptedLlm([{ toolCalls: [{ name: 'fetch' }] }]),
+      signal: controller.signal,
+      checkpoint: (state) => {
+        if (state.status === 'awaiting_tools') {
+          saved = JSON.stringify(state);
+          setTimeout(() => controller.abort('the process died'), 5);
+        }
+      },
+    });
+    const outcome = await resume(agent, JSON.parse(saved ?? '{}'), { llm: scriptedLlm([{ content: 'done' }]) });
+    expect(runs).toBe(2);
+    expect(outcome.answer).toBe('done');
+  });
+});

@@ -33,6 +33,8 @@ export type AgentEvent =
       /** The tool's per-run data after the call (kept in `state.toolData` under the tool's name). */
       readonly data?: unknown;
     }
+  /** An at-most-once tool is about to run this call (saved before it runs). */
+  | { readonly type: 'toolStarted'; readonly effectId: string }
   /** A long-running tool recorded how far it got; a resumed call starts from there. */
   | {
       readonly type: 'toolProgressed';

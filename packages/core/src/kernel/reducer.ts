@@ -94,6 +94,8 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
     }
     case 'resumed': {
       const named = reopenPaused(event.runId && !state.runId ? { ...state, runId: event.runId } : state);
+      const interrupted = interruptedCalls(rules, named);
+      if (interrupted.length > 0) return reportInterrupted(rules, named, interrupted);
       if (named.status !== 'awaiting_llm') return [named, outstandingEffects(rules, named)];
       // The request is rebuilt exactly; the step it belongs to was announced before.
       const [next, effects] = request(rules, named);
@@ -129,6 +131,11 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
           : { ...counted, toolData: { ...state.toolData, [found.pending.call.name]: event.data } };
       const output = truncate(event.output, rules.config.maxObserve);
       return settle(rules, kept, found.index, answered(found.pending, output, event.isError === true, event.image));
+    }
+    case 'toolStarted': {
+      const found = runningCall(state, event.effectId);
+      if (!found || !state.turn) return [state, []];
+      return [{ ...state, turn: replaceCall(state.turn, found.index, { ...found.pending, started: true }) }, []];
     }
     case 'toolProgressed': {
       const found = runningCall(state, event.effectId);
@@ -489,6 +496,32 @@ function outstandingEffects(rules: Rules, state: AgentState): readonly Effect[] 
   return calls.flatMap((pending, index) =>
     pending.phase === 'done' ? [] : [dispatch(state, pending, index, findTool(rules.config, state, pending.call.name))],
   );
+}
+
+/** Calls of at-most-once tools that had begun when the run stopped: they must not run again. */
+function interruptedCalls(rules: Rules, state: AgentState): number[] {
+  if (isFinal(state)) return [];
+  return (state.turn?.calls ?? []).flatMap((c, index) =>
+    c.phase === 'running' && c.started && findTool(rules.config, state, c.call.name)?.atMostOnce ? [index] : [],
+  );
+}
+
+/** Answers each interrupted call with what is known (nothing), then resumes what else was waiting. */
+function reportInterrupted(rules: Rules, state: AgentState, indexes: readonly number[]): Transition {
+  let next = state;
+  const effects: Effect[] = [];
+  for (const index of indexes) {
+    const pending = next.turn?.calls[index];
+    if (!pending) continue;
+    const note =
+      `Error: ${pending.call.name} was interrupted while it ran (the run stopped before its result came back). ` +
+      'It may or may not have taken effect, so it was not run again: check before trying it again.';
+    const [settled, more] = settle(rules, next, index, answered(pending, note, true));
+    next = settled;
+    effects.push(...more);
+  }
+  if (next.turn) effects.push(...outstandingEffects(rules, next));
+  return [next, effects];
 }
 
 /**

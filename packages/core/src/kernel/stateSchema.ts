@@ -82,6 +82,7 @@ const pendingCallSchema = z.object({
   image: imageSchema.optional(),
   // A long-running tool's own record (a child agent's state): that tool checks it when it resumes.
   progress: z.unknown().optional(),
+  started: z.boolean().optional(),
   waiting: z.array(pendingInputSchema).optional(),
 });
 
@@ -94,6 +95,7 @@ const toolSpecSchema = z.object({
   parallelSafe: z.boolean().optional(),
   human: z.object({ questionArg: z.string() }).optional(),
   timeoutMs: z.number().nonnegative().optional(),
+  atMostOnce: z.boolean().optional(),
 });
 
 /** The shape of AgentState v2. Which combinations of fields can run is `findInconsistency`'s part. */

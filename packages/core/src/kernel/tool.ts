@@ -17,6 +17,11 @@ export interface ToolSpec {
   readonly parallelSafe?: boolean;
   /** The call is answered by a person: the argument holding the question. */
   readonly human?: { readonly questionArg: string };
-  /** Per-call time limit enforced by the interpreter. */
+  /** Per-call time limit enforced by the shell. */
   readonly timeoutMs?: number;
+  /**
+   * Run at most once: the start of each call is saved before it runs, and a call a crash
+   * interrupted is not run again on resume — the model is told it may or may not have happened.
+   */
+  readonly atMostOnce?: boolean;
 }

@@ -128,10 +128,16 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
     return turn;
   };
 
-  function run(effect: Extract<Effect, { type: 'callTool' }>, context: PerformContext<AgentState, AnyEvent>) {
-    const state = context.state();
+  async function run(effect: Extract<Effect, { type: 'callTool' }>, context: PerformContext<AgentState, AnyEvent>) {
     const name = effect.call.name;
-    return executeTool(effect, deps.tools.get(name), deps.scope, {
+    const tool = deps.tools.get(name);
+    // Saved before it runs: a crash from here on must not lead to a second run.
+    if (tool?.spec.atMostOnce) {
+      await context.dispatch({ type: 'toolStarted', effectId: effect.id });
+      if (context.signal.aborted) return undefined;
+    }
+    const state = context.state();
+    return executeTool(effect, tool, deps.scope, {
       ...(deps.toolTimeoutMs !== undefined ? { toolTimeoutMs: deps.toolTimeoutMs } : {}),
       data: data.has(name) ? data.get(name) : state.toolData?.[name],
       available: (state.tools ?? deps.agent.config.tools).map((t) => t.name),
