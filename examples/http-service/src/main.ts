@@ -1,7 +1,6 @@
 import { resolve } from 'node:path';
 import { createLlmFromConfig, createManus, describeConfigError, loadConfig } from '@openmanus/core';
 import { loopbackHosts } from './access.js';
-import { neverReRun } from './reRunGuard.js';
 import { createAgentService } from './service.js';
 
 // Manus as a service: every python_execute call waits for a client's approval.
@@ -12,16 +11,17 @@ if (!config.ok) {
 }
 const port = Number(process.env.PORT ?? 8080);
 const list = (value: string | undefined) => (value ?? '').split(',').flatMap((item) => item.trim() || []);
-const manus = createManus({ workspace: resolve('workspace/service'), approvals: ['python_execute'] });
+// What Python did cannot be checked from here: after a crash during a call, the model is told
+// it may or may not have happened instead of the code running a second time.
+const manus = createManus({
+  workspace: resolve('workspace/service'),
+  approvals: ['python_execute'],
+  atMostOnce: ['python_execute'],
+});
 
 try {
   const service = await createAgentService({
-    agent: {
-      ...manus,
-      // What Python did cannot be checked from here: after a crash during a call, the model is
-      // told it may or may not have happened instead of the code running a second time.
-      tools: manus.tools.map((tool) => (tool.spec.name === 'python_execute' ? neverReRun(tool) : tool)),
-    },
+    agent: manus,
     llm: createLlmFromConfig(config.value, 'manus'),
     // Outside the agent's workspace: the token and the runs are not the model's to read.
     dataDir: resolve(process.env.OPENMANUS_SERVICE_DATA ?? 'workspace/service-data'),

@@ -25,7 +25,6 @@ import {
 import { type AccessPolicy, loopbackHosts, refusalOf, resolveToken, type ServiceToken } from './access.js';
 import { HttpError, readJson, refuse, send } from './http.js';
 import { type QuarantinedRun, quarantine } from './quarantine.js';
-import { createReRunGuard, declaresNoBlindReRun } from './reRunGuard.js';
 
 export interface ServiceOptions {
   readonly agent: Agent;
@@ -122,12 +121,7 @@ export async function createAgentService(options: ServiceOptions): Promise<Agent
   const token = await resolveToken(dataDir, options.token);
   const log = options.log ?? ((line: string) => console.error(line));
   const maxBodyBytes = options.maxBodyBytes ?? MIB;
-  const guard = createReRunGuard(join(dataDir, 'started'));
-  // Tools that must not be re-run blindly run behind a marker per call.
-  const agent: Agent = {
-    ...options.agent,
-    tools: options.agent.tools.map((tool) => (declaresNoBlindReRun(tool) ? guard.wrap(tool) : tool)),
-  };
+  const { agent } = options;
   const stepOf = agent.step ?? step;
   const summary = summaryOf(agent);
   const live = new Map<string, LiveRun>();
@@ -174,11 +168,7 @@ export async function createAgentService(options: ServiceOptions): Promise<Agent
     // The store saves every transition, each expecting the version before it: a decision
     // recorded meanwhile by another request makes this leg stop rather than overwrite it.
     entry.done = go({ llm, runId: id, store, signal: controller.signal, emitter })
-      .then(async () => {
-        // A run that is over has no call left to resume: its markers can go.
-        const last = await store.load(id);
-        if (last && isFinal(last.state)) await guard.forget(id);
-      })
+      .then(() => undefined)
       // The last checkpoint stays in the store; recover() picks the run up again.
       .catch((error: unknown) => log(`run ${id} stopped: ${messageOf(error)}`))
       .finally(() => {
@@ -250,7 +240,6 @@ export async function createAgentService(options: ServiceOptions): Promise<Agent
       if (live.has(id)) continue;
       const cancelled = await decide(id, stored, { type: 'cancelled', reason: CANCEL_REASON });
       if (!cancelled) continue;
-      await guard.forget(id);
       return send(res, 200, summary(id, cancelled));
     }
     return send(res, 409, { error: `run ${id} kept changing; try again` });
@@ -334,10 +323,7 @@ export async function createAgentService(options: ServiceOptions): Promise<Agent
           continue;
         }
         if (live.has(id) || state.status === 'awaiting_approval' || state.status === 'awaiting_human') continue;
-        if (isFinal(state)) {
-          await guard.forget(id);
-          continue;
-        }
+        if (isFinal(state)) continue;
         start(id, (o) => resume(agent, id, o));
         resumed.push(id);
       }

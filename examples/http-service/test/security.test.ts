@@ -336,7 +336,7 @@ describe('a crash during an approved call', () => {
     await until(async () => (await second.call('GET', `/runs/${id}`)).json.status === 'finished');
     expect(await lines()).toEqual([expect.stringMatching(new RegExp(`^${id}/\\S+ production$`))]);
     const told = model.requests[1]?.messages.find((m) => m.role === 'tool')?.content;
-    expect(told).toMatch(/^Error: an earlier attempt of this deploy call .* was interrupted .* may or may not/);
+    expect(told).toMatch(/^Error: deploy was interrupted while it ran .* may or may not have taken effect/);
     expect((await second.call('GET', `/runs/${id}`)).json).toMatchObject({
       finishReason: 'terminated',
       answer: 'I will check production before deploying again.',

@@ -5,25 +5,23 @@ import { appendFile } from 'node:fs/promises';
 import type { AddressInfo } from 'node:net';
 import { createAgent, createOpenAiLlm, defineTool, terminate } from '@openmanus/core';
 import { z } from 'zod';
-import { neverReRun } from '../src/reRunGuard.js';
 import { createAgentService } from '../src/service.js';
 
 const [dataDir = '', baseURL = '', deployLog = '', token = ''] = process.argv.slice(2);
 
-const deploy = neverReRun(
-  defineTool({
-    name: 'deploy',
-    description: 'Deploys the site.',
-    parameters: z.object({ target: z.string() }),
-    needsApproval: true,
-    execute: async ({ target }, scope) => {
-      // The idempotency key core gives every call: the run and the call's effect id.
-      await appendFile(deployLog, `${scope.runId}/${scope.effectId} ${target}\n`);
-      if (process.env.DEPLOY_HANGS) await new Promise(() => undefined);
-      return `deployed to ${target}`;
-    },
-  }),
-);
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys the site.',
+  parameters: z.object({ target: z.string() }),
+  needsApproval: true,
+  atMostOnce: true,
+  execute: async ({ target }, scope) => {
+    // The idempotency key core gives every call: the run and the call's effect id.
+    await appendFile(deployLog, `${scope.runId}/${scope.effectId} ${target}\n`);
+    if (process.env.DEPLOY_HANGS) await new Promise(() => undefined);
+    return `deployed to ${target}`;
+  },
+});
 
 const service = await createAgentService({
   agent: createAgent({ name: 'Deployer', tools: [deploy, terminate] }),

@@ -18,6 +18,8 @@ export interface ManusOptions {
   readonly maxInputTokens?: number;
   /** Tool names whose calls need the host's approval first. */
   readonly approvals?: readonly string[];
+  /** Tool names that must run at most once: after a crash the model is told instead of the call running again. */
+  readonly atMostOnce?: readonly string[];
   readonly python?: Omit<PythonExecuteOptions, 'workspace'>;
 }
 
@@ -35,7 +37,16 @@ export const manusNextStepPrompt = [
   'When the task is complete, or cannot be completed, summarise the outcome and call `terminate`.',
 ].join(' ');
 
-const withApproval = (tool: Tool): Tool => ({ ...tool, spec: { ...tool.spec, needsApproval: true } });
+/** The tool with the flags the host asked for by name. */
+const flagged = (tool: Tool, options: ManusOptions): Tool => {
+  const needsApproval = options.approvals?.includes(tool.spec.name) === true;
+  const atMostOnce = options.atMostOnce?.includes(tool.spec.name) === true;
+  if (!needsApproval && !atMostOnce) return tool;
+  return {
+    ...tool,
+    spec: { ...tool.spec, ...(needsApproval ? { needsApproval } : {}), ...(atMostOnce ? { atMostOnce } : {}) },
+  };
+};
 
 /** The Manus agent: OpenManus's defaults (20 steps, observations cut at 10000) and its tools. */
 export function createManus(options: ManusOptions = {}): Agent {
@@ -47,8 +58,7 @@ export function createManus(options: ManusOptions = {}): Agent {
     terminate,
     ...(options.extraTools ?? []),
   ];
-  const gated = new Set(options.approvals ?? []);
-  const tools = base.map((tool) => (gated.has(tool.spec.name) ? withApproval(tool) : tool));
+  const tools = base.map((tool) => flagged(tool, options));
   return createAgent({
     name: 'Manus',
     description: 'A general agent that solves tasks with Python, files and the user.',
