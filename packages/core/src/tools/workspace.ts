@@ -6,7 +6,8 @@ export class WorkspaceError extends Error {
   override readonly name = 'WorkspaceError';
 }
 
-const inside = (root: string, target: string) => {
+/** Whether `target` is `root` or below it (both absolute, normalized). */
+export const inside = (root: string, target: string) => {
   const rel = relative(root, target);
   return rel === '' || (!rel.startsWith(`..${sep}`) && rel !== '..' && !isAbsolute(rel));
 };
@@ -29,16 +30,24 @@ async function realExisting(path: string): Promise<{ real: string; rest: string 
 /**
  * Resolves a path a tool was given and refuses anything outside the workspace: `..`,
  * symlinks pointing out, and absolute paths elsewhere alike. Returns the real path to use.
+ * This is a check made before the operation: whatever then opens the path must check again what
+ * it opened (see confinedFile.ts), since the path can change in between.
  */
 export async function confine(workspace: string, path: string): Promise<string> {
+  return (await confineIn(workspace, path)).target;
+}
+
+/** As `confine`, with the workspace's real path (`root`) as well. */
+export async function confineIn(workspace: string, path: string): Promise<{ root: string; target: string }> {
   if (!isAbsolute(path)) throw new WorkspaceError(`The path ${path} is not an absolute path.`);
   // A fresh workspace may not exist yet: it is made on first use, as python_execute does.
   await mkdir(workspace, { recursive: true });
   const root = await realpath(workspace);
   const { real, rest } = await realExisting(resolve(path));
   const target = resolve(real, rest);
-  if (!inside(root, target)) {
-    throw new WorkspaceError(`The path ${path} is outside the workspace ${root}; only files inside it can be used.`);
-  }
-  return target;
+  if (!inside(root, target)) throw outsideError(path, root);
+  return { root, target };
 }
+
+export const outsideError = (path: string, root: string) =>
+  new WorkspaceError(`The path ${path} is outside the workspace ${root}; only files inside it can be used.`);
