@@ -1,10 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
 import {
   createAgent,
   createStep,
   defaultPolicies,
-  defineTool,
   type Policy,
   run,
   stepLimit,
