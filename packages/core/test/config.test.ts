@@ -4,9 +4,11 @@ import { describe, expect, it } from 'vitest';
 import {
   createAgent,
   createLlmFromConfig,
+  createOpenAiLlm,
   describeConfigError,
   llmSettingsFor,
   loadConfig,
+  openAiOptionsFrom,
   run,
 } from '../src/index.js';
 import { startOpenAiServer } from '../src/testing/index.js';
@@ -153,5 +155,69 @@ daytona_api_key = ""
     } finally {
       await server.close();
     }
+  });
+});
+
+describe('loadConfig refuses what would misbehave later', () => {
+  const valid = '[llm]\nmodel = "x"\napi_key = "k"\n';
+
+  it('bounds numbers: a timeout past what a timer holds, and other out-of-range values', async () => {
+    const cases: [string, RegExp][] = [
+      // 3,000,000 s overflows Node's timer (2^31-1 ms): every request would time out at once.
+      ['timeout = 3000000', /config\.toml: \[llm\]\.timeout: Too big: expected number to be <=86400$/],
+      ['timeout = 0', /\[llm\]\.timeout: Too small: expected number to be >0$/],
+      ['timeout = inf', /\[llm\]\.timeout: Invalid input: expected number, received Infinity$/],
+      ['timeout = nan', /\[llm\]\.timeout: Invalid input: expected number, received NaN$/],
+      ['idle_timeout = -1', /\[llm\]\.idle_timeout: Too small/],
+      ['max_tokens = 0', /\[llm\]\.max_tokens: Too small/],
+      ['max_tokens = 1.5', /\[llm\]\.max_tokens: Invalid input: expected int/],
+      ['max_tokens = 100000000000', /\[llm\]\.max_tokens: Too big/],
+      ['temperature = -0.5', /\[llm\]\.temperature: Too small/],
+      ['max_retries = 1000', /\[llm\]\.max_retries: Too big: expected number to be <=10$/],
+      ['max_retries = -1', /\[llm\]\.max_retries: Too small/],
+    ];
+    for (const [line, expected] of cases) {
+      expect(errorOf(loadConfig({ cwd: await project(`${valid}${line}\n`), env: {} }))).toMatch(expected);
+    }
+    const ok = configOf(loadConfig({ cwd: await project(`${valid}timeout = 86400\nidle_timeout = 0.5\n`), env: {} }));
+    expect(openAiOptionsFrom(ok.llm)).toMatchObject({ timeoutMs: 86_400_000, idleTimeoutMs: 500 });
+  });
+
+  it('and a port built by hand with a timer-overflowing timeout is refused, not broken', () => {
+    expect(() => createOpenAiLlm({ model: 'm', timeoutMs: 3_000_000_000 })).toThrow(
+      'timeoutMs must be more than 0 and at most 2147483647 ms, got 3000000000',
+    );
+    expect(() => createOpenAiLlm({ model: 'm', idleTimeoutMs: 0 })).toThrow(RangeError);
+    expect(() => createOpenAiLlm({ model: 'm', maxRetries: -1 })).toThrow(RangeError);
+  });
+
+  it('refuses base URLs that are not http(s)', async () => {
+    for (const url of ['file:///etc/passwd', 'ftp://example.com/v1', 'javascript:alert(1)', 'not a url']) {
+      expect(errorOf(loadConfig({ cwd: await project(`${valid}base_url = "${url}"\n`), env: {} }))).toMatch(
+        /config\.toml: \[llm\]\.base_url: must be an http:\/\/ or https:\/\/ URL$/,
+      );
+    }
+    expect(
+      errorOf(loadConfig({ cwd: await project(`${valid}[llm.local]\nbase_url = "file:///tmp/x"\n`), env: {} })),
+    ).toMatch(/\[llm\.local\]\.base_url: must be an http/);
+    const ok = await project(`${valid}base_url = "https://api.example.com/v1"\n`);
+    expect(configOf(loadConfig({ cwd: ok, env: {} })).llm.base_url).toBe('https://api.example.com/v1');
+  });
+
+  it('blames a bad environment variable on the variable, not on a key of the file', async () => {
+    const cwd = await project(`${valid}[llm.vision]\nmodel = "v"\n`);
+    expect(errorOf(loadConfig({ cwd, env: { OPENAI_BASE_URL: 'file:///etc/passwd' } }))).toBe(
+      'OPENAI_BASE_URL: must be an http:// or https:// URL',
+    );
+    expect(errorOf(loadConfig({ cwd: await project(), env: { OPENAI_API_KEY: 'k', OPENAI_BASE_URL: 'nope' } }))).toBe(
+      'OPENAI_BASE_URL: must be an http:// or https:// URL',
+    );
+  });
+
+  it('reports [llm.Manus] and [llm.manus] as a collision instead of keeping one silently', async () => {
+    const cwd = await project(`${valid}[llm.Manus]\nmodel = "a"\n[llm.manus]\nmodel = "b"\n`);
+    expect(errorOf(loadConfig({ cwd, env: {} }))).toMatch(
+      /config\.toml: \[llm\]: \[llm\.Manus\] and \[llm\.manus\] name the same profile \(profile names ignore case\)/,
+    );
   });
 });

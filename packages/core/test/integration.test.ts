@@ -242,6 +242,14 @@ describe('run through the openai SDK against a local server', () => {
     expect(result.usage.outputTokens).toBeGreaterThan(0);
   });
 
+  it('reads a slow stream whose chunks keep coming: the idle timer is reset by each chunk', async () => {
+    const server = await serve([{ content: 'x'.repeat(960), trickleMs: 50 }]);
+    // About 64 chunks 50 ms apart: over 3 s in all, more than the idle limit, but never quiet that long.
+    const llm = llmFor(server, { stream: true, idleTimeoutMs: 2_000, timeoutMs: 30_000 });
+    const result = await run(makeAgent(), 'hi', { llm });
+    expect(result).toMatchObject({ finishReason: 'answered', answer: 'x'.repeat(960) });
+  });
+
   it('calls tools through the prompt for models without function calling', async () => {
     const server = await serve([
       { content: 'I will add.\n<tool_call>{"name": "add", "arguments": {"a": 2, "b": 5}}</tool_call>' },

@@ -26,6 +26,8 @@ export interface AgentConfig {
   readonly maxSteps: number;
   /** Longest observation kept, in characters; longer ones are cut with a visible marker. */
   readonly maxObserve?: number;
+  /** Longest arguments string of one tool call; a longer call is answered with an error, and its arguments are not kept. */
+  readonly maxToolArgsChars: number;
   /** How many earlier identical assistant turns make the agent "stuck". */
   readonly duplicateThreshold: number;
   /** How many earlier identical tool calls (same name and arguments) make the agent "stuck". */
@@ -53,6 +55,7 @@ export const defaultAgentConfig: Omit<AgentConfig, 'name'> = {
   tools: [],
   toolChoice: 'auto',
   maxSteps: 30,
+  maxToolArgsChars: 200_000,
   duplicateThreshold: 2,
   repeatedCallThreshold: 3,
   finishOnText: true,
@@ -66,6 +69,9 @@ export function defineAgent(input: AgentConfigInput): AgentConfig {
   const config = { ...defaultAgentConfig, ...input };
   if (!Number.isInteger(config.maxSteps) || config.maxSteps < 1) {
     throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`);
+  }
+  if (!Number.isInteger(config.maxToolArgsChars) || config.maxToolArgsChars < 1) {
+    throw new RangeError(`maxToolArgsChars must be a positive integer, got ${config.maxToolArgsChars}`);
   }
   const names = new Set<string>();
   for (const tool of config.tools) {

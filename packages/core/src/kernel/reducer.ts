@@ -271,7 +271,11 @@ const awaitsLlm = (state: AgentState, effectId: string) =>
 function act(rules: Rules, state: AgentState, content: string, rawCalls: readonly ToolCall[]): Transition {
   const { config } = rules;
   const ignoring = config.toolChoice === 'none' && rawCalls.length > 0;
-  const calls = ignoring ? [] : withUniqueIds(rawCalls, state.requestSeq);
+  const named = ignoring ? [] : withUniqueIds(rawCalls, state.requestSeq).map(shortName);
+  // Oversized arguments are answered with an error and never kept: the call stays (with its
+  // id and name, so history still pairs it with its answer), its arguments a short placeholder.
+  const oversized = named.map((c) => (c.arguments.length > config.maxToolArgsChars ? c.arguments.length : undefined));
+  const calls = named.map((c, i) => (oversized[i] === undefined ? c : { ...c, arguments: TRUNCATED_ARGUMENTS }));
   const message = assistantMessage(content, calls);
   const acted = remember(rules, { ...state, messages: state.messages.concat(message) }, message);
   const notes: Effect[] = ignoring
@@ -299,7 +303,7 @@ function act(rules: Rules, state: AgentState, content: string, rawCalls: readonl
     return [next, [...notes, ...effects]];
   }
 
-  const pendings = calls.map((call) => admit(rules, acted, call));
+  const pendings = calls.map((call, i) => admit(rules, acted, call, oversized[i]));
   const turn: Turn = { calls: pendings };
   const opened: AgentState = { ...acted, reprompted: false, turn, status: statusOf(turn) };
   const effects = pendings.flatMap((pending, index) =>
@@ -321,11 +325,28 @@ function remember(rules: Rules, state: AgentState, message: Message): AgentState
   return policies === state.policies ? state : { ...state, policies };
 }
 
-/** Validates a call's name and JSON; a bad one is answered at once with an error the model sees. */
-function admit(rules: Rules, state: AgentState, call: ToolCall): PendingCall {
-  const spec = findTool(rules.config, state, call.name);
+/** What a call's arguments are replaced with in memory when they were over `maxToolArgsChars`. */
+const TRUNCATED_ARGUMENTS = '{"truncated":true}';
+
+/** No tool has a name this long (the API allows 64 characters): a longer one is cut before it is kept or echoed. */
+const MAX_TOOL_NAME = 1_000;
+const shortName = (call: ToolCall): ToolCall =>
+  call.name.length > MAX_TOOL_NAME ? { ...call, name: `${call.name.slice(0, 100)}…` } : call;
+
+/**
+ * Validates a call's size, name and JSON; a bad one is answered at once with an error the model
+ * sees. `argsLength` is the length of arguments too long to keep (already replaced in `call`).
+ */
+function admit(rules: Rules, state: AgentState, call: ToolCall, argsLength?: number): PendingCall {
   const refuse = (message: string, args?: unknown): PendingCall =>
     answered({ call, phase: 'done', args }, message, true);
+  if (argsLength !== undefined) {
+    return refuse(
+      `Error: the arguments for ${call.name} are ${argsLength} characters, over the limit of ` +
+        `${rules.config.maxToolArgsChars}; send less (write large content to a file with python_execute instead)`,
+    );
+  }
+  const spec = findTool(rules.config, state, call.name);
   if (!spec) {
     const known = (state.tools ?? rules.config.tools).map((t) => t.name).join(', ') || 'none';
     return refuse(`Error: unknown tool '${call.name}'. Available tools: ${known}.`);

@@ -10,7 +10,6 @@ import type { LlmRequest } from '../kernel/effects.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { err, ok, type Result } from '../result.js';
-import { linkAbort } from '../shell/abort.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 
@@ -31,9 +30,15 @@ export interface OpenAiLlmOptions {
   readonly vision?: boolean;
   /** `native` function calling, or `prompt` for models without it (calls parsed from the text). */
   readonly toolMode?: 'native' | 'prompt';
-  /** Retries of 408/409/429/5xx and network errors, honouring Retry-After (the SDK's own retry). */
+  /**
+   * Retries of 408/409/429/5xx and network errors, honouring Retry-After (the SDK's own retry); a
+   * reply cut mid-way (after the headers, which the SDK does not retry) is retried here as often.
+   */
   readonly maxRetries?: number;
+  /** Most time one request may take, in ms: the whole reply (body or stream) and its retries. Default 300 000. */
   readonly timeoutMs?: number;
+  /** Streaming only: most time between two chunks of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
+  readonly idleTimeoutMs?: number;
   /** Stream the reply (usage still reported); for servers that time out long non-streamed calls. */
   readonly stream?: boolean;
   /** A ready-made client, e.g. one with a custom fetch. */
@@ -44,11 +49,20 @@ const REASONING_MODEL = /^(?:.*\/)?(?:o\d|gpt-5)/i;
 
 export const isReasoningModel = (model: string): boolean => REASONING_MODEL.test(model);
 
+/** Node's timers overflow past this (2^31 - 1 ms, about 24.8 days) and fire at once. */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
+
 /** The LLM port on the `openai` SDK: OpenAI, Azure OpenAI, Ollama and any compatible server. */
 export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
+  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs) ?? 300_000;
+  const idleTimeoutMs = checkedMs('idleTimeoutMs', options.idleTimeoutMs) ?? Math.min(60_000, timeoutMs);
+  const maxRetries = options.maxRetries ?? 3;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
+  }
   // The SDK is loaded on the first request, not when this module is imported.
   const sdk = lazy(() => import('openai'));
-  const client = lazy(async () => options.client ?? makeClient(await sdk(), options));
+  const client = lazy(async () => options.client ?? makeClient(await sdk(), { ...options, timeoutMs, maxRetries }));
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
 
@@ -56,24 +70,116 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     model: options.model,
     async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
       const params = toParams(request, options, reasoning, promptMode);
-      // The SDK never removes its listener from the signal it gets: give it one per request.
-      const link = callOptions.signal ? linkAbort(callOptions.signal) : undefined;
+      let openai: OpenAiModule;
+      let chat: OpenAI['chat']['completions'];
       try {
-        const chat = (await client()).chat.completions;
-        const completion = options.stream
-          ? await chat
-              .stream({ ...params, stream: true, stream_options: { include_usage: true } }, { signal: link?.signal })
-              .finalChatCompletion()
-          : await chat.create(params, { signal: link?.signal });
-        return fromCompletion(completion, promptMode);
+        openai = await sdk();
+        chat = (await client()).chat.completions;
       } catch (error) {
-        return err(toLlmError(await sdk(), error));
+        // Raised before any request, e.g. no API key: a setup problem, not the model's.
+        return err({ kind: 'config', message: messageOf(error) });
+      }
+      // One guard per request: the SDK never removes its listener from the signal it gets.
+      const guard = guardRequest(callOptions.signal, timeoutMs);
+      const send = (): Promise<ChatCompletion> => {
+        if (!options.stream) return chat.create(params, { signal: guard.signal });
+        const stream = chat.stream(
+          { ...params, stream: true, stream_options: { include_usage: true } },
+          { signal: guard.signal },
+        );
+        // Quiet between chunks for too long: the stream ends (before the first, the deadline rules).
+        stream.on('chunk', () => guard.idle(idleTimeoutMs));
+        return stream.finalChatCompletion();
+      };
+      try {
+        for (let attempt = 0; ; attempt++) {
+          const outcome = await guard.race(send());
+          guard.idle(undefined);
+          if ('value' in outcome) return fromCompletion(outcome.value, promptMode);
+          if ('stopped' in outcome) return err(outcome.stopped);
+          // The failure may be the abort itself: then why it was aborted is the answer.
+          const stopped = guard.stopped();
+          if (stopped) return err(stopped);
+          const error = toLlmError(openai, outcome.error);
+          // The SDK retried what failed before the headers; a reply cut after them is retried here.
+          const cutMidway = error.kind === 'network' && !(outcome.error instanceof openai.OpenAI.APIConnectionError);
+          if (!cutMidway || attempt >= maxRetries) return err(error);
+          const waited = await guard.race(sleep(Math.min(500 * 2 ** attempt, 8_000)));
+          if ('stopped' in waited) return err(waited.stopped);
+        }
       } finally {
-        link?.dispose();
+        guard.dispose();
       }
     },
   };
 }
+
+function checkedMs(name: string, value: number | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  if (!Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
+    throw new RangeError(`${name} must be more than 0 and at most ${MAX_TIMEOUT_MS} ms, got ${value}`);
+  }
+  return Math.ceil(value);
+}
+
+type Raced<T> = { readonly value: T } | { readonly error: unknown } | { readonly stopped: LlmError };
+
+/**
+ * One request's limits: a deadline for all of it (headers, body, stream, retries), the caller's
+ * cancel, and a stream's idle timer. Whichever fires first aborts the SDK's request (its body
+ * read too) and ends the wait for it, even where the SDK would not notice at once.
+ */
+function guardRequest(caller: AbortSignal | undefined, timeoutMs: number) {
+  const controller = new AbortController();
+  let reason: LlmError | undefined;
+  let announce: (reason: LlmError) => void = () => {};
+  const halted = new Promise<{ stopped: LlmError }>((resolve) => {
+    announce = (stopped) => resolve({ stopped });
+  });
+  const halt = (why: LlmError) => {
+    if (reason) return;
+    reason = why;
+    announce(why);
+    controller.abort(new Error(why.message));
+  };
+  const onCancel = () => halt({ kind: 'aborted', message: 'the request was aborted' });
+  if (caller?.aborted) onCancel();
+  else caller?.addEventListener('abort', onCancel, { once: true });
+  const deadline = setTimeout(
+    () => halt({ kind: 'timeout', message: `no complete reply within ${timeoutMs} ms (the configured timeout)` }),
+    timeoutMs,
+  );
+  let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  return {
+    signal: controller.signal,
+    stopped: () => reason,
+    /** The work's outcome, or why the request was stopped first (the work's late failure is dropped). */
+    race<T>(work: Promise<T>): Promise<Raced<T>> {
+      const settled = work.then(
+        (value) => ({ value }),
+        (error: unknown) => ({ error }),
+      );
+      return reason ? Promise.resolve({ stopped: reason }) : Promise.race([settled, halted]);
+    },
+    /** (Re)starts the idle timer; `undefined` stops it. */
+    idle(ms: number | undefined) {
+      clearTimeout(idleTimer);
+      idleTimer =
+        ms === undefined
+          ? undefined
+          : setTimeout(() => halt({ kind: 'timeout', message: `the reply stream went quiet for ${ms} ms` }), ms);
+    },
+    dispose() {
+      clearTimeout(deadline);
+      clearTimeout(idleTimer);
+      caller?.removeEventListener('abort', onCancel);
+    },
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function lazy<T>(load: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
@@ -85,8 +191,12 @@ function lazy<T>(load: () => Promise<T>): () => Promise<T> {
 
 type OpenAiModule = typeof import('openai');
 
-function makeClient(sdk: OpenAiModule, options: OpenAiLlmOptions): OpenAI {
-  const common = { maxRetries: options.maxRetries ?? 3, timeout: options.timeoutMs ?? 300_000 };
+function makeClient(
+  sdk: OpenAiModule,
+  options: OpenAiLlmOptions & { readonly timeoutMs: number; readonly maxRetries: number },
+): OpenAI {
+  // The SDK's timeout bounds each attempt's wait for headers; the request's deadline bounds the rest.
+  const common = { maxRetries: options.maxRetries, timeout: options.timeoutMs };
   if (options.apiType === 'azure') {
     return new sdk.AzureOpenAI({
       ...common,
@@ -272,11 +382,33 @@ function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
     }
     return { kind: 'bad_request', ...base };
   }
-  // Raised before any request, e.g. no API key: a setup problem, not the model's.
-  if (error instanceof OpenAI.OpenAIError) return { kind: 'config', message: error.message };
+  // After the headers: the body or stream broke off (the stream helper wraps the cause in an OpenAIError).
+  if (brokeOff(error)) return { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` };
   if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
-  return {
-    kind: 'malformed_response',
-    message: error instanceof Error ? error.message : String(error),
-  };
+  return { kind: 'malformed_response', message: messageOf(error) };
+}
+
+const NETWORK_CODE = /^(?:UND_ERR_|ECONNRESET$|EPIPE$|ECONNABORTED$|ETIMEDOUT$|ENETUNREACH$|EHOSTUNREACH$|ENOTCONN$)/;
+
+/** The error and its causes, outermost first (a few levels, in case of a cycle). */
+function chain(error: unknown): Error[] {
+  const errors: Error[] = [];
+  for (let current = error; current instanceof Error && errors.length < 5; current = current.cause)
+    errors.push(current);
+  return errors;
+}
+
+/** Something in the cause chain says the connection broke (undici's `terminated`, a reset socket). */
+const brokeOff = (error: unknown): boolean =>
+  chain(error).some((e) => {
+    const code = (e as { code?: unknown }).code;
+    return (
+      e.message === 'terminated' || e.name === 'SocketError' || (typeof code === 'string' && NETWORK_CODE.test(code))
+    );
+  });
+
+/** `terminated (other side closed)`: the distinct messages of the chain. */
+function causes(error: unknown): string {
+  const messages = [...new Set(chain(error).map((e) => e.message))].filter(Boolean);
+  return messages.length > 1 ? `${messages[0]} (${messages.slice(1).join(': ')})` : (messages[0] ?? String(error));
 }

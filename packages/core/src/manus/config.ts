@@ -6,27 +6,37 @@ import type { LlmPort } from '../llm/llm.js';
 import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
 import { err, ok, type Result } from '../result.js';
 
+/** Longest request timeout, in seconds: a day (Node's timers overflow past about 24.8 days and fire at once). */
+const MAX_TIMEOUT_SECONDS = 86_400;
+const seconds = z.number().positive().max(MAX_TIMEOUT_SECONDS);
+
 /** One `[llm]` table (or `[llm.<name>]` merged over it), in config.toml's own key names. */
 const llmSettings = z
   .object({
     model: z.string().min(1),
-    base_url: z.url().optional(),
+    // Only http(s): a file:// or other scheme is never a model endpoint.
+    base_url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
     api_key: z.string().optional(),
     api_type: z.enum(['openai', 'azure', 'ollama', '']).optional(),
     api_version: z.string().optional(),
-    max_tokens: z.number().int().positive().optional(),
-    max_input_tokens: z.number().int().positive().optional(),
+    max_tokens: z.number().int().positive().max(10_000_000).optional(),
+    max_input_tokens: z.number().int().positive().max(100_000_000).optional(),
     temperature: z.number().min(0).max(2).optional(),
     // Capability flags (ours): what the model can do, instead of a hard-coded model list.
     vision: z.boolean().optional(),
     reasoning: z.boolean().optional(),
     tool_mode: z.enum(['native', 'prompt']).optional(),
-    timeout: z.number().positive().optional(),
-    max_retries: z.number().int().min(0).optional(),
+    timeout: seconds.optional(),
+    idle_timeout: seconds.optional(),
+    max_retries: z.number().int().min(0).max(10).optional(),
   })
   .strict();
 
 export type LlmSettings = z.infer<typeof llmSettings>;
+
+/** The environment variables that override keys of `[llm]` (and of every profile). */
+const ENV_OVERRIDES = { api_key: 'OPENAI_API_KEY', base_url: 'OPENAI_BASE_URL', model: 'OPENMANUS_MODEL' } as const;
+const envSettings = llmSettings.pick({ api_key: true, base_url: true, model: true }).partial();
 
 export interface OpenManusConfig {
   /** The file it came from, if any (environment-only configs have none). */
@@ -91,13 +101,25 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     return err({ ...where, key: '[llm]', message: 'expected a table' });
   }
   const { base, named } = splitProfiles((llmTable ?? {}) as Record<string, unknown>);
+  const collision = sameProfileNames(Object.keys(named));
+  if (collision) {
+    const [a, b] = collision;
+    return err({
+      ...where,
+      key: '[llm]',
+      message: `[llm.${a}] and [llm.${b}] name the same profile (profile names ignore case): merge them into one`,
+    });
+  }
   const overrides = Object.fromEntries(
-    [
-      ['api_key', env.OPENAI_API_KEY],
-      ['base_url', env.OPENAI_BASE_URL],
-      ['model', env.OPENMANUS_MODEL],
-    ].filter((entry): entry is [string, string] => Boolean(entry[1])),
+    Object.entries(ENV_OVERRIDES).flatMap(([key, variable]) => (env[variable] ? [[key, env[variable]]] : [])),
   );
+  // Checked on their own first, so a bad value is blamed on its variable, not on a key of the file.
+  const fromEnv = envSettings.safeParse(overrides);
+  if (!fromEnv.success) {
+    const issue = fromEnv.error.issues[0];
+    const variable = ENV_OVERRIDES[issue?.path[0] as keyof typeof ENV_OVERRIDES];
+    return err({ key: variable, message: issue?.message ?? 'invalid' });
+  }
   if (!hasFile && Object.keys(overrides).length === 0) {
     return err({
       message:
@@ -129,6 +151,17 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     },
     sections,
   });
+}
+
+/** Two profile names that differ only in case (`Manus` and `manus`): they would silently replace each other. */
+function sameProfileNames(names: readonly string[]): [string, string] | undefined {
+  const seen = new Map<string, string>();
+  for (const name of names) {
+    const earlier = seen.get(name.toLowerCase());
+    if (earlier !== undefined) return [earlier, name];
+    seen.set(name.toLowerCase(), name);
+  }
+  return undefined;
 }
 
 function splitProfiles(table: Record<string, unknown>) {
@@ -197,7 +230,8 @@ export function openAiOptionsFrom(settings: LlmSettings): OpenAiLlmOptions {
     ...(settings.vision !== undefined ? { vision: settings.vision } : {}),
     ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
     ...(settings.tool_mode ? { toolMode: settings.tool_mode } : {}),
-    ...(timeout !== undefined ? { timeoutMs: timeout * 1000 } : {}),
+    ...(timeout !== undefined ? { timeoutMs: Math.ceil(timeout * 1000) } : {}),
+    ...(settings.idle_timeout !== undefined ? { idleTimeoutMs: Math.ceil(settings.idle_timeout * 1000) } : {}),
     ...(settings.max_retries !== undefined ? { maxRetries: settings.max_retries } : {}),
   };
 }

@@ -17,6 +17,15 @@ export interface ScriptedAnswer {
   };
   /** Wait before answering (to script a slow model). */
   readonly delayMs?: number;
+  /**
+   * HTTP server only: send the headers, then the body one piece at a time with this pause before
+   * each piece (a piece is one server-sent event when streaming, else 16 characters of the JSON).
+   */
+  readonly trickleMs?: number;
+  /** HTTP server only: after this many pieces of the body, send nothing more and keep the connection open. */
+  readonly stallAfter?: number;
+  /** HTTP server only: after this many pieces of the body, cut the connection. */
+  readonly cutAfter?: number;
 }
 
 export interface ScriptedFailure {

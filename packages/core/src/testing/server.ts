@@ -116,8 +116,13 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
       );
     }
     const completion = toCompletion(reply, index, model, body);
-    if (body.stream) return streamCompletion(res, completion, body);
-    return json(res, 200, completion);
+    if (body.stream) return deliver(res, streamHeaders, streamEvents(completion, body), reply);
+    if (reply.trickleMs === undefined && reply.stallAfter === undefined && reply.cutAfter === undefined)
+      return json(res, 200, completion);
+    const text = Buffer.from(JSON.stringify(completion));
+    const pieces: Buffer[] = [];
+    for (let i = 0; i < text.length; i += 16) pieces.push(text.subarray(i, i + 16));
+    return deliver(res, { 'content-type': 'application/json', 'content-length': String(text.length) }, pieces, reply);
   }
 
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
@@ -198,17 +203,41 @@ function toCompletion(reply: ScriptedAnswer, index: number, model: string, body:
   };
 }
 
-/** Server-sent events in the API's chunk format: text in pieces, then tool call deltas, then usage. */
-function streamCompletion(
+const streamHeaders = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+};
+
+/**
+ * Sends the headers, then the body's pieces: all at once, or paced (`trickleMs`), stopping
+ * after `stallAfter` pieces with the connection left open, or cutting it after `cutAfter`.
+ */
+async function deliver(
   res: ServerResponse,
-  completion: ReturnType<typeof toCompletion>,
-  body: RecordedRequest,
-): void {
-  res.writeHead(200, {
-    'content-type': 'text/event-stream',
-    'cache-control': 'no-cache',
-    connection: 'keep-alive',
-  });
+  headers: Record<string, string>,
+  pieces: readonly (string | Buffer)[],
+  reply: ScriptedAnswer,
+): Promise<void> {
+  const { trickleMs, stallAfter, cutAfter } = reply;
+  res.writeHead(200, headers);
+  res.flushHeaders();
+  for (let i = 0; i < pieces.length; i++) {
+    if (i === stallAfter) return;
+    if (i === cutAfter) {
+      res.destroy();
+      return;
+    }
+    if (trickleMs) await sleep(trickleMs);
+    if (res.destroyed) return;
+    res.write(pieces[i]);
+  }
+  res.end();
+}
+
+/** Server-sent events in the API's chunk format: text in pieces, then tool call deltas, then usage. */
+function streamEvents(completion: ReturnType<typeof toCompletion>, body: RecordedRequest): string[] {
+  const events: string[] = [];
   const choice = completion.choices[0];
   const base = {
     id: completion.id,
@@ -217,7 +246,7 @@ function streamCompletion(
     model: completion.model,
   };
   const send = (delta: object, finish: string | null = null) =>
-    res.write(
+    events.push(
       `data: ${JSON.stringify({ ...base, choices: [{ index: 0, delta, finish_reason: finish, logprobs: null }] })}\n\n`,
     );
   send({ role: 'assistant', content: '' });
@@ -244,6 +273,7 @@ function streamCompletion(
   send({}, choice?.finish_reason ?? 'stop');
   const options = body.stream_options as { include_usage?: boolean } | undefined;
   if (options?.include_usage)
-    res.write(`data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n`);
-  res.end('data: [DONE]\n\n');
+    events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n`);
+  events.push('data: [DONE]\n\n');
+  return events;
 }

@@ -1,0 +1,309 @@
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import {
+  createAgent,
+  createOpenAiLlm,
+  defineTool,
+  type LlmError,
+  type LlmResponse,
+  parseToolCalls,
+  type Result,
+  run,
+} from '../../src/index.js';
+import {
+  type OpenAiServer,
+  type RecordedRequest,
+  type ScriptEntry,
+  scriptedLlm,
+  startOpenAiServer,
+} from '../../src/testing/index.js';
+
+// What a hostile (or broken) model and model server can send: replies that stall the parser,
+// bodies that never finish, streams that stop or break, arguments too large to keep.
+
+const servers: OpenAiServer[] = [];
+afterEach(async () => {
+  await Promise.all(servers.splice(0).map((s) => s.close()));
+});
+
+async function serve(script: ScriptEntry<RecordedRequest>[]) {
+  const server = await startOpenAiServer({ script });
+  servers.push(server);
+  return server;
+}
+
+const llmFor = (server: OpenAiServer, extra: Partial<Parameters<typeof createOpenAiLlm>[0]> = {}) =>
+  createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL, maxRetries: 0, ...extra });
+
+const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [], toolChoice: 'auto' as const };
+
+/** The reply, or `hung` when nothing came back within `ms` (the failure before the fixes). */
+async function within(
+  ms: number,
+  reply: Promise<Result<LlmResponse, LlmError>>,
+): Promise<Result<LlmResponse, LlmError> | 'hung'> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<'hung'>((resolve) => {
+    timer = setTimeout(() => resolve('hung'), ms);
+  });
+  try {
+    return await Promise.race([reply, hung]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+function timed<T>(work: () => T): { value: T; ms: number } {
+  const started = performance.now();
+  const value = work();
+  return { value, ms: performance.now() - started };
+}
+
+const add = defineTool({
+  name: 'add',
+  description: 'Add two numbers',
+  parameters: z.object({ a: z.number(), b: z.number() }),
+  execute: ({ a, b }) => String(a + b),
+});
+
+describe('prompt-mode tool calls are parsed in linear time', () => {
+  // The old backtracking pattern took 20 s and more on each of these (cubic in the length).
+  const cubic: Record<string, string> = {
+    'an opening then whitespace': `<tool_call>${' '.repeat(5_000)}x`,
+    'mixed whitespace after an opening': `<tool_call>${' \n\t\r'.repeat(1_250)}</tool_cal`,
+  };
+  for (const [name, reply] of Object.entries(cubic)) {
+    it(`a 5 KB reply with ${name}`, () => {
+      expect(reply.length).toBeGreaterThanOrEqual(5_000);
+      const { value, ms } = timed(() => parseToolCalls(reply));
+      // Linear parsing takes well under a millisecond; the bound only proves it does not hang.
+      expect(ms).toBeLessThan(1_000);
+      expect(value).toEqual({ content: reply.trim(), toolCalls: [] });
+    });
+  }
+
+  it('other hostile shapes stay fast too: openings, braces, fences, unclosed names', () => {
+    const shapes = [
+      `<tool_call>${' '.repeat(20)}`.repeat(250),
+      '<tool_call>'.repeat(460),
+      `<tool_call>\`\`\`json${' '.repeat(5_000)}x</tool_call>`,
+      `<tool_call>${'{'.repeat(5_000)}</tool_call>`,
+      `<tool_call>${'"name" :  "'.repeat(500)}</tool_call>`,
+      `<tool_call>"name"${' '.repeat(5_000)}</tool_call>`,
+    ];
+    for (const reply of shapes) expect(timed(() => parseToolCalls(reply)).ms).toBeLessThan(1_000);
+  });
+
+  it('and a 1 MB one, still well under a second', () => {
+    const reply = `${`<tool_call>${' '.repeat(1_000)}`.repeat(1_000)}<tool_call>{"name": "add", "arguments": {}}</tool_call>`;
+    const { value, ms } = timed(() => parseToolCalls(reply));
+    expect(ms).toBeLessThan(1_000);
+    // The first opening pairs with the only closing: one call, not valid JSON, named by the fallback.
+    expect(value.toolCalls).toHaveLength(1);
+    expect(value.toolCalls[0]?.name).toBe('add');
+    expect(value.content).toBe('');
+  });
+
+  it('parses what it parsed before', () => {
+    expect(
+      parseToolCalls(
+        'I will add.\n<tool_call>{"name": "add", "arguments": {"a": 2, "b": 5}}</tool_call>\n' +
+          'and\n<tool_call>\n```json\n{"name": "echo", "arguments": "{\\"text\\": \\"hi\\"}"}\n```\n</tool_call> done',
+      ),
+    ).toEqual({
+      content: 'I will add.\n\nand\n done',
+      toolCalls: [
+        { id: 'call_0', name: 'add', arguments: '{"a":2,"b":5}' },
+        { id: 'call_1', name: 'echo', arguments: '{"text": "hi"}' },
+      ],
+    });
+    // Not JSON: the raw text is the arguments, the name found by a looser reading.
+    expect(parseToolCalls('<tool_call>{"name": "add", "arguments": {"a": 1,</tool_call>').toolCalls).toEqual([
+      { id: 'call_0', name: 'add', arguments: '{"name": "add", "arguments": {"a": 1,' },
+    ]);
+    expect(parseToolCalls('<tool_call>nonsense</tool_call>').toolCalls[0]?.name).toBe('unknown');
+    expect(parseToolCalls('<tool_call>{"name":""}</tool_call>').toolCalls[0]).toEqual({
+      id: 'call_0',
+      name: '',
+      arguments: '{}',
+    });
+    // An unclosed block is text; a second opening inside a block belongs to its body.
+    expect(parseToolCalls('text <tool_call>{"name": "add"}')).toEqual({
+      content: 'text <tool_call>{"name": "add"}',
+      toolCalls: [],
+    });
+    expect(parseToolCalls('<tool_call>x <tool_call>{}</tool_call>').toolCalls[0]?.arguments).toBe('x <tool_call>{}');
+    expect(parseToolCalls('<tool_call>```json```</tool_call>').toolCalls[0]?.arguments).toBe('');
+    expect(parseToolCalls('<tool_call>```{"name": "a"}```</tool_call>').toolCalls[0]).toMatchObject({ name: 'a' });
+  });
+
+  it('a whole prompt-mode run with a hostile 5 KB reply goes on', async () => {
+    const hostile = `<tool_call>${' '.repeat(5_000)}`;
+    const server = await serve([{ content: hostile }]);
+    const started = performance.now();
+    const result = await run(createAgent({ name: 'calc', tools: [add] }), 'hi', {
+      llm: llmFor(server, { toolMode: 'prompt' }),
+    });
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result).toMatchObject({ finishReason: 'answered', answer: hostile.trim() });
+  });
+});
+
+describe('one deadline per model request, body included', () => {
+  it('a body trickled after the headers times out at the deadline', async () => {
+    // About 150 pieces 50 ms apart: the whole body takes over 7 s; the deadline is 500 ms.
+    const server = await serve([{ content: 'x'.repeat(2_000), trickleMs: 50 }]);
+    const started = performance.now();
+    const result = await within(15_000, llmFor(server, { timeoutMs: 500 }).complete(request));
+    expect(performance.now() - started).toBeLessThan(5_000);
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'timeout', message: 'no complete reply within 500 ms (the configured timeout)' },
+    });
+  });
+
+  it('so does a streamed reply that keeps trickling', async () => {
+    const server = await serve([{ content: 'x'.repeat(400), trickleMs: 300 }]);
+    const started = performance.now();
+    const result = await within(15_000, llmFor(server, { timeoutMs: 1_000, stream: true }).complete(request));
+    expect(performance.now() - started).toBeLessThan(6_000);
+    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+  });
+
+  it('the run fails with the reason, not forever', async () => {
+    const server = await serve([{ content: 'x'.repeat(2_000), trickleMs: 50 }]);
+    const result = await run(createAgent({ name: 'calc' }), 'hi', { llm: llmFor(server, { timeoutMs: 500 }) });
+    expect(result).toMatchObject({ status: 'failed', finishReason: 'error' });
+    expect(result.error).toBe(
+      'the model request failed: timeout: no complete reply within 500 ms (the configured timeout)',
+    );
+  });
+
+  it('a stream that goes quiet ends at the idle timeout', async () => {
+    const server = await serve([{ content: 'x'.repeat(400), stallAfter: 3 }]);
+    const started = performance.now();
+    const llm = llmFor(server, { timeoutMs: 60_000, idleTimeoutMs: 300, stream: true });
+    const result = await within(15_000, llm.complete(request));
+    expect(performance.now() - started).toBeLessThan(10_000);
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'timeout', message: 'the reply stream went quiet for 300 ms' },
+    });
+  });
+
+  it('a stream that never starts ends at the deadline', async () => {
+    const server = await serve([{ content: 'late', stallAfter: 0 }]);
+    const result = await within(15_000, llmFor(server, { timeoutMs: 500, stream: true }).complete(request));
+    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+  });
+
+  it("the caller's cancel is still 'aborted'", async () => {
+    const server = await serve([{ content: 'x'.repeat(2_000), trickleMs: 50 }]);
+    const controller = new AbortController();
+    setTimeout(() => controller.abort(), 200);
+    const result = await within(
+      15_000,
+      llmFor(server, { timeoutMs: 60_000 }).complete(request, { signal: controller.signal }),
+    );
+    expect(result).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+  });
+});
+
+describe('a reply cut mid-way is a network error, retried', () => {
+  it('a stream cut mid-way is retried, and the retry answers', async () => {
+    const server = await serve([{ content: 'x'.repeat(400), cutAfter: 4 }, { content: 'whole' }]);
+    const result = await within(15_000, llmFor(server, { stream: true, maxRetries: 2 }).complete(request));
+    expect(result).toMatchObject({ ok: true, value: { content: 'whole' } });
+    expect(server.hits).toBe(2);
+  });
+
+  it('a body cut mid-way too', async () => {
+    const server = await serve([{ content: 'x'.repeat(400), cutAfter: 4 }, { content: 'whole' }]);
+    const result = await within(15_000, llmFor(server, { maxRetries: 2 }).complete(request));
+    expect(result).toMatchObject({ ok: true, value: { content: 'whole' } });
+    expect(server.hits).toBe(2);
+  });
+
+  it("once the retries are spent it is reported as 'network'", async () => {
+    const cut = { content: 'x'.repeat(400), cutAfter: 4 };
+    const server = await serve([cut, cut]);
+    const result = await within(15_000, llmFor(server, { stream: true, maxRetries: 1 }).complete(request));
+    expect(result).toMatchObject({
+      ok: false,
+      error: { kind: 'network', message: expect.stringMatching(/^the connection broke during the reply: terminated/) },
+    });
+    expect(server.hits).toBe(2);
+  });
+});
+
+describe('tool-call arguments are capped', () => {
+  const huge = `{"a": 1, "b": 2, "pad": "${'x'.repeat(5_000_000)}"}`;
+
+  it('5 MB of arguments: the model is told, the run goes on, the state stays small', async () => {
+    const llm = scriptedLlm([
+      { content: 'here goes', toolCalls: [{ name: 'add', arguments: huge, id: 'big' }] },
+      { toolCalls: [{ name: 'add', arguments: { a: 1, b: 2 } }] },
+      { content: 'done' },
+    ]);
+    const result = await run(createAgent({ name: 'calc', tools: [add] }), 'add', { llm });
+    expect(result).toMatchObject({ finishReason: 'answered', answer: 'done' });
+    const seen = llm.requests[1]?.messages ?? [];
+    const assistant = seen.find((m) => m.role === 'assistant');
+    // Kept as a call that pairs with its answer (valid history), without the 5 MB.
+    expect(assistant).toMatchObject({
+      content: 'here goes',
+      toolCalls: [{ id: 'big', name: 'add', arguments: '{"truncated":true}' }],
+    });
+    expect(seen.find((m) => m.role === 'tool')).toEqual({
+      role: 'tool',
+      toolCallId: 'big',
+      name: 'add',
+      content: `Error: the arguments for add are ${huge.length} characters, over the limit of 200000; send less (write large content to a file with python_execute instead)`,
+    });
+    expect(llm.requests[2]?.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toContain('3');
+    expect(JSON.stringify(result.state).length).toBeLessThan(1_000_000);
+  });
+
+  it('through the SDK and a real server too', async () => {
+    const server = await serve([{ toolCalls: [{ name: 'add', arguments: huge, id: 'big' }] }, { content: 'done' }]);
+    const result = await run(createAgent({ name: 'calc', tools: [add] }), 'add', { llm: llmFor(server) });
+    expect(result.answer).toBe('done');
+    const sent = server.requests[1]?.messages ?? [];
+    expect(sent.find((m) => m.role === 'assistant')?.tool_calls).toEqual([
+      { id: 'big', type: 'function', function: { name: 'add', arguments: '{"truncated":true}' } },
+    ]);
+    expect(sent.find((m) => m.role === 'tool')).toMatchObject({ tool_call_id: 'big' });
+    expect(JSON.stringify(sent).length).toBeLessThan(100_000);
+    expect(JSON.stringify(result.state).length).toBeLessThan(1_000_000);
+  });
+
+  it('so is a tool name: a 5 MB one is cut before it is kept or echoed', async () => {
+    const llm = scriptedLlm([{ toolCalls: [{ name: 'n'.repeat(5_000_000), arguments: {} }] }, { content: 'done' }]);
+    const result = await run(createAgent({ name: 'calc', tools: [add] }), 'add', { llm });
+    expect(result.answer).toBe('done');
+    expect(llm.requests[1]?.messages.find((m) => m.role === 'tool')?.content).toBe(
+      `Error: unknown tool '${'n'.repeat(100)}…'. Available tools: add.`,
+    );
+    expect(JSON.stringify(result.state).length).toBeLessThan(10_000);
+  });
+
+  it('the cap is the agent’s maxToolArgsChars; at the cap a call still runs', async () => {
+    const exact = '{"a": 1, "b": 2}';
+    const llm = scriptedLlm([
+      {
+        toolCalls: [
+          { name: 'add', arguments: exact, id: 'fits' },
+          { name: 'add', arguments: `${exact} `, id: 'over' },
+        ],
+      },
+      { content: 'done' },
+    ]);
+    const agent = createAgent({ name: 'calc', tools: [add], maxToolArgsChars: exact.length });
+    await run(agent, 'add', { llm });
+    const tools = llm.requests[1]?.messages.filter((m) => m.role === 'tool') ?? [];
+    expect(tools.map((m) => m.content)).toEqual([
+      '3',
+      `Error: the arguments for add are ${exact.length + 1} characters, over the limit of ${exact.length}; send less (write large content to a file with python_execute instead)`,
+    ]);
+  });
+});
