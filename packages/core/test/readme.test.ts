@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
@@ -12,9 +12,8 @@ describe('the package README', () => {
     const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
     const snippet = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(snippet).toBeDefined();
-    // Inside the package, so that '@openmanus/core' and 'zod' resolve as they do for a user.
-    const dir = join(packageDir, 'test', '.snippet');
-    await mkdir(dir, { recursive: true });
+    // Inside the package, so that '@openmanus/core' and 'zod' resolve as they do for a user; one directory per run.
+    const dir = await mkdtemp(join(packageDir, 'test', '.snippet-'));
     const file = join(dir, 'readme.mjs');
     await writeFile(file, snippet ?? '');
     try {
@@ -62,8 +61,7 @@ describe('the root README', () => {
     const block = readme.slice(readme.indexOf('<!-- extending:start -->'), readme.indexOf('<!-- extending:end -->'));
     const snippet = /```ts\n([\s\S]*?)```/.exec(block)?.[1];
     expect(snippet).toBeDefined();
-    const dir = join(packageDir, 'test', '.snippet-extending');
-    await mkdir(dir, { recursive: true });
+    const dir = await mkdtemp(join(packageDir, 'test', '.snippet-'));
     await writeFile(join(dir, 'extending.mjs'), snippet ?? '');
     try {
       const { stdout } = await promisify(execFile)(process.execPath, ['extending.mjs'], { cwd: dir });
