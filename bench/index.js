@@ -46,7 +46,7 @@ if (!existsSync(here('./peers/node_modules/.package-lock.json'))) {
   }
 }
 
-const server = spawn(process.execPath, [here('./server.js')], { stdio: ['ignore', 'pipe', 'inherit'] });
+const server = spawn(process.execPath, [here('./server.js')], { stdio: ['pipe', 'pipe', 'inherit'] });
 const [line] = await once(server.stdout, 'data');
 const endpoint = String(line).trim();
 

@@ -25,7 +25,10 @@ await new Promise((resolve) => stats.listen(0, '127.0.0.1', resolve));
 process.stdout.write(
   `${JSON.stringify({ baseURL: server.baseURL, stats: `http://127.0.0.1:${stats.address().port}` })}\n`,
 );
-process.on('SIGTERM', () => {
+const stop = () => {
   stats.close();
   server.close().then(() => process.exit(0));
-});
+};
+process.on('SIGTERM', stop);
+// The bench holds our stdin open: when it dies, however it dies, the server goes too.
+process.stdin.on('end', stop).resume();
