@@ -1,42 +1,61 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { parse as parseToml } from 'smol-toml';
-import { z } from 'zod';
+import type * as Toml from 'smol-toml';
+import type * as Zod from 'zod';
+import { lazyModule, loadZod } from '../lazyModule.js';
 import type { LlmPort } from '../llm/llm.js';
 import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
 import { err, ok, type Result } from '../result.js';
 
 /** Longest request timeout, in seconds: a day (Node's timers overflow past about 24.8 days and fire at once). */
 const MAX_TIMEOUT_SECONDS = 86_400;
-const seconds = z.number().positive().max(MAX_TIMEOUT_SECONDS);
 
-/** One `[llm]` table (or `[llm.<name>]` merged over it), in config.toml's own key names. */
-const llmSettings = z
-  .object({
-    model: z.string().min(1),
-    // Only http(s): a file:// or other scheme is never a model endpoint.
-    base_url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
-    api_key: z.string().optional(),
-    api_type: z.enum(['openai', 'azure', 'ollama', '']).optional(),
-    api_version: z.string().optional(),
-    max_tokens: z.number().int().positive().max(10_000_000).optional(),
-    max_input_tokens: z.number().int().positive().max(100_000_000).optional(),
-    temperature: z.number().min(0).max(2).optional(),
-    // Capability flags (ours): what the model can do, instead of a hard-coded model list.
-    vision: z.boolean().optional(),
-    reasoning: z.boolean().optional(),
-    tool_mode: z.enum(['native', 'prompt']).optional(),
-    timeout: seconds.optional(),
-    idle_timeout: seconds.optional(),
-    max_retries: z.number().int().min(0).max(10).optional(),
-  })
-  .strict();
+/** The config's schemas, built on the first `loadConfig` (importing the package does not load zod). */
+function buildSchemas({ z }: typeof import('zod')) {
+  const seconds = z.number().positive().max(MAX_TIMEOUT_SECONDS);
+  /** One `[llm]` table (or `[llm.<name>]` merged over it), in config.toml's own key names. */
+  const llmSettings = z
+    .object({
+      model: z.string().min(1),
+      // Only http(s): a file:// or other scheme is never a model endpoint.
+      base_url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+      api_key: z.string().optional(),
+      api_type: z.enum(['openai', 'azure', 'ollama', '']).optional(),
+      api_version: z.string().optional(),
+      max_tokens: z.number().int().positive().max(10_000_000).optional(),
+      max_input_tokens: z.number().int().positive().max(100_000_000).optional(),
+      temperature: z.number().min(0).max(2).optional(),
+      // Capability flags (ours): what the model can do, instead of a hard-coded model list.
+      vision: z.boolean().optional(),
+      reasoning: z.boolean().optional(),
+      tool_mode: z.enum(['native', 'prompt']).optional(),
+      timeout: seconds.optional(),
+      idle_timeout: seconds.optional(),
+      max_retries: z.number().int().min(0).max(10).optional(),
+    })
+    .strict();
+  const agentSection = z
+    .object({
+      max_steps: z.number().int().positive().optional(),
+      workspace: z.string().optional(),
+      sandbox: z.enum(['none', 'bwrap']).optional(),
+    })
+    .strict();
+  const envSettings = llmSettings.pick({ api_key: true, base_url: true, model: true }).partial();
+  return { llmSettings, agentSection, envSettings };
+}
 
-export type LlmSettings = z.infer<typeof llmSettings>;
+let built: ReturnType<typeof buildSchemas> | undefined;
+const schemas = () => {
+  built ??= buildSchemas(loadZod());
+  return built;
+};
+const loadToml = lazyModule<typeof Toml>('smol-toml');
+
+export type LlmSettings = Zod.infer<ReturnType<typeof buildSchemas>['llmSettings']>;
 
 /** The environment variables that override keys of `[llm]` (and of every profile). */
 const ENV_OVERRIDES = { api_key: 'OPENAI_API_KEY', base_url: 'OPENAI_BASE_URL', model: 'OPENMANUS_MODEL' } as const;
-const envSettings = llmSettings.pick({ api_key: true, base_url: true, model: true }).partial();
 
 export interface OpenManusConfig {
   /** The file it came from, if any (environment-only configs have none). */
@@ -65,14 +84,6 @@ export interface LoadConfigOptions {
   readonly env?: Readonly<Record<string, string | undefined>>;
 }
 
-const agentSection = z
-  .object({
-    max_steps: z.number().int().positive().optional(),
-    workspace: z.string().optional(),
-    sandbox: z.enum(['none', 'bwrap']).optional(),
-  })
-  .strict();
-
 /**
  * Loads an OpenManus-compatible config.toml; `OPENAI_API_KEY`, `OPENAI_BASE_URL` and
  * `OPENMANUS_MODEL` override it, and alone they make a complete config. Never falls back to
@@ -89,7 +100,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   if (explicit && !hasFile) return err({ file, message: 'the config file does not exist' });
   if (hasFile) {
     try {
-      raw = parseToml(readFileSync(file, 'utf8')) as Record<string, unknown>;
+      raw = loadToml().parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     } catch (error) {
       return err({ file, message: `not valid TOML: ${error instanceof Error ? error.message : String(error)}` });
     }
@@ -114,7 +125,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     Object.entries(ENV_OVERRIDES).flatMap(([key, variable]) => (env[variable] ? [[key, env[variable]]] : [])),
   );
   // Checked on their own first, so a bad value is blamed on its variable, not on a key of the file.
-  const fromEnv = envSettings.safeParse(overrides);
+  const fromEnv = schemas().envSettings.safeParse(overrides);
   if (!fromEnv.success) {
     const issue = fromEnv.error.issues[0];
     const variable = ENV_OVERRIDES[issue?.path[0] as keyof typeof ENV_OVERRIDES];
@@ -138,7 +149,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     profiles[name.toLowerCase()] = merged.value;
   }
 
-  const agent = agentSection.safeParse(agentTable ?? {});
+  const agent = schemas().agentSection.safeParse(agentTable ?? {});
   if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]') });
   return ok({
     ...where,
@@ -183,7 +194,7 @@ function validate(
   if (value.model === undefined) {
     return err({ ...where, key: `${table}.model`, message: 'is required (the model name to call)' });
   }
-  const parsed = llmSettings.safeParse(value);
+  const parsed = schemas().llmSettings.safeParse(value);
   if (!parsed.success) return err({ ...where, ...issueOf(parsed.error, table) });
   const settings = parsed.data;
   if (!settings.api_key && settings.api_type !== 'ollama') {
@@ -203,7 +214,7 @@ function validate(
   return ok(settings);
 }
 
-function issueOf(error: z.ZodError, table: string): { key: string; message: string } {
+function issueOf(error: Zod.ZodError, table: string): { key: string; message: string } {
   const issue = error.issues[0];
   const path = issue?.path.join('.') ?? '';
   if (issue?.code === 'unrecognized_keys') {

@@ -1,9 +1,9 @@
-import { z } from 'zod';
 import type { Agent } from '../kernel/agent.js';
 import { type AgentState, isFinal, type Usage } from '../kernel/state.js';
 import type { LlmPort } from '../llm/llm.js';
 import { err } from '../result.js';
 import { defineTool, type Tool } from '../tools/defineTool.js';
+import { lazySchema } from '../tools/lazySchema.js';
 import { type RunOptions, resume, resumeWith, run } from './run.js';
 import { createRunEmitter, type RunItem } from './runItems.js';
 
@@ -41,6 +41,12 @@ function usageOf(progress: unknown): Usage {
   };
 }
 
+/** `{ task }`, described for the child (zod is loaded on the first call, not when the tool is made). */
+export const taskParameters = (description: string) =>
+  lazySchema({ type: 'object', properties: { task: { type: 'string', description } }, required: ['task'] }, (z) =>
+    z.object({ task: z.string().describe(description) }),
+  );
+
 const ITEM_TYPES: readonly RunItem['type'][] = ['effect', 'event', 'observation', 'result'];
 
 /**
@@ -54,7 +60,7 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
   return defineTool({
     name,
     description: options.description ?? (agent.config.description || `Hand a task to the ${agent.config.name} agent.`),
-    parameters: z.object({ task: z.string().describe(`The task for ${agent.config.name}, with everything it needs.`) }),
+    parameters: taskParameters(`The task for ${agent.config.name}, with everything it needs.`),
     timeoutMs: options.timeoutMs ?? 30 * 60_000,
     execute: async ({ task }, scope) => {
       const emitter = createRunEmitter();

@@ -1,7 +1,8 @@
-import { EventEmitter } from 'eventemitter3';
+import type { EventEmitter } from 'eventemitter3';
 import type { Effect, Observation } from '../kernel/effects.js';
 import type { AgentEvent } from '../kernel/events.js';
 import type { AgentState, FinishReason, PendingInput, RunStatus, Usage } from '../kernel/state.js';
+import { lazyModule } from '../lazyModule.js';
 
 /** Where a run item comes from when a child agent produced it: the tool call that ran the child, outermost first. */
 export interface ItemOrigin {
@@ -34,7 +35,10 @@ export type RunEmitter = EventEmitter<{
   [K in RunItem['type']]: (item: Extract<RunItem, { type: K }>) => void;
 }>;
 
-export const createRunEmitter = (): RunEmitter => new EventEmitter() as RunEmitter;
+// Loaded with the first emitter: a run without one never needs it.
+const eventemitter3 = lazyModule<typeof import('eventemitter3')>('eventemitter3');
+
+export const createRunEmitter = (): RunEmitter => new (eventemitter3().EventEmitter)() as RunEmitter;
 
 /**
  * A run item for the wire (JSON lines, server-sent events): events carry the status, step and

@@ -1,7 +1,6 @@
 import { isUtf8 } from 'node:buffer';
 import type { FileHandle } from 'node:fs/promises';
 import { lstat } from 'node:fs/promises';
-import { z } from 'zod';
 import { err, ok } from '../result.js';
 import {
   type ListedEntry,
@@ -13,6 +12,7 @@ import {
   writeAll,
 } from './confinedFile.js';
 import { defineTool } from './defineTool.js';
+import { lazySchema } from './lazySchema.js';
 import { confineIn, WorkspaceError } from './workspace.js';
 
 export interface StrReplaceEditorOptions {
@@ -195,6 +195,46 @@ function refusal(error: unknown, path: string, command: string): string | undefi
   }
 }
 
+const commands = ['view', 'create', 'str_replace', 'insert', 'undo_edit'] as const;
+const help = {
+  command: 'The command to run.',
+  path: 'Absolute path to a file or directory inside the workspace.',
+  file_text: 'Content of the file to create (`create`).',
+  old_str: 'The exact text to replace; must occur once (`str_replace`).',
+  new_str: 'The replacement (`str_replace`) or the text to insert (`insert`).',
+  insert_line: 'Insert after this line; 0 inserts at the top (`insert`).',
+  view_range: '[first, last] lines to show, 1-based; last = -1 means to the end (`view`).',
+};
+// What zod's toJSONSchema({ io: 'input' }) gives for the schema below (zod stays unloaded until a call).
+const integer = { type: 'integer', minimum: Number.MIN_SAFE_INTEGER, maximum: Number.MAX_SAFE_INTEGER };
+
+/** str_replace_editor's arguments (zod is loaded on the first call, not at import). */
+export const strReplaceEditorParameters = lazySchema(
+  {
+    type: 'object',
+    properties: {
+      command: { type: 'string', enum: commands, description: help.command },
+      path: { type: 'string', description: help.path },
+      file_text: { description: help.file_text, type: 'string' },
+      old_str: { description: help.old_str, type: 'string' },
+      new_str: { description: help.new_str, type: 'string' },
+      insert_line: { description: help.insert_line, ...integer },
+      view_range: { description: help.view_range, minItems: 2, maxItems: 2, type: 'array', items: integer },
+    },
+    required: ['command', 'path'],
+  },
+  (z) =>
+    z.object({
+      command: z.enum(commands).describe(help.command),
+      path: z.string().describe(help.path),
+      file_text: z.string().optional().describe(help.file_text),
+      old_str: z.string().optional().describe(help.old_str),
+      new_str: z.string().optional().describe(help.new_str),
+      insert_line: z.number().int().optional().describe(help.insert_line),
+      view_range: z.array(z.number().int()).length(2).optional().describe(help.view_range),
+    }),
+);
+
 /** OpenManus's str_replace_editor, confined to the workspace, with no shell anywhere. */
 export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
   const max = options.maxResponseChars ?? 16_000;
@@ -215,19 +255,7 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
       'View, create and edit files in the workspace. `view` shows a file with line numbers (or a directory two levels deep); ' +
       '`create` writes a new file (never overwrites); `str_replace` replaces exactly one occurrence of old_str; ' +
       '`insert` adds new_str after line insert_line (0 = top); `undo_edit` reverts the last edit of a file. Paths must be absolute.',
-    parameters: z.object({
-      command: z.enum(['view', 'create', 'str_replace', 'insert', 'undo_edit']).describe('The command to run.'),
-      path: z.string().describe('Absolute path to a file or directory inside the workspace.'),
-      file_text: z.string().optional().describe('Content of the file to create (`create`).'),
-      old_str: z.string().optional().describe('The exact text to replace; must occur once (`str_replace`).'),
-      new_str: z.string().optional().describe('The replacement (`str_replace`) or the text to insert (`insert`).'),
-      insert_line: z.number().int().optional().describe('Insert after this line; 0 inserts at the top (`insert`).'),
-      view_range: z
-        .array(z.number().int())
-        .length(2)
-        .optional()
-        .describe('[first, last] lines to show, 1-based; last = -1 means to the end (`view`).'),
-    }),
+    parameters: strReplaceEditorParameters,
     execute: async (args, scope) => {
       const history = (scope.data ?? {}) as UndoHistory;
       /** Records the edit; says so when it cannot be undone. */

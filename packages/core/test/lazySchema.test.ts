@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { taskParameters } from '../src/shell/agentTool.js';
+import { askHuman, askHumanParameters } from '../src/tools/askHuman.js';
+import { strReplaceEditorParameters } from '../src/tools/strReplaceEditor.js';
+import { terminate, terminateParameters } from '../src/tools/terminate.js';
+
+// The built-in tools' JSON Schemas are written out so that importing the package does not load
+// zod: each must say exactly what zod itself derives from the schema that validates the calls.
+const derived = (schema: z.ZodType) => {
+  const { $schema: _dialect, ...json } = z.toJSONSchema(schema, { io: 'input' });
+  return json;
+};
+
+describe('lazy tool schemas', () => {
+  it.each([
+    ['ask_human', askHumanParameters],
+    ['terminate', terminateParameters],
+    ['agent tool', taskParameters('The task for Researcher.')],
+    ['str_replace_editor', strReplaceEditorParameters],
+  ])('%s: the written-out JSON Schema is the one zod derives', (_name, schema) => {
+    expect(schema.toJSONSchema()).toEqual(derived(schema));
+  });
+
+  it('validates with zod on the first call, with zod’s own messages', () => {
+    expect(terminate.parse({ status: 'success' })).toEqual({ ok: true, value: { status: 'success' } });
+    const failed = terminate.parse({ status: 'maybe' });
+    expect(failed.ok).toBe(false);
+    expect(!failed.ok && failed.error).toMatch(/Invalid option: expected one of "success"\|"failure"\n {2}→ at status/);
+    expect(askHuman.parse({}).ok).toBe(false);
+    expect(askHuman.spec.parameters).toEqual(askHumanParameters.toJSONSchema());
+  });
+});
