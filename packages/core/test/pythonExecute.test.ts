@@ -11,13 +11,33 @@ const callTool = (tool: Parameters<typeof toolSession>[0], args: unknown, signal
   toolSession(tool).call(args, signal ? { signal } : {});
 
 let workspace: string;
-let python: ReturnType<typeof createPythonExecute>;
 beforeAll(async () => {
   workspace = await tempWorkspace();
-  python = createPythonExecute({ workspace, maxTimeoutSec: 10 });
 });
 
-describe('python_execute', () => {
+describe('the test kit', () => {
+  it('processesMatching sees a live process (so an empty answer means something)', async () => {
+    const { spawn } = await import('node:child_process');
+    const marker = `alive-${Date.now()}`;
+    // Not through a pyenv shim: its helper processes carry the arguments for a moment too.
+    const python3 = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
+    const child = spawn(python3, ['-c', 'import time; time.sleep(30)', marker]);
+    await new Promise((r) => setTimeout(r, 100));
+    expect(processesMatching(marker)).toEqual([child.pid]);
+    child.kill('SIGKILL');
+  });
+});
+
+// The default (bubblewrap where it works) and no bubblewrap (a separate uid when run as root).
+describe.each([
+  { mode: 'the default sandbox', sandbox: undefined },
+  { mode: "sandbox 'none'", sandbox: 'none' as const },
+])('python_execute with $mode', ({ sandbox }) => {
+  let python: ReturnType<typeof createPythonExecute>;
+  beforeAll(() => {
+    python = createPythonExecute({ workspace, maxTimeoutSec: 10, ...(sandbox ? { sandbox } : {}) });
+  });
+
   it('runs code in a python3 process in the workspace and returns stdout', async () => {
     const result = await callTool(python, {
       code: 'import os, sys\nprint(sys.version_info[0], os.getcwd())\nopen("out.txt","w").write("hi")',
@@ -53,15 +73,6 @@ describe('python_execute', () => {
     expect(result.output).toContain('Execution timed out after 1 seconds; the process and its children were killed.');
   });
 
-  it('processesMatching sees a live process (so an empty answer means something)', async () => {
-    const { spawn } = await import('node:child_process');
-    const marker = `alive-${Date.now()}`;
-    const child = spawn('python3', ['-c', 'import time; time.sleep(30)', marker]);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(processesMatching(marker)).toEqual([child.pid]);
-    child.kill('SIGKILL');
-  });
-
   it('kills forked children too, leaving no orphan behind', async () => {
     const marker = `orphan-${Date.now()}`;
     const code = `import os, time\nif os.fork() == 0:\n    os.execvp("python3", ["python3", "-c", "import time; time.sleep(60)", "${marker}"])\nprint("parent done")`;
@@ -80,7 +91,7 @@ describe('python_execute', () => {
   it('reports a crashed interpreter', async () => {
     const result = await callTool(python, { code: 'import os\nos.abort()' });
     expect(result.isError).toBe(true);
-    expect(result.output).toMatch(/\[exit code none\]$/);
+    expect(result.output).toMatch(/\[exit code none: killed by SIGABRT\]$/);
   });
 
   it('refuses a timeout above the cap with a validation error', async () => {
@@ -116,6 +127,7 @@ describe('python_execute under bubblewrap', () => {
     const { port } = server.address() as import('node:net').AddressInfo;
     // Outside the workspace and outside /tmp (which the sandbox replaces with its own).
     const outside = await mkdtemp('/var/tmp/openmanus-outside-');
+    const root = process.getuid?.() === 0;
     const code = [
       'import socket',
       'open("inside.txt", "w").write("ok")',
@@ -130,12 +142,15 @@ describe('python_execute under bubblewrap', () => {
       '    print("network:", e.strerror)',
     ].join('\n');
     try {
-      const plain = await callTool(createPythonExecute({ workspace }), { code });
-      expect(plain.output).toBe('outside: written\nnetwork: hello from the host');
+      // Without bubblewrap: the network is reachable; as root, the code runs as another uid and
+      // cannot write our private directory.
+      const plain = await callTool(createPythonExecute({ workspace, sandbox: 'none' }), { code });
+      expect(plain.output).toBe(`outside: ${root ? 'Permission denied' : 'written'}\nnetwork: hello from the host`);
       await rm(join(workspace, 'inside.txt'));
       const sandboxed = await callTool(createPythonExecute({ workspace, sandbox: 'bwrap' }), { code });
       if (hasBwrap) {
-        expect(sandboxed.output).toBe('outside: Read-only file system\nnetwork: Connection refused');
+        // The host's /var/tmp is not there at all (the sandbox's own is empty and read-only).
+        expect(sandboxed.output).toBe('outside: No such file or directory\nnetwork: Connection refused');
         expect(await readFile(join(workspace, 'inside.txt'), 'utf8')).toBe('ok');
       } else {
         // Hosts without bubblewrap (CI installs it) get a clear refusal, never an unsandboxed run.

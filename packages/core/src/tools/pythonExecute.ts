@@ -1,12 +1,44 @@
 import { spawn } from 'node:child_process';
-import { mkdir } from 'node:fs/promises';
+import { randomUUID } from 'node:crypto';
+import { chown, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
+import { constants, tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { z } from 'zod';
 import { err, ok } from '../result.js';
 import { defineTool } from './defineTool.js';
+import {
+  bwrapArgs,
+  bwrapCommand,
+  type Isolation,
+  noticeOnce,
+  PYTHON_ARGS,
+  type PythonSandbox,
+  probeBwrap,
+  sandboxEnv,
+  unsandboxed,
+} from './pythonSandbox.js';
+import {
+  leaseUid,
+  lendWorkspace,
+  reapMarked,
+  reapMarkedNow,
+  reapNamespace,
+  reapNamespaceNow,
+  reapUid,
+  reapUidNow,
+  serialized,
+  stripSetuid,
+} from './sandboxUser.js';
+
+export type { PythonSandbox } from './pythonSandbox.js';
 
 export interface PythonExecuteOptions {
   readonly workspace: string;
-  /** The interpreter to run (default `python3`). */
+  /**
+   * The interpreter (default `python3`), looked up on the PATH the code sees: under bubblewrap only
+   * the system directories; as a separate user, only directories other users may read (a pyenv
+   * under /root is not one). An absolute path under bubblewrap also mounts that installation.
+   */
   readonly python?: string;
   /** Seconds a call may run when the model does not say (default 5, as in OpenManus). */
   readonly defaultTimeoutSec?: number;
@@ -15,43 +47,25 @@ export interface PythonExecuteOptions {
   /** Characters kept of stdout and of stderr each; the rest is counted, not stored (default 20000). */
   readonly maxOutputChars?: number;
   /**
-   * `bwrap`: run under bubblewrap with no network, a read-only system and only the workspace
-   * (and a private /tmp) writable. Off (`none`) by default; needs the `bwrap` binary.
+   * `auto` (default): bubblewrap when it works here, else what `none` gives, said once per process.
+   * `bwrap`: bubblewrap (system read-only, only the workspace and a private /tmp writable, no
+   * network, no host /proc or sockets, no home) or a clear refusal when it cannot run.
+   * `none`: no bubblewrap; when the host runs as root the code still runs as a separate
+   * unprivileged uid per call. Every mode kills every process the call started when it ends.
    */
-  readonly sandbox?: 'none' | 'bwrap';
+  readonly sandbox?: PythonSandbox;
+  /** Where the once-per-process notice that the sandbox is unavailable goes (default `process.emitWarning`). */
+  readonly onNotice?: (message: string) => void;
 }
 
-/** The command line for one execution, plain or inside bubblewrap. */
-export function pythonCommand(
-  python: string,
-  code: string,
-  workspace: string,
-  sandbox: 'none' | 'bwrap',
-): [string, string[]] {
-  const args = ['-u', '-c', code];
-  if (sandbox === 'none') return [python, args];
-  return [
-    'bwrap',
-    [
-      ...['--ro-bind', '/', '/', '--dev', '/dev', '--proc', '/proc', '--tmpfs', '/tmp'],
-      ...['--bind', workspace, workspace, '--chdir', workspace],
-      ...['--unshare-net', '--unshare-pid', '--unshare-ipc', '--die-with-parent'],
-      python,
-      ...args,
-    ],
-  ];
+/**
+ * The command line for one execution, plain or inside bubblewrap. The code is not on it: it goes
+ * to the interpreter's stdin, so no size or byte of it meets the argument limits.
+ */
+export function pythonCommand(python: string, workspace: string, sandbox: 'none' | 'bwrap'): [string, string[]] {
+  if (sandbox === 'none') return [python, [...PYTHON_ARGS]];
+  return ['bwrap', bwrapArgs(python, workspace)];
 }
-
-// The child gets a minimal environment: no API keys or other secrets of the host process.
-const childEnv = (workspace: string): NodeJS.ProcessEnv => ({
-  PATH: process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin',
-  LANG: process.env.LANG ?? 'C.UTF-8',
-  HOME: workspace,
-  PYTHONIOENCODING: 'utf-8',
-  PYTHONUNBUFFERED: '1',
-  PYTHONDONTWRITEBYTECODE: '1',
-  MPLBACKEND: 'Agg',
-});
 
 class CappedText {
   private text = '';
@@ -71,77 +85,173 @@ interface Execution {
   readonly stdout: string;
   readonly stderr: string;
   readonly exitCode: number | null;
+  readonly exitSignal: string | null;
   readonly timedOut: boolean;
   readonly cancelled: boolean;
 }
 
-/** Runs code in its own process group so the whole tree can be killed; never in our process. */
+interface Launch {
+  readonly command: string;
+  readonly args: readonly string[];
+  readonly env: NodeJS.ProcessEnv;
+  readonly uid?: number;
+  /** Said when the program cannot be started. */
+  readonly notFound: string;
+  /**
+   * Kills every process the call started, however detached; resolves when they are gone. Called
+   * with the pid of the started program before that program is killed.
+   */
+  readonly reap: (pid: number | undefined) => Promise<void>;
+  /**
+   * The same, synchronously: on cancel the run goes on as soon as the abort listeners return, so
+   * the processes must be gone by then.
+   */
+  readonly reapNow: (pid: number | undefined) => void;
+}
+
+/**
+ * Runs the code (given on stdin) in its own session and process group, never in our process;
+ * when the call ends (exit, timeout, cancel) every process it started is gone before we answer.
+ */
 function execute(
-  [command, args]: [string, string[]],
+  launch: Launch,
+  code: string,
   workspace: string,
   timeoutSec: number,
   maxChars: number,
   signal: AbortSignal,
 ): Promise<Execution> {
   return new Promise((resolve) => {
-    const child = spawn(command, args, {
-      cwd: workspace,
-      env: childEnv(workspace),
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    if (signal.aborted) {
+      // Cancelled while it waited for its turn: nothing is started.
+      resolve({ stdout: '', stderr: '', exitCode: null, exitSignal: null, timedOut: false, cancelled: true });
+      return;
+    }
     const stdout = new CappedText(maxChars);
     const stderr = new CappedText(maxChars);
-    child.stdout.setEncoding('utf8').on('data', (chunk: string) => stdout.add(chunk));
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => stderr.add(chunk));
     let timedOut = false;
     let exitCode: number | null = null;
+    let exitSignal: string | null = null;
     let settled = false;
-    const killTree = () => {
+    let timer: NodeJS.Timeout | undefined;
+    let drainTimer: NodeJS.Timeout | undefined;
+    const done = (reaped: Promise<void>) => {
+      void reaped.then(() => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        clearTimeout(drainTimer);
+        signal.removeEventListener('abort', onAbort);
+        resolve({
+          stdout: stdout.toString(),
+          stderr: stderr.toString(),
+          exitCode,
+          exitSignal,
+          timedOut,
+          cancelled: signal.aborted && !timedOut,
+        });
+      });
+    };
+    let killAll = () => {};
+    let killAllNow = () => {};
+    const onAbort = () => killAllNow();
+    let child: ReturnType<typeof spawn>;
+    try {
+      child = spawn(launch.command, [...launch.args], {
+        cwd: workspace,
+        env: launch.env,
+        detached: true,
+        stdio: ['pipe', 'pipe', 'pipe'],
+        ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.uid } : {}),
+      });
+    } catch (error) {
+      stderr.add(`could not start ${launch.command}: ${(error as Error).message}`);
+      done(launch.reap(undefined));
+      return;
+    }
+    const killGroup = () => {
       try {
         if (child.pid) process.kill(-child.pid, 'SIGKILL');
       } catch {
         // Already gone.
       }
     };
-    const finish = () => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      clearTimeout(drainTimer);
-      signal.removeEventListener('abort', onAbort);
-      resolve({
-        stdout: stdout.toString(),
-        stderr: stderr.toString(),
-        exitCode,
-        timedOut,
-        cancelled: signal.aborted && !timedOut,
-      });
+    const reaping: Promise<void>[] = [];
+    const reap = () => {
+      reaping.push(launch.reap(child.pid));
+      return Promise.all(reaping).then(() => {});
     };
-    const onAbort = () => killTree();
-    const timer = setTimeout(() => {
+    killAll = () => {
+      // The reaper looks at what runs under the program before the program itself is killed.
+      void reap();
+      killGroup();
+    };
+    killAllNow = () => {
+      launch.reapNow(child.pid);
+      killAll();
+    };
+    const { stdin, stdout: out, stderr: errOut } = child;
+    if (!stdin || !out || !errOut) throw new Error('python_execute: the interpreter has no pipes');
+    // The interpreter may exit before it read everything (or never start): not our error.
+    stdin.on('error', () => {});
+    stdin.end(code);
+    out.setEncoding('utf8');
+    errOut.setEncoding('utf8');
+    out.on('data', (chunk: string) => stdout.add(chunk));
+    errOut.on('data', (chunk: string) => stderr.add(chunk));
+    timer = setTimeout(() => {
       timedOut = true;
-      killTree();
+      killAll();
     }, timeoutSec * 1000);
-    let drainTimer: NodeJS.Timeout | undefined;
     signal.addEventListener('abort', onAbort, { once: true });
+    if (signal.aborted) killAllNow();
     child.on('error', (error) => {
-      const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-      stderr.add(`could not start ${command}: ${missing ? 'it is not installed (not found on PATH)' : error.message}`);
-      finish();
+      const code = (error as NodeJS.ErrnoException).code;
+      const missing = code === 'ENOENT' || code === 'EACCES';
+      stderr.add(`could not start ${launch.command}: ${missing ? launch.notFound : error.message}`);
+      done(reap());
     });
-    child.on('exit', (code) => {
+    let exited = false;
+    let closed = false;
+    let reaped: Promise<void> | undefined;
+    child.on('exit', (code, sig) => {
       exitCode = code;
-      // Background children left by the code die with it; their open pipes must not hold the call.
-      killTree();
-      drainTimer = setTimeout(() => {
-        child.stdout.destroy();
-        child.stderr.destroy();
-        finish();
-      }, 500);
+      exitSignal = sig;
+      exited = true;
+      // Background processes left by the code die with it; their open pipes must not hold the call.
+      reaped = reap();
+      killGroup();
+      void reaped.then(() => {
+        if (closed) return done(Promise.resolve());
+        drainTimer = setTimeout(() => {
+          out.destroy();
+          errOut.destroy();
+          done(Promise.resolve());
+        }, 500);
+      });
     });
-    child.on('close', finish);
+    child.on('close', () => {
+      closed = true;
+      if (exited && reaped) done(reaped);
+    });
   });
+}
+
+/** Under bubblewrap a signal shows as 128 + its number (ambiguous only with a code's own `exit(129..)`). */
+function signalName(run: Execution, isolation: Isolation): string | null {
+  if (run.exitSignal) return run.exitSignal;
+  if (isolation === 'bwrap' && run.exitCode !== null && run.exitCode > 128 && run.exitCode < 128 + 65) {
+    const number = run.exitCode - 128;
+    return Object.entries(constants.signals).find(([, n]) => n === number)?.[0] ?? `signal ${number}`;
+  }
+  return null;
+}
+
+/** Where NUL first occurs, said in lines and columns. */
+function nulPosition(code: string): string {
+  const index = code.indexOf('\0');
+  const before = code.slice(0, index).split('\n');
+  return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
 /** OpenManus's python_execute, run in a `python3` subprocess with a visible timeout. */
@@ -150,12 +260,93 @@ export function createPythonExecute(options: PythonExecuteOptions) {
   const defaultTimeout = options.defaultTimeoutSec ?? 5;
   const maxTimeout = options.maxTimeoutSec ?? 60;
   const maxChars = options.maxOutputChars ?? 20_000;
+  const sandbox = options.sandbox ?? 'auto';
+
+  const isolation = async (): Promise<Isolation> => {
+    if (sandbox === 'bwrap') return 'bwrap';
+    if (sandbox === 'none') return unsandboxed();
+    const probe = await probeBwrap(python);
+    if (probe.ok) return 'bwrap';
+    const instead = unsandboxed();
+    noticeOnce(probe.reason, instead, options.onNotice);
+    return instead;
+  };
+
+  /** Runs one call under `mode`; everything it started is gone and the workspace is the host's when it resolves. */
+  const run = async (mode: Isolation, code: string, seconds: number, signal: AbortSignal, workspace: string) => {
+    // Relative PATH entries would find programs in the workspace, where the code can put them.
+    const hostPath = (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin')
+      .split(':')
+      .filter((dir) => dir.startsWith('/'))
+      .join(':');
+    const host = { PATH: hostPath };
+    if (mode === 'bwrap') {
+      const [command, args] = await bwrapCommand(python, workspace);
+      const launch: Launch = {
+        command,
+        args,
+        // bubblewrap's own environment shows in the sandbox as /proc/1/environ: the PATH only.
+        env: host,
+        notFound: 'it is not installed (not found on PATH)',
+        // Its pid namespace dies with its first process, and that one with bubblewrap.
+        reap: reapNamespace,
+        reapNow: reapNamespaceNow,
+      };
+      const result = await execute(launch, code, workspace, seconds, maxChars, signal);
+      await stripSetuid(workspace);
+      return result;
+    }
+    const home = await mkdtemp(join(tmpdir(), 'openmanus-python-'));
+    try {
+      if (mode === 'user') {
+        return await serialized(workspace, async () => {
+          const lease = leaseUid();
+          try {
+            await chown(home, lease.uid, lease.uid);
+            const giveBack = await lendWorkspace(workspace, lease.uid);
+            try {
+              const launch: Launch = {
+                command: python,
+                args: PYTHON_ARGS,
+                // The uid has no account: name one, for getpass.getuser() and the like.
+                env: { ...sandboxEnv(host.PATH, home), USER: 'sandbox', LOGNAME: 'sandbox' },
+                uid: lease.uid,
+                notFound: `not found on PATH, or not readable by the sandbox user (uid ${lease.uid}); an interpreter under a private home (e.g. pyenv in /root) cannot run in this mode: use a system python3 or bubblewrap`,
+                reap: () => reapUid(lease.uid),
+                reapNow: () => reapUidNow(lease.uid),
+              };
+              return await execute(launch, code, workspace, seconds, maxChars, signal);
+            } finally {
+              await reapUid(lease.uid);
+              await giveBack();
+            }
+          } finally {
+            lease.release();
+          }
+        });
+      }
+      const variable = 'OPENMANUS_PYTHON_CALL';
+      const token = randomUUID();
+      const launch: Launch = {
+        command: python,
+        args: PYTHON_ARGS,
+        env: { ...sandboxEnv(host.PATH, home), [variable]: token },
+        notFound: 'it is not installed (not found on PATH)',
+        reap: () => reapMarked(variable, token),
+        reapNow: () => reapMarkedNow(variable, token),
+      };
+      return await execute(launch, code, workspace, seconds, maxChars, signal);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  };
+
   return defineTool({
     name: 'python_execute',
     description:
       'Executes Python code in a fresh python3 process whose working directory is the workspace. ' +
       'Only what the code prints (stdout) and errors (stderr, tracebacks) are returned, so use print() to see values. ' +
-      'Nothing persists between calls except files written to disk.',
+      'Nothing persists between calls except files written to disk; background processes end with the call.',
     parameters: z.object({
       code: z.string().describe('The Python code to execute.'),
       timeout: z
@@ -170,19 +361,27 @@ export function createPythonExecute(options: PythonExecuteOptions) {
     // The interpreter's own limit sits above the tool's, so the tool reports its timeout itself.
     timeoutMs: (maxTimeout + 10) * 1000,
     execute: async ({ code, timeout }, { signal }) => {
+      if (code.includes('\0')) {
+        return err(
+          `The code contains a NUL character (at ${nulPosition(code)}); Python source cannot contain NUL bytes, so nothing was run. Write it as '\\x00' inside a string instead.`,
+        );
+      }
       await mkdir(options.workspace, { recursive: true });
+      const workspace = await realpath(options.workspace);
       const seconds = timeout ?? defaultTimeout;
-      const command = pythonCommand(python, code, options.workspace, options.sandbox ?? 'none');
-      const run = await execute(command, options.workspace, seconds, maxChars, signal);
+      const mode = await isolation();
+      const result = await run(mode, code, seconds, signal, workspace);
       const chomp = (text: string) => text.replace(/\n+$/, '');
-      const parts = [chomp(run.stdout)];
-      if (run.stderr) parts.push(`[stderr]\n${chomp(run.stderr)}`);
-      if (run.timedOut)
+      const parts = [chomp(result.stdout)];
+      if (result.stderr) parts.push(`[stderr]\n${chomp(result.stderr)}`);
+      const killedBy = signalName(result, mode);
+      if (result.timedOut)
         parts.push(`Execution timed out after ${seconds} seconds; the process and its children were killed.`);
-      else if (run.cancelled) parts.push('Execution was cancelled; the process and its children were killed.');
-      else if (run.exitCode !== 0) parts.push(`[exit code ${run.exitCode ?? 'none'}]`);
+      else if (result.cancelled) parts.push('Execution was cancelled; the process and its children were killed.');
+      else if (killedBy) parts.push(`[exit code none: killed by ${killedBy}]`);
+      else if (result.exitCode !== 0) parts.push(`[exit code ${result.exitCode ?? 'none'}]`);
       const text = parts.filter(Boolean).join('\n').trimEnd();
-      const success = run.exitCode === 0 && !run.timedOut && !run.cancelled;
+      const success = result.exitCode === 0 && !result.timedOut && !result.cancelled;
       return success ? ok(text || 'Execution finished with no output.') : err(text);
     },
   });
