@@ -17,8 +17,8 @@ Options:
   --workspace <dir>    where Manus reads and writes files (default: ./workspace)
   --max-steps <n>      step limit (default 20)
   --model <name>       model to call, overriding the config
-  --sandbox <mode>     python isolation: none (default) or bwrap (bubblewrap: no network,
-                       only the workspace writable)
+  --sandbox <mode>     python isolation: auto (default: bubblewrap where it works, else a
+                       separate user), bwrap (no network, only the workspace writable), none
   --json               print the run's events as JSON lines on stdout
   -h, --help           show this help
 
@@ -75,8 +75,8 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     return fail(`--max-steps must be a positive whole number, got "${values['max-steps']}"`);
   }
   const sandbox = values.sandbox;
-  if (sandbox !== undefined && sandbox !== 'none' && sandbox !== 'bwrap') {
-    return fail(`--sandbox must be "none" or "bwrap", got "${sandbox}"`);
+  if (sandbox !== undefined && sandbox !== 'auto' && sandbox !== 'none' && sandbox !== 'bwrap') {
+    return fail(`--sandbox must be "auto", "bwrap" or "none", got "${sandbox}"`);
   }
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
@@ -89,7 +89,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   const agent = createManus({
     workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
     maxSteps: maxSteps ?? config.value.agent.maxSteps ?? 20,
-    python: { sandbox: sandbox ?? config.value.agent.sandbox ?? 'none' },
+    python: { sandbox: sandbox ?? config.value.agent.sandbox ?? 'auto' },
     ...(settings.max_input_tokens ? { maxInputTokens: settings.max_input_tokens } : {}),
   });
   const llm = createLlmFromConfig(config.value, 'manus');

@@ -137,7 +137,7 @@ describe('openmanus', () => {
       /OSError: \[Errno 30\] Read-only file system: '\/var\/tmp\/x'|could not start bwrap: it is not installed/,
     );
     expect((await runNode('cli.js', ['--sandbox', 'docker', 'x'], { env })).stderr).toBe(
-      'openmanus: --sandbox must be "none" or "bwrap", got "docker"\n',
+      'openmanus: --sandbox must be "auto", "bwrap" or "none", got "docker"\n',
     );
   });
 

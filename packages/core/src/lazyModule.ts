@@ -29,3 +29,6 @@ export function lazyModule<T>(specifier: string): () => T {
 
 /** zod, for our own schemas (tool arguments, config.toml); user schemas bring their own zod. */
 export const loadZod = lazyModule<typeof import('zod')>('zod');
+
+/** node:child_process, for the tools that start processes (its module costs ~1.5 MB at import). */
+export const loadChildProcess = lazyModule<typeof import('node:child_process')>('node:child_process');

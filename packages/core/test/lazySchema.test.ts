@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { taskParameters } from '../src/shell/agentTool.js';
 import { askHuman, askHumanParameters } from '../src/tools/askHuman.js';
+import { pythonParameters } from '../src/tools/pythonExecute.js';
 import { strReplaceEditorParameters } from '../src/tools/strReplaceEditor.js';
 import { terminate, terminateParameters } from '../src/tools/terminate.js';
 
@@ -16,6 +17,8 @@ describe('lazy tool schemas', () => {
   it.each([
     ['ask_human', askHumanParameters],
     ['terminate', terminateParameters],
+    ['python_execute', pythonParameters(5, 60)],
+    ['python_execute (other limits)', pythonParameters(3, 10)],
     ['agent tool', taskParameters('The task for Researcher.')],
     ['str_replace_editor', strReplaceEditorParameters],
   ])('%s: the written-out JSON Schema is the one zod derives', (_name, schema) => {

@@ -38,7 +38,7 @@ function buildSchemas({ z }: typeof import('zod')) {
     .object({
       max_steps: z.number().int().positive().optional(),
       workspace: z.string().optional(),
-      sandbox: z.enum(['none', 'bwrap']).optional(),
+      sandbox: z.enum(['auto', 'none', 'bwrap']).optional(),
     })
     .strict();
   const envSettings = llmSettings.pick({ api_key: true, base_url: true, model: true }).partial();
@@ -63,7 +63,11 @@ export interface OpenManusConfig {
   readonly llm: LlmSettings;
   /** `[llm.<name>]` tables, already merged over `[llm]` and validated. */
   readonly profiles: Readonly<Record<string, LlmSettings>>;
-  readonly agent: { readonly maxSteps?: number; readonly workspace?: string; readonly sandbox?: 'none' | 'bwrap' };
+  readonly agent: {
+    readonly maxSteps?: number;
+    readonly workspace?: string;
+    readonly sandbox?: 'auto' | 'none' | 'bwrap';
+  };
   /** Every other section, untouched (browser, search, mcp, ... for the packages that read them). */
   readonly sections: Readonly<Record<string, unknown>>;
 }

@@ -1,11 +1,12 @@
-import { spawn } from 'node:child_process';
+import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { chown, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { z } from 'zod';
+import { loadChildProcess as childProcess } from '../lazyModule.js';
 import { err, ok } from '../result.js';
 import { defineTool } from './defineTool.js';
+import { lazySchema } from './lazySchema.js';
 import {
   bwrapArgs,
   bwrapCommand,
@@ -155,9 +156,9 @@ function execute(
     let killAll = () => {};
     let killAllNow = () => {};
     const onAbort = () => killAllNow();
-    let child: ReturnType<typeof spawn>;
+    let child: ChildProcessWithoutNullStreams;
     try {
-      child = spawn(launch.command, [...launch.args], {
+      child = childProcess().spawn(launch.command, [...launch.args], {
         cwd: workspace,
         env: launch.env,
         detached: true,
@@ -254,6 +255,27 @@ function nulPosition(code: string): string {
   return `line ${before.length}, column ${(before.at(-1)?.length ?? 0) + 1}`;
 }
 
+/** python_execute's arguments (zod is loaded on the first call, not at import). */
+export function pythonParameters(defaultTimeout: number, maxTimeout: number) {
+  const code = 'The Python code to execute.';
+  const timeout = `Seconds before the process and its children are killed (default ${defaultTimeout}, at most ${maxTimeout}).`;
+  return lazySchema(
+    {
+      type: 'object',
+      properties: {
+        code: { type: 'string', description: code },
+        timeout: { description: timeout, type: 'number', exclusiveMinimum: 0, maximum: maxTimeout },
+      },
+      required: ['code'],
+    },
+    (z) =>
+      z.object({
+        code: z.string().describe(code),
+        timeout: z.number().positive().max(maxTimeout).optional().describe(timeout),
+      }),
+  );
+}
+
 /** OpenManus's python_execute, run in a `python3` subprocess with a visible timeout. */
 export function createPythonExecute(options: PythonExecuteOptions) {
   const python = options.python ?? 'python3';
@@ -347,17 +369,7 @@ export function createPythonExecute(options: PythonExecuteOptions) {
       'Executes Python code in a fresh python3 process whose working directory is the workspace. ' +
       'Only what the code prints (stdout) and errors (stderr, tracebacks) are returned, so use print() to see values. ' +
       'Nothing persists between calls except files written to disk; background processes end with the call.',
-    parameters: z.object({
-      code: z.string().describe('The Python code to execute.'),
-      timeout: z
-        .number()
-        .positive()
-        .max(maxTimeout)
-        .optional()
-        .describe(
-          `Seconds before the process and its children are killed (default ${defaultTimeout}, at most ${maxTimeout}).`,
-        ),
-    }),
+    parameters: pythonParameters(defaultTimeout, maxTimeout),
     // The interpreter's own limit sits above the tool's, so the tool reports its timeout itself.
     timeoutMs: (maxTimeout + 10) * 1000,
     execute: async ({ code, timeout }, { signal }) => {

@@ -1,10 +1,10 @@
 // How python_execute isolates the code it runs: bubblewrap when it works here, else a separate
 // uid per call when the host is root, else the host's own user (said once per process).
-import { execFile } from 'node:child_process';
 import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
+import { loadChildProcess as childProcess } from '../lazyModule.js';
 import { canSwitchUser } from './sandboxUser.js';
 
 /**
@@ -120,20 +120,25 @@ export function interpreterMounts(python: string): Promise<string[]> {
     cached = new Promise<string[]>((resolve) => {
       const script =
         'import sys, json; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]))';
-      execFile(python, ['-I', '-S', '-c', script], { env: { PATH: SANDBOX_PATH }, timeout: 30_000 }, (error, out) => {
-        const dirs = new Set<string>();
-        try {
-          dirs.add(dirname(realpathSync(python)));
-          dirs.add(dirname(python));
-          if (!error) for (const dir of JSON.parse(out) as string[]) dirs.add(realpathSync(dir));
-        } catch {
-          // Reported when the call runs it.
-        }
-        const outside = [...dirs].filter((dir) => !underSystemDir(dir));
-        // A directory inside another one is bound with it.
-        const top = outside.filter((dir) => !outside.some((other) => other !== dir && dir.startsWith(`${other}/`)));
-        resolve(top.flatMap((dir) => ['--ro-bind', dir, dir]));
-      });
+      childProcess().execFile(
+        python,
+        ['-I', '-S', '-c', script],
+        { env: { PATH: SANDBOX_PATH }, timeout: 30_000 },
+        (error, out) => {
+          const dirs = new Set<string>();
+          try {
+            dirs.add(dirname(realpathSync(python)));
+            dirs.add(dirname(python));
+            if (!error) for (const dir of JSON.parse(out) as string[]) dirs.add(realpathSync(dir));
+          } catch {
+            // Reported when the call runs it.
+          }
+          const outside = [...dirs].filter((dir) => !underSystemDir(dir));
+          // A directory inside another one is bound with it.
+          const top = outside.filter((dir) => !outside.some((other) => other !== dir && dir.startsWith(`${other}/`)));
+          resolve(top.flatMap((dir) => ['--ro-bind', dir, dir]));
+        },
+      );
     });
     prefixCache.set(python, cached);
   }
@@ -144,7 +149,7 @@ let disableUserns: boolean | undefined;
 const supportsDisableUserns = () =>
   new Promise<boolean>((resolve) => {
     if (disableUserns !== undefined) return resolve(disableUserns);
-    execFile(
+    childProcess().execFile(
       'bwrap',
       ['--help'],
       { env: { PATH: process.env.PATH ?? '/usr/bin:/bin' }, timeout: 30_000 },
@@ -222,12 +227,17 @@ export function probeBwrap(python: string): Promise<Probe> {
         const [command, args] = await bwrapCommand(python, dir);
         return await new Promise<Probe>((resolve) => {
           const env = { PATH: process.env.PATH ?? '/usr/bin:/bin' };
-          const child = execFile(command, args, { cwd: dir, env, timeout: 30_000 }, (error, out, err) => {
-            if (!error && out === 'ok\n') return resolve({ ok: true });
-            const missing = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
-            const detail = String(err).trim().split('\n').at(-1) || error?.message || 'no answer';
-            resolve({ ok: false, reason: missing ? 'bwrap is not installed' : `bwrap failed: ${detail}` });
-          });
+          const child = childProcess().execFile(
+            command,
+            args,
+            { cwd: dir, env, timeout: 30_000 },
+            (error, out, err) => {
+              if (!error && out === 'ok\n') return resolve({ ok: true });
+              const missing = (error as NodeJS.ErrnoException | null)?.code === 'ENOENT';
+              const detail = String(err).trim().split('\n').at(-1) || error?.message || 'no answer';
+              resolve({ ok: false, reason: missing ? 'bwrap is not installed' : `bwrap failed: ${detail}` });
+            },
+          );
           child.stdin?.on('error', () => {});
           child.stdin?.end('print("ok")\n');
         });

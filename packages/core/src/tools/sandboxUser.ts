@@ -1,9 +1,9 @@
 // Process-level isolation for python_execute without bubblewrap: a separate uid per call when the
 // host runs as root, and reaping every process a call started, however detached.
-import { spawnSync } from 'node:child_process';
 import { constants as fsConstants, readdirSync, readFileSync } from 'node:fs';
 import { chmod, lchown, lstat, open, readdir, readlink } from 'node:fs/promises';
 import { join } from 'node:path';
+import { loadChildProcess as childProcess } from '../lazyModule.js';
 
 /**
  * Per-call uids (and gids, the same number) come from this range: far above any real account,
@@ -117,7 +117,13 @@ function uidRound(uid: number): boolean {
   const left = processes().filter((p) => !p.zombie && p.uids.includes(uid));
   if (left.length === 0) return false;
   try {
-    spawnSync('kill', ['-9', '-1'], { uid, gid: uid, env: { PATH: '/usr/bin:/bin' }, stdio: 'ignore', timeout: 5000 });
+    childProcess().spawnSync('kill', ['-9', '-1'], {
+      uid,
+      gid: uid,
+      env: { PATH: '/usr/bin:/bin' },
+      stdio: 'ignore',
+      timeout: 5000,
+    });
   } catch {
     // No kill program: the per-pid kills below still run.
   }
