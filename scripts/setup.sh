@@ -1,0 +1,16 @@
+#!/usr/bin/env bash
+# One-time set-up on a fresh machine: pnpm, the system parts the tools use, then the packages.
+# `.ci/run` runs this too. Needs root (or sudo) for the system packages.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
+apt_install() { (sudo_if_needed apt-get update -qq && sudo_if_needed apt-get install -y -qq "$@") >/dev/null 2>&1; }
+
+command -v pnpm >/dev/null 2>&1 || npm i -g pnpm@12.4.2 || { echo "setup: could not install pnpm"; exit 1; }
+# Manus runs Python; the sandbox sees only system directories, so a system python3 is needed
+# (a pyenv python under a home directory is not visible inside it).
+[ -x /usr/bin/python3 ] || [ -x /usr/local/bin/python3 ] || apt_install python3 || { echo "setup: python3 is required"; exit 1; }
+# bubblewrap: python_execute's default sandbox. Without it Python runs as a separate user (as root)
+# and the sandbox tests check the clear refusal instead.
+command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || echo "setup: bubblewrap could not be installed; Python runs without it"
+pnpm install --frozen-lockfile
