@@ -125,7 +125,7 @@ daytona_api_key = ""
     });
     const bad = await project('[llm]\nmodel = "x"\napi_key = "k"\n[agent]\nsandbox = "docker"\n');
     expect(errorOf(loadConfig({ cwd: bad, env: {} }))).toMatch(
-      /\[agent\]\.sandbox: Invalid option: expected one of "none"\|"bwrap"$/,
+      /\[agent\]\.sandbox: Invalid option: expected one of "auto"\|"none"\|"bwrap"$/,
     );
   });
 

@@ -55,7 +55,13 @@ export async function executeTool(
     const available = options.available?.join(', ') || 'none';
     return completed(`Error: the tool '${call.name}' is not available. Available tools: ${available}.`, true);
   }
-  const parsed = tool.parse(effect.args);
+  let parsed: ReturnType<Tool['parse']>;
+  try {
+    parsed = tool.parse(effect.args);
+  } catch (error) {
+    // zod's safeParse lets an exception from a transform or refine through: it is still bad input.
+    parsed = { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
   if (!parsed.ok) return completed(`Error: invalid arguments for ${call.name}:\n${parsed.error}`, true);
 
   const timeoutMs = effect.timeoutMs ?? options.toolTimeoutMs ?? 120_000;
