@@ -4,7 +4,7 @@ import type { ImageData, Message } from './messages.js';
 import type { ToolSpec } from './tool.js';
 
 interface Encoder {
-  encode(text: string): number[];
+  encode(text: string, allowedSpecial?: string[] | 'all', disallowedSpecial?: string[] | 'all'): number[];
 }
 
 // Rank tables are megabytes of data: they are imported on first need, never at module load.
@@ -28,7 +28,8 @@ export function textTokens(text: string, tokenizer: TokenizerName): number {
   if (tokenizer === 'estimate') return Math.ceil(text.length / 4);
   const encoder = encoders.get(tokenizer);
   if (!encoder) throw new Error(`tokenizer "${tokenizer}" is not loaded: await loadTokenizer('${tokenizer}') first`);
-  return encoder.encode(text).length;
+  // Text that quotes a special token ("<|endoftext|>") is counted as plain text, never refused.
+  return encoder.encode(text, [], []).length;
 }
 
 // Messages are immutable, so a count made once holds for the message's whole life.
@@ -103,7 +104,12 @@ export function imageTokens(image: ImageData): number {
 }
 
 function bytesOf(base64: string, maxBytes: number): Uint8Array {
-  const binary = atob(base64.slice(0, Math.ceil(maxBytes / 3) * 4));
+  let binary: string;
+  try {
+    binary = atob(base64.slice(0, Math.ceil(maxBytes / 3) * 4));
+  } catch {
+    return new Uint8Array(0); // not plain base64 (a data URL, text): priced as an unknown image
+  }
   const bytes = new Uint8Array(binary.length);
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i);
   return bytes;
