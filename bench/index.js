@@ -6,7 +6,14 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { footprint } from './footprint.mjs';
-import { checkpointedRuns, ownWorkPerStep, reducerThroughput, tokenCounting } from './inprocess.mjs';
+import {
+  checkpointedRuns,
+  editorOpsPerSecond,
+  ownWorkPerStep,
+  reducerThroughput,
+  tokenCounting,
+} from './inprocess.mjs';
+import { pythonCost } from './python-cost.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 5);
@@ -179,6 +186,9 @@ const own50 = await ownWorkPerStep(50);
 const own400 = await ownWorkPerStep(400);
 const tokens = await tokenCounting();
 const saved = [await checkpointedRuns(100), await checkpointedRuns(2000)];
+// The hidden cost of safety: Python per call under each isolation, and the confined editor's speed.
+const python = await pythonCost({ calls: 20 });
+const editorOps = await editorOpsPerSecond();
 const perStep = (r) => `${r.first.toFixed(0)} → ${r.last.toFixed(0)}`;
 const checkpoints = [
   '',
@@ -199,6 +209,10 @@ const extras = [
   `- Token counting per step on an 800-message run: ${tokens.memoUs.toFixed(0)} µs with the per-message memo, ${(tokens.freshUs / 1000).toFixed(1)} ms without it.`,
   `- Parallel tool turns: ${serialOverParallel.toFixed(1)}× faster than the serial loop (5 calls of 50 ms per turn).`,
   '- Browser page-state tokens: not measured yet — `@openmanus/browser` does not exist yet.',
+  `- python_execute per call (\`print(1)\`, median ms): ${Object.entries(python)
+    .map(([mode, { median }]) => `${mode} ${median.toFixed(0)}`)
+    .join(' · ')}.`,
+  `- str_replace_editor (confined: no links followed, opened files re-checked): ${Math.round(editorOps).toLocaleString('en-US')} operations per second (create, view, str_replace).`,
 ];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const meta = `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · Node ${process.version} · medians over ${REPS} processes per contender and figure (the faster of 2 runs in each)`;

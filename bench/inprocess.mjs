@@ -7,6 +7,7 @@ import {
   createAgent,
   createFileStore,
   createMemoryStore,
+  createStrReplaceEditor,
   defineAgent,
   defineTool,
   initialStep,
@@ -15,7 +16,7 @@ import {
   run,
   step,
 } from '@openmanus/core';
-import { scriptedLlm } from '@openmanus/core/testing';
+import { scriptedLlm, toolSession } from '@openmanus/core/testing';
 import { z } from 'zod';
 
 const schema = { type: 'object', properties: { a: { type: 'number' } } };
@@ -143,5 +144,24 @@ export async function checkpointedRuns(steps) {
     return { steps, none, memory, file, naive };
   } finally {
     rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** str_replace_editor operations per second (create, view, str_replace on small files), through the real tool. */
+export async function editorOpsPerSecond(rounds = 300) {
+  const workspace = mkdtempSync(join(tmpdir(), 'openmanus-editor-'));
+  const session = toolSession(createStrReplaceEditor({ workspace }));
+  try {
+    const started = performance.now();
+    for (let i = 0; i < rounds; i++) {
+      const path = join(workspace, `f${i}.txt`);
+      await session.call({ command: 'create', path, file_text: `line one\n\tline ${i}\nline three\n` });
+      await session.call({ command: 'view', path });
+      await session.call({ command: 'str_replace', path, old_str: 'line three', new_str: 'line 3' });
+    }
+    return (3 * rounds) / ((performance.now() - started) / 1000);
+  } finally {
+    await session.close();
+    rmSync(workspace, { recursive: true, force: true });
   }
 }
