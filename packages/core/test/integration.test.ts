@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type AgentState,
@@ -14,21 +14,10 @@ import {
   run,
   stream,
 } from '../src/index.js';
-import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '../src/testing/index.js';
+import type { RecordedRequest, ScriptEntry } from '../src/testing/index.js';
+import { useOpenAiServers } from './servers.js';
 
-const servers: OpenAiServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ScriptEntry<RecordedRequest>[]) {
-  const server = await startOpenAiServer({ script });
-  servers.push(server);
-  return server;
-}
-
-const llmFor = (server: OpenAiServer, extra: Partial<Parameters<typeof createOpenAiLlm>[0]> = {}) =>
-  createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL, maxRetries: 2, ...extra });
+const { serve, llmFor } = useOpenAiServers({ maxRetries: 2 });
 
 function makeAgent(counters: Record<string, number> = {}) {
   const add = defineTool({

@@ -1,8 +1,7 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   createAgent,
-  createOpenAiLlm,
   defineTool,
   type LlmError,
   type LlmResponse,
@@ -10,30 +9,13 @@ import {
   type Result,
   run,
 } from '../../src/index.js';
-import {
-  type OpenAiServer,
-  type RecordedRequest,
-  type ScriptEntry,
-  scriptedLlm,
-  startOpenAiServer,
-} from '../../src/testing/index.js';
+import { scriptedLlm } from '../../src/testing/index.js';
+import { useOpenAiServers } from '../servers.js';
 
 // What a hostile (or broken) model and model server can send: replies that stall the parser,
 // bodies that never finish, streams that stop or break, arguments too large to keep.
 
-const servers: OpenAiServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ScriptEntry<RecordedRequest>[]) {
-  const server = await startOpenAiServer({ script });
-  servers.push(server);
-  return server;
-}
-
-const llmFor = (server: OpenAiServer, extra: Partial<Parameters<typeof createOpenAiLlm>[0]> = {}) =>
-  createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL, maxRetries: 0, ...extra });
+const { serve, llmFor } = useOpenAiServers({ maxRetries: 0 });
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [], toolChoice: 'auto' as const };
 
