@@ -25,6 +25,8 @@ const log = (line) => process.stderr.write(`${line}\n`);
 const contenders = [
   { id: 'raw', label: 'raw openai loop', packages: ['openai'] },
   { id: 'ours', label: '@openmanus/core', packages: ['@openmanus/core'] },
+  // The same agent with its tool described by a plain JSON Schema, as the raw loop does: no zod loaded.
+  { id: 'oursJson', label: '@openmanus/core, JSON Schema tool', packages: ['@openmanus/core'] },
   { id: 'agents', label: '@openai/agents', peer: true, packages: ['@openai/agents'] },
   { id: 'aisdk', label: 'ai (AI SDK)', peer: true, packages: ['ai', '@ai-sdk/openai'] },
   {

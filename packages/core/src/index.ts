@@ -148,6 +148,7 @@ export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent 
 export { askHuman } from './tools/askHuman.js';
 export {
   defineTool,
+  type JsonToolDefinition,
   type Tool,
   type ToolDefinition,
   type ToolOutput,

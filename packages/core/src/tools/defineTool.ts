@@ -1,7 +1,7 @@
 import type { z } from 'zod';
 import type { ImageData } from '../kernel/messages.js';
 import type { PendingInput } from '../kernel/state.js';
-import type { ToolSpec } from '../kernel/tool.js';
+import type { JsonSchema, ToolSpec } from '../kernel/tool.js';
 import type { Result } from '../result.js';
 import type { RunScope, ToolScope } from '../shell/scope.js';
 
@@ -36,25 +36,53 @@ export interface ToolDefinition<S extends z.ZodType, R = undefined> extends Omit
   readonly execute: (args: z.output<S>, scope: ToolScope, resource: R) => Promise<ToolReturn> | ToolReturn;
 }
 
-/** Defines a tool from a zod schema: the schema gives both the JSON Schema and validation. */
-export function defineTool<S extends z.ZodType, R = undefined>(definition: ToolDefinition<S, R>): Tool<z.output<S>> {
-  const { parameters, execute, open, close, ...flags } = definition;
+/**
+ * A tool whose arguments are described by a plain JSON Schema (as MCP servers and OpenAI's own
+ * examples give them), without zod: `validate` checks them when given; otherwise the tool gets
+ * the JSON object the model sent.
+ */
+export interface JsonToolDefinition<Args, R = undefined> extends Omit<ToolSpec, 'parameters'> {
+  readonly parameters: JsonSchema;
+  readonly validate?: (args: unknown) => Result<Args, string>;
+  readonly open?: (scope: RunScope) => R | Promise<R>;
+  readonly close?: (resource: R) => void | Promise<void>;
+  readonly execute: (args: Args, scope: ToolScope, resource: R) => Promise<ToolReturn> | ToolReturn;
+}
+
+/** Defines a tool from a zod schema (the schema gives both the JSON Schema and validation) or a plain JSON Schema. */
+export function defineTool<S extends z.ZodType, R = undefined>(definition: ToolDefinition<S, R>): Tool<z.output<S>>;
+export function defineTool<Args = Record<string, unknown>, R = undefined>(
+  definition: JsonToolDefinition<Args, R>,
+): Tool<Args>;
+export function defineTool<Args, R>(
+  definition: ToolDefinition<z.ZodType, R> | JsonToolDefinition<Args, R>,
+): Tool<unknown> {
+  const { parameters, execute, open, close, ...rest } = definition;
+  const { validate, ...flags } = rest as typeof rest & { validate?: JsonToolDefinition<Args, R>['validate'] };
+  const run = execute as (args: unknown, scope: ToolScope, resource: R) => Promise<ToolReturn> | ToolReturn;
+  const zod = isZodSchema(parameters) ? parameters : undefined;
   // The schema's own methods, so that importing this module does not load zod.
-  const { $schema: _dialect, ...schema } = parameters.toJSONSchema({ io: 'input' }) as Record<string, unknown>;
+  const { $schema: _dialect, ...schema } = (zod ? zod.toJSONSchema({ io: 'input' }) : parameters) as Record<
+    string,
+    unknown
+  >;
   return {
     spec: { ...flags, parameters: schema },
     parse: (args) => {
-      const parsed = parameters.safeParse(args);
+      if (!zod) return validate ? validate(args) : { ok: true, value: args };
+      const parsed = zod.safeParse(args);
       return parsed.success
         ? { ok: true, value: parsed.data }
         : { ok: false, error: describeIssues(parsed.error.issues) };
     },
     execute: open
-      ? async (args, scope) =>
-          execute(args, scope, await scope.resource(`tool:${flags.name}`, () => open(scope), close))
-      : (args, scope) => execute(args, scope, undefined as R),
+      ? async (args, scope) => run(args, scope, await scope.resource(`tool:${flags.name}`, () => open(scope), close))
+      : (args, scope) => run(args, scope, undefined as R),
   };
 }
+
+const isZodSchema = (parameters: z.ZodType | JsonSchema): parameters is z.ZodType =>
+  typeof (parameters as { safeParse?: unknown }).safeParse === 'function';
 
 /** One line per problem, with where it is: what the model needs to fix its call. */
 function describeIssues(issues: readonly z.core.$ZodIssue[]): string {
