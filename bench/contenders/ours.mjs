@@ -1,28 +1,7 @@
-import { createAgent, createOpenAiLlm, defineTool, run } from '@openmanus/core';
 import { z } from 'zod';
-import { addTool, makeAdd } from './shared.mjs';
+import { oursWith } from './oursAgent.mjs';
 
 export const entry = ['@openmanus/core'];
 
-export function create({ baseURL, toolDelayMs }) {
-  const add = defineTool({
-    ...addTool,
-    parameters: z.object({ a: z.number(), b: z.number() }),
-    parallelSafe: true,
-    execute: makeAdd(toolDelayMs),
-  });
-  const llms = new Map();
-  return async (model) => {
-    if (!llms.has(model)) llms.set(model, createOpenAiLlm({ model, apiKey: 'bench', baseURL, maxRetries: 0 }));
-    // The whole history is sent, as by the others, so every contender carries the same payload.
-    const agent = createAgent({
-      name: 'bench',
-      systemPrompt: 'You add numbers.',
-      tools: [add],
-      maxSteps: 1_000,
-      memory: { maxMessages: 100_000 },
-    });
-    const result = await run(agent, 'Keep adding.', { llm: llms.get(model) });
-    return result.answer;
-  };
-}
+// The tool defined with zod, as every peer defines theirs.
+export const create = oursWith(z.object({ a: z.number(), b: z.number() }));
