@@ -48,8 +48,18 @@ const activeStates = new WeakSet<AgentState>();
 
 /** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
 export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
+  return startTask(agent, input, options);
+}
+
+/** A new task on the state the options name (or a fresh one), checked to be able to take it. */
+async function startTask(
+  agent: Agent,
+  input: string,
+  options: StartOptions,
+  sink?: (item: RunItem) => Promise<void> | undefined,
+): Promise<RunOutcome> {
   const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
-  return runFrom(agent, ready(await startingPoint(options), options), started, options);
+  return runFrom(agent, ready(await startingPoint(options), options), started, options, sink);
 }
 
 /** A new task goes on a state that is idle or finished; one still running or paused would be lost. */
@@ -103,8 +113,7 @@ export function stream(agent: Agent, input: string, options: StartOptions): Asyn
     drained = undefined;
   };
   const finished = (async () => {
-    const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
-    await runFrom(agent, ready(await startingPoint(options), options), started, { ...options, signal }, sink);
+    await startTask(agent, input, { ...options, signal }, sink);
   })()
     .catch((error: unknown) => {
       failure = error;
