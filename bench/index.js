@@ -207,7 +207,7 @@ const serialOverParallel =
   (fig('raw', 'parallel', 'msPerStep') ?? Number.NaN) / (fig('ours', 'parallel', 'msPerStep') ?? Number.NaN);
 const extras = [
   `- Pure reducer: ${Math.round(reducer.transitionsPerSecond).toLocaleString('en-US')} transitions per second on a ${reducer.messages}-message state (request building included).`,
-  `- Our own work per step (interpreter, reducer, a tool; an instant in-process model): ${own50.toFixed(0)} µs at 50 steps, ${own400.toFixed(0)} µs at 400 — flat as the history grows.`,
+  `- Our own work per step (driver, reducer, a tool; an instant in-process model): ${own50.toFixed(0)} µs at 50 steps, ${own400.toFixed(0)} µs at 400 — flat as the history grows.`,
   `- Token counting per step on an 800-message run: ${tokens.memoUs.toFixed(0)} µs with the per-message memo, ${(tokens.freshUs / 1000).toFixed(1)} ms without it.`,
   `- Parallel tool turns: ${serialOverParallel.toFixed(1)}× faster than the serial loop (5 calls of 50 ms per turn).`,
   '- Browser page-state tokens: not measured yet — `@openmanus/browser` does not exist yet.',
