@@ -101,6 +101,23 @@ function countEvents(): { emitter: RunEmitter; count: () => number } {
 const requestsAt = (llm: { requests: readonly LlmRequest[] }, turn: number) =>
   llm.requests.filter((r) => turnOf(r) === turn).length;
 
+/** An agent whose one tool, deploy, needs approval: a run of it pauses until someone decides. */
+const opsAgent = () =>
+  createAgent({
+    name: 'ops',
+    tools: [
+      defineTool({
+        name: 'deploy',
+        description: 'Deploy',
+        parameters: z.object({}),
+        needsApproval: true,
+        execute: () => 'deployed',
+      }),
+    ],
+    nextStepPrompt: NEXT,
+    tokenizer: 'estimate',
+  });
+
 describe.each(kinds)('runs through a $name', ({ stores }) => {
   it('saves every transition under the run id: the stored state is the final one, its version the number of transitions', async () => {
     const { store, another } = stores();
@@ -185,14 +202,7 @@ describe.each(kinds)('runs through a $name', ({ stores }) => {
 
   it('answers a paused run through the store by its id', async () => {
     const { store, another } = stores();
-    const deploy = defineTool({
-      name: 'deploy',
-      description: 'Deploy',
-      parameters: z.object({}),
-      needsApproval: true,
-      execute: () => 'deployed',
-    });
-    const agent = createAgent({ name: 'ops', tools: [deploy], nextStepPrompt: NEXT, tokenizer: 'estimate' });
+    const agent = opsAgent();
     const llm = scriptedLlm((request) =>
       turnOf(request) === 0 ? { toolCalls: [{ name: 'deploy' }] } : { content: 'shipped' },
     );
@@ -206,14 +216,7 @@ describe.each(kinds)('runs through a $name', ({ stores }) => {
 
   it('a new task on a stored run that waits for an approval is refused without losing the paused run', async () => {
     const { store, another } = stores();
-    const deploy = defineTool({
-      name: 'deploy',
-      description: 'Deploy',
-      parameters: z.object({}),
-      needsApproval: true,
-      execute: () => 'deployed',
-    });
-    const agent = createAgent({ name: 'ops', tools: [deploy], nextStepPrompt: NEXT, tokenizer: 'estimate' });
+    const agent = opsAgent();
     const llm = scriptedLlm((request) =>
       turnOf(request) === 0 ? { toolCalls: [{ name: 'deploy' }] } : { content: `done: ${taskOf(request)}` },
     );
