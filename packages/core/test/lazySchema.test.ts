@@ -1,7 +1,9 @@
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { taskParameters } from '../src/shell/agentTool.js';
 import { askHuman, askHumanParameters } from '../src/tools/askHuman.js';
+import { defineTool } from '../src/tools/defineTool.js';
+import { lazySchema } from '../src/tools/lazySchema.js';
 import { pythonParameters } from '../src/tools/pythonExecute.js';
 import { strReplaceEditorParameters } from '../src/tools/strReplaceEditor.js';
 import { terminate, terminateParameters } from '../src/tools/terminate.js';
@@ -23,6 +25,21 @@ describe('lazy tool schemas', () => {
     ['str_replace_editor', strReplaceEditorParameters],
   ])('%s: the written-out JSON Schema is the one zod derives', (_name, schema) => {
     expect(schema.toJSONSchema()).toEqual(derived(schema));
+  });
+
+  it('defining a tool on a lazy schema builds nothing: zod is loaded by the first call it validates', () => {
+    const build = vi.fn((zod: typeof z) => zod.object({ n: zod.number() }));
+    const tool = defineTool({
+      name: 'count',
+      description: 'Counts.',
+      parameters: lazySchema({ type: 'object', properties: { n: { type: 'number' } }, required: ['n'] }, build),
+      execute: ({ n }) => String(n),
+    });
+    expect(tool.spec.parameters).toEqual({ type: 'object', properties: { n: { type: 'number' } }, required: ['n'] });
+    expect(build).not.toHaveBeenCalled();
+    expect(tool.parse({ n: 'one' }).ok).toBe(false);
+    expect(tool.parse({ n: 1 })).toEqual({ ok: true, value: { n: 1 } });
+    expect(build).toHaveBeenCalledTimes(1);
   });
 
   it('validates with zod on the first call, with zod’s own messages', () => {

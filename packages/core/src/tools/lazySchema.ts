@@ -17,6 +17,9 @@ export function lazySchema<S extends Zod.ZodType>(jsonSchema: JsonSchema, build:
   return new Proxy({} as S, {
     get(_target, key) {
       if (key === 'toJSONSchema') return () => structuredClone(jsonSchema);
+      // defineTool asks whether `safeParse` is a function when the tool is defined: answering
+      // with a stand-in keeps that question from building the schema (and loading zod).
+      if (key === 'safeParse') return (value: unknown) => real().safeParse(value);
       const value: unknown = Reflect.get(real(), key);
       return typeof value === 'function' ? value.bind(real()) : value;
     },
