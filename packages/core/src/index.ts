@@ -146,6 +146,7 @@ export {
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
 export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
 export { askHuman } from './tools/askHuman.js';
+export { NotRegularFileError, type OpenMode, openInside, writeAll } from './tools/confinedFile.js';
 export {
   defineTool,
   type JsonToolDefinition,
@@ -156,6 +157,17 @@ export {
   type ToolSuspension,
 } from './tools/defineTool.js';
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
+export {
+  type BwrapOptions,
+  bwrapCommand,
+  hostPath,
+  noticeOnce,
+  type Probe,
+  probeBwrap,
+  type SandboxMode,
+  sandboxEnv,
+} from './tools/sandbox.js';
+export { reapMarked, stripSetuid } from './tools/sandboxUser.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
-export { confine, WorkspaceError } from './tools/workspace.js';
+export { confine, confineIn, WorkspaceError } from './tools/workspace.js';

@@ -8,16 +8,14 @@ import { err, ok } from '../result.js';
 import { defineTool } from './defineTool.js';
 import { lazySchema } from './lazySchema.js';
 import {
-  bwrapArgs,
-  bwrapCommand,
   type Isolation,
-  noticeOnce,
+  noticePython,
   PYTHON_ARGS,
-  type PythonSandbox,
-  probeBwrap,
-  sandboxEnv,
+  probePythonBwrap,
+  pythonBwrapCommand,
   unsandboxed,
 } from './pythonSandbox.js';
+import { bwrapArgs, hostPath, type SandboxMode, sandboxEnv } from './sandbox.js';
 import {
   leaseUid,
   lendWorkspace,
@@ -31,7 +29,8 @@ import {
   stripSetuid,
 } from './sandboxUser.js';
 
-export type { PythonSandbox } from './pythonSandbox.js';
+/** python_execute's `sandbox` option. */
+export type PythonSandbox = SandboxMode;
 
 export interface PythonExecuteOptions {
   readonly workspace: string;
@@ -65,7 +64,7 @@ export interface PythonExecuteOptions {
  */
 export function pythonCommand(python: string, workspace: string, sandbox: 'none' | 'bwrap'): [string, string[]] {
   if (sandbox === 'none') return [python, [...PYTHON_ARGS]];
-  return ['bwrap', bwrapArgs(python, workspace)];
+  return ['bwrap', bwrapArgs([python, ...PYTHON_ARGS], workspace)];
 }
 
 class CappedText {
@@ -287,23 +286,18 @@ export function createPythonExecute(options: PythonExecuteOptions) {
   const isolation = async (): Promise<Isolation> => {
     if (sandbox === 'bwrap') return 'bwrap';
     if (sandbox === 'none') return unsandboxed();
-    const probe = await probeBwrap(python);
+    const probe = await probePythonBwrap(python);
     if (probe.ok) return 'bwrap';
     const instead = unsandboxed();
-    noticeOnce(probe.reason, instead, options.onNotice);
+    noticePython(probe.reason, instead, options.onNotice);
     return instead;
   };
 
   /** Runs one call under `mode`; everything it started is gone and the workspace is the host's when it resolves. */
   const run = async (mode: Isolation, code: string, seconds: number, signal: AbortSignal, workspace: string) => {
-    // Relative PATH entries would find programs in the workspace, where the code can put them.
-    const hostPath = (process.env.PATH ?? '/usr/local/bin:/usr/bin:/bin')
-      .split(':')
-      .filter((dir) => dir.startsWith('/'))
-      .join(':');
-    const host = { PATH: hostPath };
+    const host = { PATH: hostPath() };
     if (mode === 'bwrap') {
-      const [command, args] = await bwrapCommand(python, workspace);
+      const [command, args] = await pythonBwrapCommand(python, workspace);
       const launch: Launch = {
         command,
         args,
