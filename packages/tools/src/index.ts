@@ -1,1 +1,2 @@
 // @openmanus/tools: every OpenManus tool beyond the Manus four, and the agent presets that use them.
+export { type BashOptions, createBash } from './bash/bashTool.js';
