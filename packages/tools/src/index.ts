@@ -1,2 +1,3 @@
 // @openmanus/tools: every OpenManus tool beyond the Manus four, and the agent presets that use them.
 export { type BashOptions, createBash } from './bash/bashTool.js';
+export { createFileSaver, type FileSaverOptions } from './fileSaver.js';

@@ -15,17 +15,19 @@ import { inside, outsideError } from './workspace.js';
 // and then compared with what its path names inside the workspace: a weaker check, still after
 // the open.
 
-const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL } = constants;
+const { O_RDONLY, O_RDWR, O_WRONLY, O_CREAT, O_EXCL, O_APPEND } = constants;
 const O_NOFOLLOW = constants.O_NOFOLLOW ?? 0;
 // A FIFO opened for reading waits for a writer (forever, holding a libuv thread): never wait.
 const O_NONBLOCK = constants.O_NONBLOCK ?? 0;
 const O_DIRECTORY = constants.O_DIRECTORY ?? 0;
 
-export type OpenMode = 'read' | 'write' | 'create';
+/** `append`: an existing file, every write at its end. */
+export type OpenMode = 'read' | 'write' | 'append' | 'create';
 
 const FLAGS: Record<OpenMode, number> = {
   read: O_RDONLY | O_NOFOLLOW | O_NONBLOCK,
   write: O_RDWR | O_NOFOLLOW | O_NONBLOCK,
+  append: O_WRONLY | O_APPEND | O_NOFOLLOW | O_NONBLOCK,
   create: O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW,
 };
 

@@ -280,3 +280,25 @@ describe('without /proc (other systems), the check after the open still refuses 
     await handle.close();
   });
 });
+
+describe('opening to append', () => {
+  it.each([{ viaProc: true }, { viaProc: false }])(
+    'writes at the end, and never through a link (%o)',
+    async (options) => {
+      await writeFile(join(ws, 'log.txt'), 'one\n');
+      const handle = await openInside(ws, join(ws, 'log.txt'), 'append', 'log.txt', options);
+      try {
+        await handle.writeFile('two\n');
+      } finally {
+        await handle.close();
+      }
+      expect(await readFile(join(ws, 'log.txt'), 'utf8')).toBe('one\ntwo\n');
+      await writeFile(join(outside, 'f.txt'), 'OUTSIDE');
+      await symlink(join(outside, 'f.txt'), join(ws, 'f.txt'));
+      await expect(openInside(ws, join(ws, 'f.txt'), 'append', 'f.txt', options)).rejects.toMatchObject({
+        code: 'ELOOP',
+      });
+      expect(await readFile(join(outside, 'f.txt'), 'utf8')).toBe('OUTSIDE');
+    },
+  );
+});

@@ -2,6 +2,7 @@ import { mkdir, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { defineTool, err, ok, type Result, type SandboxMode } from '@openmanus/core';
 import { z } from 'zod';
+import { workspaceOf } from '../workspace.js';
 import { type BashIsolation, chooseIsolation, shellLaunch } from './launch.js';
 import {
   type CommandEnd,
@@ -159,7 +160,7 @@ export function createBash(options: BashOptions = {}) {
     // The shell stops itself (and says so) before the driver's own limit.
     timeoutMs: (maxTimeout + 15) * 1000,
     open: async (scope) => {
-      const dir = configured ?? resolve(scope.workspace ?? 'workspace');
+      const dir = workspaceOf(configured, scope);
       await mkdir(dir, { recursive: true });
       return new RunShell(await realpath(dir), isolation, maxChars);
     },
