@@ -1,7 +1,7 @@
 // biome-ignore-all lint/suspicious/noTemplateCurlyInString: the strings with ${...} in them are bash, not JavaScript.
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdir, readFile } from 'node:fs/promises';
+import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAgent, createOpenAiLlm, run, terminate } from '@openmanus/core';
 import { processesMatching, startOpenAiServer, type ToolSession, toolSession } from '@openmanus/core/testing';
@@ -106,8 +106,7 @@ describe('bash: one persistent shell per run', () => {
     const sh = shell();
     const first = await sh.call({ command: '(sleep 0.2; echo late; echo "late too" >&2; touch written) & echo now' });
     expect(first.output).toBe('now\n[exit code 0]');
-    await eventually(() => processesMatching('sleep 0.2').length === 0);
-    await readFile(join(workspace, 'written'));
+    await eventually(() => existsSync(join(workspace, 'written')));
     expect((await sh.call({ command: 'echo clean' })).output).toBe('clean\n[exit code 0]');
   });
 
@@ -180,7 +179,8 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   it.runIf(runs)('an interrupt stops a loop in the shell itself, and a program that ignores SIGINT', async () => {
     const direct = directRun(createBash({ workspace, sandbox }), workspace);
     try {
-      await direct.call({ command: 'kept=yes' });
+      const background = nap();
+      await direct.call({ command: `kept=yes; ${background} > /dev/null 2>&1 &` });
       const loop = new AbortController();
       const spinning = direct.call({ command: 'touch spinning; while :; do :; done; echo after' }, loop.signal);
       await eventually(() => existsSync(join(workspace, 'spinning')));
@@ -200,6 +200,8 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
       expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/interrupted.*shell is still running/) });
       expect(JSON.stringify(result)).not.toMatch(/after/);
       expect(processesMatching(stubborn)).toEqual([]);
+      // SIGKILL went to what the interrupted command started, not to earlier background jobs.
+      expect(processesMatching(background)).not.toEqual([]);
       expect(await direct.call({ command: 'echo $kept' })).toEqual({ ok: true, value: 'yes\n[exit code 0]' });
     } finally {
       await direct.close();
@@ -248,6 +250,15 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
         'The shell was restarted: a fresh one in the workspace (the working directory, variables and functions were reset).',
       isError: false,
     });
+  });
+
+  it.runIf(runs)('a command that removed the workspace itself: the next shell gets it back', async () => {
+    const sh = shell({ sandbox });
+    // Under bubblewrap the workspace is a mount point: only what is in it goes.
+    await sh.call({ command: 'rm -rf "$PWD" 2>/dev/null; true' });
+    expect((await sh.call({ command: 'pwd', restart: true })).output).toBe(
+      `The shell was restarted: a fresh one in the workspace (the working directory, variables and functions were reset).\n${workspace}\n[exit code 0]`,
+    );
   });
 
   it.runIf(runs)('two runs get two shells, each gone with everything it started when its run ends', async () => {

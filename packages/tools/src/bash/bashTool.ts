@@ -71,6 +71,8 @@ class RunShell {
     const isolation = await this.isolation();
     if (!isolation.ok) return isolation;
     try {
+      // A command may have removed the workspace itself: the new shell gets it back.
+      await mkdir(this.workspace, { recursive: true });
       const session = await startShell(await shellLaunch(isolation.value, this.workspace), this.maxChars);
       if (this.closed) {
         await session.close();
