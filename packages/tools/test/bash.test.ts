@@ -226,6 +226,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
     const sh = shell({ sandbox });
     // A process of its own (its command line names it) that kills the shell, then ends.
     const sleeper = nap(0);
+    const home = (await sh.call({ command: 'echo "$HOME"' })).output.split('\n')[0] ?? '';
     await sh.call({ command: `bash -c '${sleeper}; kill -9 '$$ > /dev/null 2>&1 &` });
     await eventually(() => processesMatching(sleeper).length > 0);
     await eventually(() => processesMatching(sleeper).length === 0);
@@ -233,6 +234,8 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
     // Under bubblewrap the sandbox reports its shell's death as an exit status.
     expect(result.output).toMatch(/^\[The shell had ended \((killed by SIGKILL|exit code 137)\)/);
     expect(result.output).toMatch(/ran in a new shell in the workspace[\s\S]*\nfresh\n\[exit code 0\]$/);
+    // What the dead shell left is cleaned up: its private home (unsandboxed; bubblewrap's is its own /tmp).
+    expect(existsSync(home)).toBe(sandbox === 'bwrap');
   });
 
   it.runIf(runs)('`restart` kills the shell and what it runs, and starts a fresh one', async () => {

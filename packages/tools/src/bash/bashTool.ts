@@ -36,13 +36,15 @@ export interface BashOptions {
 type Ran = CommandResult & { readonly end: Exclude<CommandEnd, { readonly kind: 'notStarted' }> };
 
 const RESET = 'the working directory, variables and functions were reset';
+const RUN_ENDED = 'the run has ended; no shell is started for it.';
 
 const describeExit = (exit: ShellExit) => (exit.signal ? `killed by ${exit.signal}` : `exit code ${exit.code}`);
 
 /** A command's output as the model reads it: stdout, then stderr under its own heading. */
 function shown({ stdout, stderr }: CommandResult): string[] {
   const chomp = (text: string) => text.replace(/\n+$/, '');
-  return [chomp(stdout), stderr ? `[stderr]\n${chomp(stderr)}` : ''].filter(Boolean);
+  const errors = chomp(stderr);
+  return [chomp(stdout), errors ? `[stderr]\n${errors}` : ''].filter(Boolean);
 }
 
 /** The shell of one run: started on first use, restarted when it dies or times out, one command at a time. */
@@ -66,8 +68,10 @@ class RunShell {
 
   /** The live session, started if there is none. */
   async current(): Promise<Result<ShellSession, string>> {
-    if (this.session && !this.session.exit) return ok(this.session);
-    if (this.closed) return err('the run has ended; no shell is started for it.');
+    // A shell that ended by itself still has its leftovers (escaped processes, its home) to clean up.
+    if (this.session?.exit) await this.stop();
+    if (this.session) return ok(this.session);
+    if (this.closed) return err(RUN_ENDED);
     const isolation = await this.isolation();
     if (!isolation.ok) return isolation;
     try {
@@ -76,7 +80,7 @@ class RunShell {
       const session = await startShell(await shellLaunch(isolation.value, this.workspace), this.maxChars);
       if (this.closed) {
         await session.close();
-        return err('the run has ended; no shell is started for it.');
+        return err(RUN_ENDED);
       }
       this.session = session;
       return ok(session);
