@@ -4,7 +4,13 @@ import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAgent, createOpenAiLlm, run, terminate } from '@openmanus/core';
-import { processesMatching, startOpenAiServer, type ToolSession, toolSession } from '@openmanus/core/testing';
+import {
+  processesMatching,
+  scriptedLlm,
+  startOpenAiServer,
+  type ToolSession,
+  toolSession,
+} from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BashOptions, createBash } from '../src/index.js';
 import { directRun, eventually, tempWorkspace } from './helpers.js';
@@ -306,5 +312,18 @@ describe('bash in an agent', () => {
     } finally {
       await server.close();
     }
+  });
+
+  it('cancelling the run interrupts the command; nothing of it is left when run() returns', async () => {
+    const sleeper = nap();
+    const llm = scriptedLlm([{ toolCalls: [{ name: 'bash', arguments: { command: `${sleeper} & ${sleeper}` } }] }]);
+    const agent = createAgent({ name: 'shell-user', tools: [createBash()], maxSteps: 3 });
+    const controller = new AbortController();
+    const running = run(agent, 'Wait', { llm, workspace, signal: controller.signal });
+    await eventually(() => processesMatching(sleeper).length === 2);
+    controller.abort();
+    const result = await running;
+    expect(result.finishReason).toBe('cancelled');
+    expect(processesMatching(sleeper)).toEqual([]);
   });
 });
