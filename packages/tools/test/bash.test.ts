@@ -161,6 +161,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
       const sleeper = nap();
       const background = nap();
       await direct.call({ command: `${background} > /dev/null 2>&1 &` });
+      await eventually(() => processesMatching(background).length > 0);
       const controller = new AbortController();
       const call = direct.call({ command: `echo started; ${sleeper}; echo after` }, controller.signal);
       await eventually(() => processesMatching(sleeper).length > 0);
@@ -187,6 +188,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
     try {
       const background = nap();
       await direct.call({ command: `kept=yes; ${background} > /dev/null 2>&1 &` });
+      await eventually(() => processesMatching(background).length > 0);
       const loop = new AbortController();
       const spinning = direct.call({ command: 'touch spinning; while :; do :; done; echo after' }, loop.signal);
       await eventually(() => existsSync(join(workspace, 'spinning')));
@@ -277,7 +279,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
     await first.call({ command: `owner=first; ${sleepFirst} > /dev/null 2>&1 &` });
     await second.call({ command: `${sleepSecond} > /dev/null 2>&1 & setsid ${sleepSecond} > /dev/null 2>&1 &` });
     expect((await second.call({ command: 'echo "${owner:-unset}"' })).output).toBe('unset\n[exit code 0]');
-    await eventually(() => processesMatching(sleepSecond).length === 2);
+    await eventually(() => processesMatching(sleepFirst).length === 1 && processesMatching(sleepSecond).length === 2);
     await first.close();
     expect(processesMatching(sleepFirst)).toEqual([]);
     expect(processesMatching(sleepSecond)).toHaveLength(2);
