@@ -1,4 +1,4 @@
-import { readdir, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -159,6 +159,25 @@ describe('data_visualization', () => {
     await page.close();
   });
 
+  it("keeps the page's embedding options and the spec's language its own", async () => {
+    const spec = {
+      $schema: 'https://vega.github.io/schema/vega/v6.json',
+      usermeta: { embedOptions: { actions: { editor: true }, editorUrl: 'https://attacker.test/editor' } },
+      mark: 'bar',
+      encoding: { x: { field: 'month' }, y: { field: 'sales', type: 'quantitative' } },
+    };
+    expect((await draw({ json_path: await writePlan(workspace, [{ ...sales, spec }]) })).isError).toBe(false);
+    const written = JSON.parse(await readFile(join(workspace, 'visualization', 'sales.vl.json'), 'utf8'));
+    expect(written.usermeta).toBeUndefined();
+    expect(written.$schema).toBe('https://vega.github.io/schema/vega-lite/v6.json');
+    const html = await readFile(join(workspace, 'visualization', 'sales.html'), 'utf8');
+    expect(html).not.toContain('attacker.test');
+    const { page, problems } = await openChart(join(workspace, 'visualization', 'sales.html'));
+    expect(await page.locator('#chart svg .mark-rect path').count()).toBe((await salesRows()).length);
+    expect(problems).toEqual([]);
+    await page.close();
+  });
+
   it('never replaces a chart: a second one from the same CSV gets a suffix', async () => {
     const json = await writePlan(workspace, [sales, { ...sales, chartTitle: 'Again' }]);
     expect((await draw({ json_path: json })).isError).toBe(false);
@@ -218,7 +237,7 @@ describe('data_visualization', () => {
 
   it('refuses a CSV outside the workspace: absolute, through .., or through a symlink', async () => {
     const outside = join(tmpdir(), `outside-${process.pid}.csv`);
-    await writeFile(outside, 'secret,value\nkey,42\n');
+    await writeFile(outside, 'secret,value\nkey-s3cr3t-token,1\n');
     await symlink(outside, join(workspace, 'data', 'linked.csv'));
     try {
       const json = await writePlan(workspace, [
@@ -231,7 +250,7 @@ describe('data_visualization', () => {
       const lines = result.output.split('\n');
       expect(lines[0]).toBe('Error: 3 of 3 charts could not be made:');
       for (const line of lines.slice(1)) expect(line).toMatch(/is outside the workspace/);
-      expect(result.output).not.toContain('42');
+      expect(result.output).not.toContain('s3cr3t');
       expect(await charts()).toEqual([]);
     } finally {
       await rm(outside, { force: true });
@@ -277,6 +296,22 @@ describe('data_visualization', () => {
     expect(wrong.isError).toBe(true);
     expect(wrong.output).toContain('does not list charts as data_visualization reads them');
     expect(wrong.output).toContain('chartTitle');
+  });
+
+  it('refuses a CSV larger than maxCsvBytes, and one with no rows, saying which and why', async () => {
+    const small = toolSession(createDataVisualization({ workspace, maxCsvBytes: 100 }));
+    await writeFile(join(workspace, 'data', 'empty.csv'), 'month,sales\n');
+    const json = await writePlan(workspace, [sales, { csvFilePath: 'data/empty.csv', chartTitle: 'Empty' }]);
+    const result = await small.call({ json_path: json });
+    const { size } = await stat(join(workspace, 'data', 'sales.csv'));
+    expect(result.output).toBe(
+      [
+        'Error: 2 of 2 charts could not be made:',
+        `- chart 1 (Sales by month): data/sales.csv is ${size} bytes; files of at most 100 bytes are read.`,
+        '- chart 2 (Empty): data/empty.csv has no data rows (a header row, then one row per record).',
+      ].join('\n'),
+    );
+    expect(await charts()).toEqual([]);
   });
 
   it('names the columns there are when a request names one that is not', async () => {

@@ -42,8 +42,10 @@ const listed = (names: readonly string[]) => names.map((n) => JSON.stringify(n))
 export function chartSpec(request: ChartRequest, table: Table): VegaLiteSpec {
   const data = { values: table.rows };
   if (request.spec) {
-    const { data: _replaced, ...spec } = request.spec;
-    return { $schema: SCHEMA, title: request.chartTitle, ...spec, data };
+    // Ours, never the model's: the data; which language the spec is in (the page reads `$schema`
+    // to choose); and the page's embedding options, which vega-embed takes from `usermeta`.
+    const { data: _data, $schema: _schema, usermeta: _usermeta, ...spec } = request.spec;
+    return { title: request.chartTitle, ...spec, $schema: SCHEMA, data };
   }
   const named = [request.x, request.y, request.color].filter((n): n is string => n !== undefined);
   const unknown = named.filter((n) => !table.columns.includes(n));
