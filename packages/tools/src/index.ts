@@ -9,10 +9,12 @@ export {
 } from './dataAnalysis/dataAnalysis.js';
 export {
   CHART_DIR,
+  CHART_OUTPUTS,
   type ChartOutput,
   createDataVisualization,
   type DataVisualizationOptions,
 } from './dataAnalysis/dataVisualization.js';
+export { CHART_LANGUAGES, type ChartLanguage } from './dataAnalysis/insights.js';
 export { createVisualizationPreparation } from './dataAnalysis/visualizationPreparation.js';
 export {
   CHAT_COMPLETION_TOOL,

@@ -138,6 +138,20 @@ describe('data_visualization', () => {
     expect(insights).toContain('sales: 合计');
   });
 
+  it('draws a pie: one slice per category, sized by its total', async () => {
+    const json = await writePlan(workspace, [
+      { ...sales, chartTitle: 'Share by region', chartType: 'pie', x: 'region', y: 'sales' },
+    ]);
+    expect((await draw({ json_path: json, output_type: 'svg' })).isError).toBe(false);
+    const svg = await readFile(join(workspace, 'visualization', 'sales.svg'), 'utf8');
+    const slices = [
+      ...svg.matchAll(/<path aria-label="([^"]*)" role="graphics-symbol" aria-roledescription="arc mark"/g),
+    ].map((m) => m[1]);
+    const totals = new Map<string, number>();
+    for (const row of await salesRows()) totals.set(row.region, (totals.get(row.region) ?? 0) + row.sales);
+    expect(slices).toEqual([...totals].map(([region, total]) => `sales: ${total}; region: ${region}`));
+  });
+
   it("draws the model's own Vega-Lite spec with the CSV's rows as its data", async () => {
     const spec = {
       mark: 'point',

@@ -6,6 +6,7 @@ import { readFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import type { VegaLiteSpec } from './chartSpec.js';
+import type { ChartLanguage } from './insights.js';
 
 /** Each library's browser build, beside the module its package exports. */
 const BUILDS = [
@@ -49,7 +50,7 @@ vegaEmbed('#chart', ${jsonLiteral(spec)}, {
 });`;
 
 /** The page: the chart, drawn by the inlined libraries when it is opened. */
-export async function chartHtml(spec: VegaLiteSpec, title: string, language: string): Promise<string> {
+export async function chartHtml(spec: VegaLiteSpec, title: string, language: ChartLanguage): Promise<string> {
   const scripts = [...(await loadLibraries()), embed(spec)];
   const policy = [
     "default-src 'none'",

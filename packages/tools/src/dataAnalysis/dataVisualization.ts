@@ -9,7 +9,7 @@ import { ChartError } from './chartError.js';
 import { chartHtml } from './chartHtml.js';
 import { type ChartRequest, chartPlan } from './chartPlan.js';
 import { chartSpec } from './chartSpec.js';
-import { type ChartLanguage, columnFigures, insightsMarkdown } from './insights.js';
+import { CHART_LANGUAGES, type ChartLanguage, columnFigures, insightsMarkdown } from './insights.js';
 import { createInside, readInside, taken } from './workspaceFile.js';
 
 export interface DataVisualizationOptions {
@@ -19,7 +19,8 @@ export interface DataVisualizationOptions {
   readonly maxCsvBytes?: number;
 }
 
-export type ChartOutput = 'html' | 'svg';
+export const CHART_OUTPUTS = ['html', 'svg'] as const;
+export type ChartOutput = (typeof CHART_OUTPUTS)[number];
 
 /** Where charts go, inside the workspace (as in OpenManus). */
 export const CHART_DIR = 'visualization';
@@ -43,10 +44,10 @@ const parameters = z.object({
         '[{"csvFilePath": "...", "chartTitle": "..."}, ...] (absolute, or relative to the workspace).',
     ),
   output_type: z
-    .enum(['html', 'svg'])
+    .enum(CHART_OUTPUTS)
     .default('html')
     .describe('html: an interactive page that opens offline (default); svg: a static image.'),
-  language: z.enum(['en', 'zh']).default('en').describe('Language of the insights file: en (default) or zh.'),
+  language: z.enum(CHART_LANGUAGES).default('en').describe('Language of the insights file: en (default) or zh.'),
 });
 
 /** The charts the JSON file lists, or why it cannot be read as such a list. */

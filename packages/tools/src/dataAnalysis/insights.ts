@@ -3,7 +3,8 @@
 import type { ChartRequest } from './chartPlan.js';
 import type { Table } from './csvTable.js';
 
-export type ChartLanguage = 'en' | 'zh';
+export const CHART_LANGUAGES = ['en', 'zh'] as const;
+export type ChartLanguage = (typeof CHART_LANGUAGES)[number];
 
 const WORDS: Record<ChartLanguage, Record<string, string>> = {
   en: {
