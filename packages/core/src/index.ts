@@ -146,6 +146,7 @@ export {
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
 export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
 export { askHuman } from './tools/askHuman.js';
+export { openInside } from './tools/confinedFile.js';
 export {
   defineTool,
   type JsonToolDefinition,
@@ -158,4 +159,4 @@ export {
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
-export { confine, WorkspaceError } from './tools/workspace.js';
+export { confine, confineIn, WorkspaceError } from './tools/workspace.js';
