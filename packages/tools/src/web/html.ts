@@ -1,0 +1,69 @@
+import { DOMParser } from 'linkedom';
+import { parse, serialize } from 'parse5';
+import { collapseWhitespace } from './text.js';
+
+/** The part of the DOM this package uses (linkedom implements it; its own typings are loose). */
+export interface HtmlNode {
+  readonly nodeType: number;
+  readonly textContent: string | null;
+  readonly childNodes: ArrayLike<HtmlNode>;
+}
+
+export interface HtmlElement extends HtmlNode {
+  readonly innerHTML: string;
+  getAttribute(name: string): string | null;
+  setAttribute(name: string, value: string): void;
+  removeAttribute(name: string): void;
+  querySelector(selector: string): HtmlElement | null;
+  querySelectorAll(selector: string): ArrayLike<HtmlElement>;
+  remove(): void;
+}
+
+export interface HtmlDocument extends HtmlElement {
+  readonly title: string;
+  readonly body: HtmlElement | null;
+  readonly documentElement: HtmlElement;
+}
+
+/**
+ * A DOM of the page as a browser builds it. linkedom's own parser drops what sits outside an
+ * explicit <html>/<body> and does not close elements as HTML does (pages omit those tags all the
+ * time), so parse5 — the HTML standard's parsing algorithm — rebuilds the markup first.
+ */
+export function parseHtml(html: string): HtmlDocument {
+  return new DOMParser().parseFromString(serialize(parse(html)), 'text/html') as unknown as HtmlDocument;
+}
+
+export const selectAll = (root: HtmlElement, selector: string): HtmlElement[] =>
+  Array.from(root.querySelectorAll(selector));
+
+/** An element's text with whitespace collapsed ('' for none). */
+export const textOf = (element: HtmlElement | null | undefined): string =>
+  collapseWhitespace(element?.textContent ?? '');
+
+const BOILERPLATE = 'script, style, noscript, template, nav, header, footer, svg, iframe, object';
+
+/** Removes scripts, styles, navigation, headers and footers: what is not the page's content. */
+export function removeBoilerplate(document: HtmlDocument): void {
+  for (const element of selectAll(document, BOILERPLATE)) element.remove();
+}
+
+/**
+ * The readable text of a page: boilerplate removed, text pieces separated by a space (so
+ * "<h1>A</h1><p>B" is "A B", not "AB"), whitespace collapsed.
+ */
+export function pageText(document: HtmlDocument): string {
+  removeBoilerplate(document);
+  const pieces: string[] = [];
+  const walk = (node: HtmlNode) => {
+    if (node.nodeType === TEXT_NODE) pieces.push(node.textContent ?? '');
+    else for (const child of Array.from(node.childNodes)) walk(child);
+  };
+  walk(document.body ?? document.documentElement);
+  return collapseWhitespace(pieces.join(' '));
+}
+
+const TEXT_NODE = 3;
+
+/** The text of an HTML fragment (a snippet with <strong> and entities, as search APIs give them). */
+export const fragmentText = (html: string): string => textOf(parseHtml(html).body);
