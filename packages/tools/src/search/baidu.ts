@@ -27,7 +27,7 @@ export function baiduEngine(options: BaiduEngineOptions = {}): SearchEngine {
  * The results on a Baidu result page. Their links go through baidu.com/link; the target is in the
  * result's `mu` attribute when Baidu gives it. Promoted results are left out.
  */
-export function parseBaiduPage(html: string): EngineHit[] {
+function parseBaiduPage(html: string): EngineHit[] {
   const document = parseHtml(html);
   return selectAll(document, '#content_left > .c-container:not([data-tuiguang])').flatMap((result) => {
     const link = result.querySelector('h3 a');

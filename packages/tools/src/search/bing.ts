@@ -28,7 +28,7 @@ export function bingEngine(options: BingEngineOptions = {}): SearchEngine {
 }
 
 /** The organic results on a Bing result page (ads and answer cards are other list items). */
-export function parseBingPage(html: string): EngineHit[] {
+function parseBingPage(html: string): EngineHit[] {
   const document = parseHtml(html);
   return selectAll(document, '#b_results > li.b_algo').flatMap((item) => {
     const link = item.querySelector('h2 a');

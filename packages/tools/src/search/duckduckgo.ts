@@ -29,7 +29,7 @@ export function duckDuckGoEngine(options: DuckDuckGoEngineOptions = {}): SearchE
 }
 
 /** The results on DuckDuckGo's HTML page, without its ads; throws on its bot check. */
-export function parseDuckDuckGoPage(html: string): EngineHit[] {
+function parseDuckDuckGoPage(html: string): EngineHit[] {
   const document = parseHtml(html);
   if (document.querySelector('form#challenge-form, .anomaly-modal__modal')) {
     throw new Error('DuckDuckGo answered with its bot check instead of results');

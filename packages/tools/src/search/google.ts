@@ -41,7 +41,7 @@ export function googleEngine(options: GoogleEngineOptions = {}): SearchEngine {
 }
 
 /** The results on a Google result page (light layout); its links go through `/url?q=`. */
-export function parseGooglePage(html: string): EngineHit[] {
+function parseGooglePage(html: string): EngineHit[] {
   const document = parseHtml(html);
   return selectAll(document, 'div.zMzFAb').flatMap((block) => {
     const link = block.querySelector('a.fuLhoc');

@@ -1,5 +1,5 @@
 import { fragmentText } from '../web/html.js';
-import { endpoint, jsonOf, primaryLanguage } from './engineKit.js';
+import { endpoint, ensureOk, jsonOf, primaryLanguage } from './engineKit.js';
 import type { SearchEngine } from './types.js';
 
 export interface SearxngEngineOptions {
@@ -28,8 +28,7 @@ export function searxngEngine(options: SearxngEngineOptions): SearchEngine {
           'SearXNG answered HTTP 403: the instance must allow the json format (search.formats in settings.yml)',
         );
       }
-      if (page.status < 200 || page.status >= 300) throw new Error(`SearXNG answered HTTP ${page.status}`);
-      const answer = jsonOf(page, 'SearXNG') as SearxngAnswer;
+      const answer = jsonOf(ensureOk(page, 'SearXNG'), 'SearXNG') as SearxngAnswer;
       return (answer.results ?? []).map((result) => ({
         ...(typeof result.url === 'string' ? { url: result.url } : {}),
         ...(typeof result.title === 'string' ? { title: result.title } : {}),
