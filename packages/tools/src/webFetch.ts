@@ -32,6 +32,8 @@ export interface WebPage {
   readonly truncated: boolean;
 }
 
+const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
+
 const isHtml = (type: string) => type === 'text/html' || type === 'application/xhtml+xml';
 /** What can be returned as it is: text of any kind, JSON, XML. */
 const isText = (type: string) =>
@@ -47,6 +49,7 @@ export async function fetchWebPage(
   options: WebFetchOptions & { readonly signal?: AbortSignal } = {},
 ): Promise<Result<WebPage, string>> {
   const maxChars = options.maxChars ?? 20_000;
+  const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let page: Awaited<ReturnType<typeof httpRequest>>;
   try {
     page = await httpRequest(
@@ -54,7 +57,7 @@ export async function fetchWebPage(
       { headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5' } },
       {
         timeoutMs: (options.timeoutSec ?? 20) * 1000,
-        maxBytes: options.maxBytes ?? 5 * 1024 * 1024,
+        maxBytes,
         // No content type: read it, and look.
         readBody: (type) => type === '' || isText(type),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -75,10 +78,8 @@ export async function fetchWebPage(
   }
   if (page.text.includes('\u0000')) return err(`${page.url} is binary content, not text`);
   const html = isHtml(page.mediaType) || (page.mediaType === '' && /^\s*</.test(page.text));
-  const readable = html ? readableMarkdown(page.text, page.url) : { title: '', markdown: page.text };
-  const note = page.truncated
-    ? `\n…[only the first ${options.maxBytes ?? 5 * 1024 * 1024} bytes of the page were read]`
-    : '';
+  const readable = html ? await readableMarkdown(page.text, page.url) : { title: '', markdown: page.text };
+  const note = page.truncated ? `\n…[only the first ${maxBytes} bytes of the page were read]` : '';
   return ok({
     url: page.url,
     mediaType: page.mediaType,

@@ -76,6 +76,13 @@ describe('web_fetch', () => {
     expect(text.ok && text.value.text).toBe('line one\n  line two\n');
   });
 
+  it('gives a page without text its title and no text', async () => {
+    const { url } = await serve(
+      send('<html><head><title>Nothing here</title></head><body><script>x()</script></body></html>'),
+    );
+    expect(await fetchWebPage(url)).toMatchObject({ ok: true, value: { title: 'Nothing here', text: '' } });
+  });
+
   it('reports a status other than 2xx, and names the type of content it will not read', async () => {
     const { url } = await serve((request, response) => {
       if (request.path === '/paper.pdf') send('%PDF-1.7 binary', 'application/pdf')(request, response);

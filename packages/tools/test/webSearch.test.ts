@@ -105,6 +105,8 @@ describe('the engine order', () => {
     );
     expect(() => createWebSearch({ retryDelaySec: -1 })).toThrow(RangeError);
     expect(() => createWebSearch({ engines: [] })).toThrow('web_search: no search engines to use');
+    expect(() => createWebSearch({ lang: 'english' })).toThrow('web_search: lang "english" is not a language code');
+    expect(() => createWebSearch({ country: 'usa' })).toThrow('web_search: country "usa" is not a country code');
   });
 });
 
@@ -156,6 +158,13 @@ describe('the cascade', () => {
       { title: 'Result 2', url: 'https://b.example/' },
       { title: 'Result 3', url: 'https://c.example/' },
     ]);
+    const one = await searchWeb('q', { engines: [messy], ...fast, numResults: 0 });
+    expect(one.ok && one.value.results).toHaveLength(1);
+    expect(await searchWeb(' ', { engines: [messy], ...fast })).toEqual({
+      ok: false,
+      error: { message: 'The query is empty.', failures: [], cancelled: false },
+    });
+    expect(messy.calls).toBe(2);
   });
 
   it('when every engine failed, waits retry_delay and tries them all again, max_retries times', async () => {

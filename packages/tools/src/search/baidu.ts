@@ -27,8 +27,8 @@ export function baiduEngine(options: BaiduEngineOptions = {}): SearchEngine {
  * The results on a Baidu result page. Their links go through baidu.com/link; the target is in the
  * result's `mu` attribute when Baidu gives it. Promoted results are left out.
  */
-function parseBaiduPage(html: string): EngineHit[] {
-  const document = parseHtml(html);
+async function parseBaiduPage(html: string): Promise<EngineHit[]> {
+  const document = await parseHtml(html);
   return selectAll(document, '#content_left > .c-container:not([data-tuiguang])').flatMap((result) => {
     const link = result.querySelector('h3 a');
     const target = result.getAttribute('mu');

@@ -28,8 +28,8 @@ export function bingEngine(options: BingEngineOptions = {}): SearchEngine {
 }
 
 /** The organic results on a Bing result page (ads and answer cards are other list items). */
-function parseBingPage(html: string): EngineHit[] {
-  const document = parseHtml(html);
+async function parseBingPage(html: string): Promise<EngineHit[]> {
+  const document = await parseHtml(html);
   return selectAll(document, '#b_results > li.b_algo').flatMap((item) => {
     const link = item.querySelector('h2 a');
     const href = link?.getAttribute('href');

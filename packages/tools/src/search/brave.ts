@@ -32,22 +32,24 @@ export function braveEngine(options: BraveEngineOptions): SearchEngine {
         headers: { accept: 'application/json', 'x-subscription-token': options.apiKey },
       });
       if (page.status < 200 || page.status >= 300) {
-        const detail = safeDetail(page.text);
+        const detail = errorDetail(page.text);
         throw new Error(`Brave Search answered HTTP ${page.status}${detail ? `: ${detail}` : ''}`);
       }
       const answer = jsonOf(page, 'Brave Search') as BraveAnswer;
       // Titles and descriptions come with <strong> around the query's words.
-      return (answer.web?.results ?? []).map((result) => ({
-        ...(typeof result.url === 'string' ? { url: result.url } : {}),
-        ...(typeof result.title === 'string' ? { title: fragmentText(result.title) } : {}),
-        ...(typeof result.description === 'string' ? { description: fragmentText(result.description) } : {}),
-      }));
+      return Promise.all(
+        (answer.web?.results ?? []).map(async (result) => ({
+          ...(typeof result.url === 'string' ? { url: result.url } : {}),
+          ...(typeof result.title === 'string' ? { title: await fragmentText(result.title) } : {}),
+          ...(typeof result.description === 'string' ? { description: await fragmentText(result.description) } : {}),
+        })),
+      );
     },
   };
 }
 
 /** What the API said went wrong (a bad key, a quota), if it said so in JSON. */
-function safeDetail(body: string): string | undefined {
+function errorDetail(body: string): string | undefined {
   try {
     const detail = (JSON.parse(body) as BraveAnswer).error?.detail;
     return typeof detail === 'string' ? detail : undefined;

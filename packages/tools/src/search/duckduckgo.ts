@@ -29,8 +29,8 @@ export function duckDuckGoEngine(options: DuckDuckGoEngineOptions = {}): SearchE
 }
 
 /** The results on DuckDuckGo's HTML page, without its ads; throws on its bot check. */
-function parseDuckDuckGoPage(html: string): EngineHit[] {
-  const document = parseHtml(html);
+async function parseDuckDuckGoPage(html: string): Promise<EngineHit[]> {
+  const document = await parseHtml(html);
   if (document.querySelector('form#challenge-form, .anomaly-modal__modal')) {
     throw new Error('DuckDuckGo answered with its bot check instead of results');
   }

@@ -30,8 +30,8 @@ export async function fetchPageContent(
       { headers: { accept: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8' } },
       { ...limits, signal, readBody: isPage },
     );
-    if (page.status !== 200 || !isPage(page.mediaType)) return undefined;
-    const text = page.mediaType === 'text/plain' ? collapseWhitespace(page.text) : pageText(parseHtml(page.text));
+    if (page.status !== 200 || !isPage(page.mediaType) || page.text.includes('\u0000')) return undefined;
+    const text = page.mediaType === 'text/plain' ? collapseWhitespace(page.text) : pageText(await parseHtml(page.text));
     return text ? cutText(text, limits.maxChars) : undefined;
   } catch {
     return undefined;

@@ -41,8 +41,8 @@ export function googleEngine(options: GoogleEngineOptions = {}): SearchEngine {
 }
 
 /** The results on a Google result page (light layout); its links go through `/url?q=`. */
-function parseGooglePage(html: string): EngineHit[] {
-  const document = parseHtml(html);
+async function parseGooglePage(html: string): Promise<EngineHit[]> {
+  const document = await parseHtml(html);
   return selectAll(document, 'div.zMzFAb').flatMap((block) => {
     const link = block.querySelector('a.fuLhoc');
     const href = link?.getAttribute('href');

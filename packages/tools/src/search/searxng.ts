@@ -29,11 +29,13 @@ export function searxngEngine(options: SearxngEngineOptions): SearchEngine {
         );
       }
       const answer = jsonOf(ensureOk(page, 'SearXNG'), 'SearXNG') as SearxngAnswer;
-      return (answer.results ?? []).map((result) => ({
-        ...(typeof result.url === 'string' ? { url: result.url } : {}),
-        ...(typeof result.title === 'string' ? { title: result.title } : {}),
-        ...(typeof result.content === 'string' ? { description: fragmentText(result.content) } : {}),
-      }));
+      return Promise.all(
+        (answer.results ?? []).map(async (result) => ({
+          ...(typeof result.url === 'string' ? { url: result.url } : {}),
+          ...(typeof result.title === 'string' ? { title: result.title } : {}),
+          ...(typeof result.content === 'string' ? { description: await fragmentText(result.content) } : {}),
+        })),
+      );
     },
   };
 }

@@ -37,6 +37,11 @@ export interface WebSearchOptions extends EngineEndpoints {
   readonly fetch?: typeof globalThis.fetch;
 }
 
+/** What `lang` may be: a language code such as `en` or `zh-CN`. */
+export const LANGUAGE_CODE = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
+/** What `country` may be: a two-letter country code such as `us`. */
+export const COUNTRY_CODE = /^[A-Za-z]{2}$/;
+
 /** The options, checked, with OpenManus's defaults filled in and the engines in the order they are tried. */
 export interface ResolvedSearch {
   readonly engines: readonly SearchEngine[];
@@ -89,8 +94,8 @@ export function resolveSearch(options: WebSearchOptions = {}): ResolvedSearch {
     engines: names.flatMap((name) => available.get(name) ?? []),
     retryDelayMs: seconds('retryDelaySec', options.retryDelaySec ?? 60, { zero: true }),
     maxRetries: count('maxRetries', options.maxRetries ?? 3, 0, 10),
-    lang: options.lang ?? 'en',
-    country: options.country ?? 'us',
+    lang: code('lang', options.lang ?? 'en', LANGUAGE_CODE, 'a language code'),
+    country: code('country', options.country ?? 'us', COUNTRY_CODE, 'a country code'),
     engineTimeoutMs: seconds('engineTimeoutSec', options.engineTimeoutSec ?? 15),
     maxResults: count('maxResults', options.maxResults ?? 20, 1, 100),
     contentTimeoutMs: seconds('contentTimeoutSec', options.contentTimeoutSec ?? 10),
@@ -109,6 +114,11 @@ function seconds(name: string, value: number, { zero = false } = {}): number {
     );
   }
   return value * 1000;
+}
+
+function code(name: string, value: string, pattern: RegExp, what: string): string {
+  if (!pattern.test(value)) throw new RangeError(`web_search: ${name} ${JSON.stringify(value)} is not ${what}`);
+  return value;
 }
 
 function count(name: string, value: number, min: number, max: number): number {

@@ -1,10 +1,10 @@
-import { defineTool, err, type Result, type Tool } from '@openmanus/core';
+import { defineTool, err, ok, type Result, type Tool } from '@openmanus/core';
 import { z } from 'zod';
 import { httpRequest } from '../web/http.js';
 import { runCascade } from './cascade.js';
 import { withContent } from './fetchContent.js';
 import { describeFailures, formatSearchResponse, type SearchFailure, type SearchResponse } from './format.js';
-import { type ResolvedSearch, resolveSearch, type WebSearchOptions } from './settings.js';
+import { COUNTRY_CODE, LANGUAGE_CODE, type ResolvedSearch, resolveSearch, type WebSearchOptions } from './settings.js';
 
 /** One search: what the tool's arguments say. */
 export interface SearchCall {
@@ -33,10 +33,11 @@ async function search(
   query: string,
   call: SearchCall,
 ): Promise<Result<SearchResponse, SearchFailure>> {
+  if (!query.trim()) return err({ message: 'The query is empty.', failures: [], cancelled: false });
   const signal = call.signal ?? new AbortController().signal;
   const lang = call.lang ?? settings.lang;
   const country = call.country ?? settings.country;
-  const numResults = Math.min(call.numResults ?? 5, settings.maxResults);
+  const numResults = Math.max(1, Math.min(Math.trunc(call.numResults ?? 5), settings.maxResults));
   const http = {
     maxBytes: settings.maxBytes,
     ...(settings.userAgent !== undefined ? { userAgent: settings.userAgent } : {}),
@@ -72,10 +73,8 @@ async function search(
         signal,
       )
     : outcome.value.results;
-  return { ok: true, value: { query, results, engine, failures, lang, country } };
+  return ok({ query, results, engine, failures, lang, country });
 }
-
-const LANG = /^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/;
 
 /**
  * OpenManus's web_search: the configured engine first, then the fallbacks, then the rest, until
@@ -101,23 +100,26 @@ export function createWebSearch(options: WebSearchOptions = {}): Tool {
         .describe(`How many results (default 5, at most ${settings.maxResults}).`),
       lang: z
         .string()
-        .regex(LANG, { error: 'expected a language code such as "en" or "zh-CN"' })
+        .regex(LANGUAGE_CODE, { error: 'expected a language code such as "en" or "zh-CN"' })
         .optional()
         .describe(`Language of the results (default ${settings.lang}).`),
       country: z
         .string()
-        .regex(/^[A-Za-z]{2}$/, { error: 'expected a two-letter country code such as "us"' })
+        .regex(COUNTRY_CODE, { error: 'expected a two-letter country code such as "us"' })
         .optional()
         .describe(`Two-letter country code for the results (default ${settings.country}).`),
       fetch_content: z.boolean().default(false).describe("Also fetch each result's page and include its text."),
     }),
     parallelSafe: true,
-    // Room for every engine to time out in every round, the waits between rounds and the pages.
-    timeoutMs:
+    // Room for every engine to time out in every round, the waits between rounds and the pages
+    // (within what a timer holds).
+    timeoutMs: Math.min(
       rounds * settings.engines.length * settings.engineTimeoutMs +
-      settings.maxRetries * settings.retryDelayMs +
-      settings.contentTimeoutMs +
-      10_000,
+        settings.maxRetries * settings.retryDelayMs +
+        settings.contentTimeoutMs +
+        10_000,
+      2 ** 31 - 1,
+    ),
     execute: async (args, scope) => {
       const outcome = await search(settings, args.query, {
         numResults: args.num_results,

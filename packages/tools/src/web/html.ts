@@ -1,5 +1,3 @@
-import { DOMParser } from 'linkedom';
-import { parse, serialize } from 'parse5';
 import { collapseWhitespace } from './text.js';
 
 /** The part of the DOM this package uses (linkedom implements it; its own typings are loose). */
@@ -10,7 +8,6 @@ export interface HtmlNode {
 }
 
 export interface HtmlElement extends HtmlNode {
-  readonly innerHTML: string;
   getAttribute(name: string): string | null;
   setAttribute(name: string, value: string): void;
   removeAttribute(name: string): void;
@@ -25,13 +22,24 @@ export interface HtmlDocument extends HtmlElement {
   readonly documentElement: HtmlElement;
 }
 
+let parser: Promise<(html: string) => HtmlDocument> | undefined;
+/** The parsers load with the first page, not with the package. */
+const loadParser = () => {
+  parser ??= Promise.all([import('linkedom'), import('parse5')]).then(
+    ([{ DOMParser }, { parse, serialize }]) =>
+      (html: string) =>
+        new DOMParser().parseFromString(serialize(parse(html)), 'text/html') as unknown as HtmlDocument,
+  );
+  return parser;
+};
+
 /**
  * A DOM of the page as a browser builds it. linkedom's own parser drops what sits outside an
  * explicit <html>/<body> and does not close elements as HTML does (pages omit those tags all the
  * time), so parse5 — the HTML standard's parsing algorithm — rebuilds the markup first.
  */
-export function parseHtml(html: string): HtmlDocument {
-  return new DOMParser().parseFromString(serialize(parse(html)), 'text/html') as unknown as HtmlDocument;
+export async function parseHtml(html: string): Promise<HtmlDocument> {
+  return (await loadParser())(html);
 }
 
 export const selectAll = (root: HtmlElement, selector: string): HtmlElement[] =>
@@ -43,17 +51,12 @@ export const textOf = (element: HtmlElement | null | undefined): string =>
 
 const BOILERPLATE = 'script, style, noscript, template, nav, header, footer, svg, iframe, object';
 
-/** Removes scripts, styles, navigation, headers and footers: what is not the page's content. */
-export function removeBoilerplate(document: HtmlDocument): void {
-  for (const element of selectAll(document, BOILERPLATE)) element.remove();
-}
-
 /**
- * The readable text of a page: boilerplate removed, text pieces separated by a space (so
- * "<h1>A</h1><p>B" is "A B", not "AB"), whitespace collapsed.
+ * The readable text of a page: scripts, styles, navigation, headers and footers removed, text
+ * pieces separated by a space (so "<h1>A</h1><p>B" is "A B", not "AB"), whitespace collapsed.
  */
 export function pageText(document: HtmlDocument): string {
-  removeBoilerplate(document);
+  for (const element of selectAll(document, BOILERPLATE)) element.remove();
   const pieces: string[] = [];
   const walk = (node: HtmlNode) => {
     if (node.nodeType === TEXT_NODE) pieces.push(node.textContent ?? '');
@@ -66,4 +69,4 @@ export function pageText(document: HtmlDocument): string {
 const TEXT_NODE = 3;
 
 /** The text of an HTML fragment (a snippet with <strong> and entities, as search APIs give them). */
-export const fragmentText = (html: string): string => textOf(parseHtml(html).body);
+export const fragmentText = async (html: string): Promise<string> => textOf((await parseHtml(html)).body);

@@ -1,6 +1,5 @@
-import { Readability } from '@mozilla/readability';
-import TurndownService from 'turndown';
-import { type HtmlDocument, parseHtml, removeBoilerplate, selectAll } from './html.js';
+import type TurndownService from 'turndown';
+import { type HtmlDocument, parseHtml, selectAll } from './html.js';
 import { collapseWhitespace } from './text.js';
 
 export interface ReadablePage {
@@ -8,34 +7,37 @@ export interface ReadablePage {
   readonly markdown: string;
 }
 
-let converter: TurndownService | undefined;
-const turndown = () => {
-  if (!converter) {
-    converter = new TurndownService({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
-    converter.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object']);
-  }
-  return converter;
+interface Converters {
+  readonly readability: typeof import('@mozilla/readability').Readability;
+  readonly turndown: TurndownService;
+}
+
+let converters: Promise<Converters> | undefined;
+/** Readability and Turndown load with the first page, not with the package. */
+const loadConverters = () => {
+  converters ??= Promise.all([import('@mozilla/readability'), import('turndown')]).then(
+    ([{ Readability }, { default: Turndown }]) => {
+      const turndown = new Turndown({ headingStyle: 'atx', codeBlockStyle: 'fenced', bulletListMarker: '-' });
+      turndown.remove(['script', 'style', 'noscript', 'template', 'iframe', 'object']);
+      return { readability: Readability, turndown };
+    },
+  );
+  return converters;
 };
 
 /**
  * The main content of an HTML page as Markdown, with its title: Readability (Firefox's reader
- * view) picks the article; a page it finds no article in gives its body without boilerplate.
- * Links are made absolute; links and images that are not http(s) (javascript:, data:) are dropped.
+ * view) picks the article. Links are made absolute; links and images that are not http(s) (javascript:, data:) are dropped.
  */
-export function readableMarkdown(html: string, pageUrl: string): ReadablePage {
-  const document = parseHtml(html);
+export async function readableMarkdown(html: string, pageUrl: string): Promise<ReadablePage> {
+  const { readability: Readability, turndown } = await loadConverters();
+  const document = await parseHtml(html);
   absoluteLinks(document, pageUrl);
   const pageTitle = collapseWhitespace(document.title);
-  // Readability rearranges the document it reads: the fallback starts from a fresh copy.
+  // No article only when the page has no text at all.
   const article = new Readability(document as never).parse();
-  let content = article?.content;
-  if (!content) {
-    const fresh = parseHtml(html);
-    absoluteLinks(fresh, pageUrl);
-    removeBoilerplate(fresh);
-    content = (fresh.body ?? fresh.documentElement).innerHTML;
-  }
-  const markdown = turndown()
+  const content = article?.content ?? '';
+  const markdown = turndown
     .turndown(content)
     .replace(/\n{3,}/g, '\n\n')
     .trim();
