@@ -2,9 +2,10 @@ import { defineTool, err, ok, type Result, type Tool } from '@openmanus/core';
 import { z } from 'zod';
 import { httpRequest } from './web/http.js';
 import { readableMarkdown } from './web/markdown.js';
+import { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';
 import { cutText } from './web/text.js';
 
-export interface WebFetchOptions {
+export interface WebFetchOptions extends NetworkAccess {
   /** Seconds per page, redirects and body included (default 20). */
   readonly timeoutSec?: number;
   /** Characters of each page's text returned; the rest is cut, with a marker (default 20000). */
@@ -15,7 +16,10 @@ export interface WebFetchOptions {
   readonly maxUrls?: number;
   /** Default: a desktop browser's. */
   readonly userAgent?: string;
-  /** The HTTP transport (default the global `fetch`), e.g. one through a proxy. */
+  /**
+   * The HTTP transport (default undici's `fetch`), e.g. one through a proxy. It resolves names
+   * itself: only IP addresses in URLs are checked against the network options then.
+   */
   readonly fetch?: typeof globalThis.fetch;
 }
 
@@ -39,15 +43,19 @@ const isHtml = (type: string) => type === 'text/html' || type === 'application/x
 const isText = (type: string) =>
   type.startsWith('text/') || /^application\/(.+\+)?(json|xml)$/.test(type) || type === 'application/javascript';
 
+type FetchCall = WebFetchOptions & { readonly signal?: AbortSignal };
+
 /**
  * One page as readable text: HTML as Markdown of its main content (title and links kept), text
  * and JSON as they are; other content (PDF, images, archives) is not downloaded, and the error
- * names its type. Only http(s), on redirects too.
+ * names its type. Only http(s) and public addresses unless the options allow others, on redirects
+ * too. A mistake in the options throws.
  */
-export async function fetchWebPage(
-  url: string,
-  options: WebFetchOptions & { readonly signal?: AbortSignal } = {},
-): Promise<Result<WebPage, string>> {
+export function fetchWebPage(url: string, options: FetchCall = {}): Promise<Result<WebPage, string>> {
+  return readPage(url, options, networkPolicy(options, 'web_fetch'));
+}
+
+async function readPage(url: string, options: FetchCall, network: NetworkPolicy): Promise<Result<WebPage, string>> {
   const maxChars = options.maxChars ?? 20_000;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   let page: Awaited<ReturnType<typeof httpRequest>>;
@@ -58,6 +66,7 @@ export async function fetchWebPage(
       {
         timeoutMs: (options.timeoutSec ?? 20) * 1000,
         maxBytes,
+        network,
         // No content type: read it, and look.
         readBody: (type) => type === '' || isText(type),
         ...(options.signal ? { signal: options.signal } : {}),
@@ -103,6 +112,7 @@ function formatPage(asked: string, page: WebPage): string {
  */
 export function createWebFetch(options: WebFetchOptions = {}): Tool {
   const maxUrls = options.maxUrls ?? 5;
+  const network = networkPolicy(options, 'web_fetch');
   const url = z.string().trim().min(1);
   return defineTool({
     name: 'web_fetch',
@@ -121,7 +131,7 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
       const pages = await Promise.all(
         asked.map(async (target) => ({
           target,
-          page: await fetchWebPage(target, { ...options, signal: scope.signal }),
+          page: await readPage(target, { ...options, signal: scope.signal }, network),
         })),
       );
       const text = pages

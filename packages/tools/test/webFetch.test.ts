@@ -16,11 +16,13 @@ const serve = async (...args: Parameters<typeof startWebServer>) => {
   servers.push(server);
   return server;
 };
+/** Lets the tool reach the test server, and no other local address. */
+const reach = (url: string) => ({ allowHosts: [new URL(url).host] });
 
 describe('web_fetch', () => {
   it('turns an article into Markdown of its main content: title, headings, lists, absolute links; no navigation or scripts', async () => {
     const { url } = await serve(send(article));
-    const { output, isError } = await toolSession(createWebFetch()).call({ urls: `${url}/posts/moss-gardens/` });
+    const { output, isError } = await toolSession(createWebFetch(reach(url))).call({ urls: `${url}/posts/moss-gardens/` });
     expect(isError).toBe(false);
     expect(output).toMatch(/^# Kyoto's Moss Gardens: A Visitor's Guide/);
     expect(output).toContain(`URL: ${url}/posts/moss-gardens/\nContent-Type: text/html\n`);
@@ -51,11 +53,11 @@ describe('web_fetch', () => {
       if (request.path === '/big') send(`<article><p>${'long text '.repeat(5000)}</p></article>`)(request, response);
       else send('x'.repeat(5000), 'text/plain')(request, response);
     });
-    const cut = await fetchWebPage(`${url}/big`, { maxChars: 300 });
+    const cut = await fetchWebPage(`${url}/big`, { ...reach(url), maxChars: 300 });
     expect(cut.ok && cut.value.text).toBe(
       `${'long text '.repeat(30)}\n…[cut: ${'long text '.repeat(5000).trim().length - 300} more characters]`,
     );
-    const partial = await fetchWebPage(`${url}/plain`, { maxBytes: 1000 });
+    const partial = await fetchWebPage(`${url}/plain`, { ...reach(url), maxBytes: 1000 });
     expect(partial.ok && partial.value).toMatchObject({
       truncated: true,
       text: `${'x'.repeat(1000)}\n…[only the first 1000 bytes of the page were read]`,
@@ -68,11 +70,11 @@ describe('web_fetch', () => {
       if (request.path === '/data.json') send(json, 'application/json; charset=utf-8')(request, response);
       else send('line one\n  line two\n', 'text/plain')(request, response);
     });
-    expect(await fetchWebPage(`${url}/data.json`)).toEqual({
+    expect(await fetchWebPage(`${url}/data.json`, reach(url))).toEqual({
       ok: true,
       value: { url: `${url}/data.json`, mediaType: 'application/json', title: '', text: json, truncated: false },
     });
-    const text = await fetchWebPage(`${url}/notes.txt`);
+    const text = await fetchWebPage(`${url}/notes.txt`, reach(url));
     expect(text.ok && text.value.text).toBe('line one\n  line two\n');
   });
 
@@ -80,7 +82,7 @@ describe('web_fetch', () => {
     const { url } = await serve(
       send('<html><head><title>Nothing here</title></head><body><script>x()</script></body></html>'),
     );
-    expect(await fetchWebPage(url)).toMatchObject({ ok: true, value: { title: 'Nothing here', text: '' } });
+    expect(await fetchWebPage(url, reach(url))).toMatchObject({ ok: true, value: { title: 'Nothing here', text: '' } });
   });
 
   it('reports a status other than 2xx, and names the type of content it will not read', async () => {
@@ -89,7 +91,7 @@ describe('web_fetch', () => {
       else if (request.path === '/blob') send('\u0000\u0001\u0002binary', '')(request, response);
       else send('<h1>Not here</h1>', 'text/html', 404)(request, response);
     });
-    const session = toolSession(createWebFetch());
+    const session = toolSession(createWebFetch(reach(url)));
     expect(await session.call({ urls: [`${url}/missing`] })).toEqual({
       isError: true,
       output: `Error: # ${url}/missing\nError: HTTP 404 Not Found from ${url}/missing`,
@@ -97,14 +99,14 @@ describe('web_fetch', () => {
     expect((await session.call({ urls: `${url}/paper.pdf` })).output).toContain(
       `Error: ${url}/paper.pdf is application/pdf, not a page web_fetch can read (HTML, text or JSON); it was not downloaded`,
     );
-    expect(await fetchWebPage(`${url}/blob`)).toEqual({ ok: false, error: `${url}/blob is binary content, not text` });
+    expect(await fetchWebPage(`${url}/blob`, reach(url))).toEqual({ ok: false, error: `${url}/blob is binary content, not text` });
   });
 
   it('fetches only http(s), on redirects too', async () => {
     const { url, requests } = await serve((_request, response) => {
       response.writeHead(302, { location: 'file:///etc/passwd' }).end();
     });
-    const session = toolSession(createWebFetch());
+    const session = toolSession(createWebFetch(reach(url)));
     const { output, isError } = await session.call({
       urls: ['file:///etc/passwd', 'data:text/html,<p>hi</p>', `${url}/go`],
     });
@@ -122,7 +124,7 @@ describe('web_fetch', () => {
 
   it('gives up on a page that takes too long', async () => {
     const { url } = await serve(() => {});
-    const result = await fetchWebPage(url, { timeoutSec: 0.1 });
+    const result = await fetchWebPage(url, { ...reach(url), timeoutSec: 0.1 });
     expect(result).toEqual({ ok: false, error: 'timed out after 0.1 s' });
   });
 
@@ -146,7 +148,7 @@ describe('web_fetch', () => {
         response,
       );
     });
-    const tool = createWebFetch({ timeoutSec: 3 });
+    const tool = createWebFetch({ ...reach(url), timeoutSec: 3 });
     const { output, isError } = await toolSession(tool).call({ urls: [`${url}/one`, `${url}/two`, `${url}/gone`] });
     expect(isError).toBe(false);
     const sections = output.split('\n\n---\n\n');

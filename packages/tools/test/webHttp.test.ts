@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { fetchPageContent } from '../src/search/fetchContent.js';
 import { BROWSER_USER_AGENT, httpRequest } from '../src/web/http.js';
+import { networkPolicy } from '../src/web/networkPolicy.js';
 import { send, startWebServer, type WebServer } from './webServer.js';
 
 const servers: WebServer[] = [];
@@ -12,12 +13,14 @@ const serve = async (...args: Parameters<typeof startWebServer>) => {
   servers.push(server);
   return server;
 };
+/** The test servers, and no other local address, may be reached. */
+const toServers = () => networkPolicy({ allowHosts: servers.map((server) => new URL(server.url).host) }, 'test');
 const limits = { timeoutMs: 5000, maxBytes: 1024 * 1024 };
 const get = (
   url: string,
   headers: Record<string, string> = {},
   more: Partial<Parameters<typeof httpRequest>[2]> = {},
-) => httpRequest(url, { headers }, { ...limits, ...more });
+) => httpRequest(url, { headers }, { ...limits, network: toServers(), ...more });
 
 describe('the HTTP client every web tool uses', () => {
   it('fetches only http(s) URLs', async () => {
@@ -109,8 +112,8 @@ describe('the HTTP client every web tool uses', () => {
 
 describe("fetch_content's page reader", () => {
   const content = { timeoutMs: 2000, maxChars: 10_000, maxBytes: 1024 * 1024 };
-  const read = (url: string, more: Partial<typeof content> = {}) =>
-    fetchPageContent(url, { ...content, ...more }, new AbortController().signal);
+  const read = async (url: string, more: Partial<typeof content> = {}) =>
+    (await fetchPageContent(url, { ...content, network: toServers(), ...more }, new AbortController().signal)).content;
 
   it('keeps the text without scripts, styles, navigation, header and footer, whitespace collapsed, cut with a marker', async () => {
     const { url } = await serve(

@@ -311,7 +311,8 @@ describe('the web_search tool', () => {
     const pages = engine('pages', () =>
       hits(`${site.url}/article`, `${site.url}/missing`, `${site.url}/slow`, `${site.url}/long`),
     );
-    const tool = createWebSearch({ engines: [pages], ...fast, contentTimeoutSec: 0.3 });
+    const reachSite = { allowHosts: [new URL(site.url).host] };
+    const tool = createWebSearch({ engines: [pages], ...fast, ...reachSite, contentTimeoutSec: 0.3 });
     const { output } = await toolSession(tool).call({ query: 'kyoto', fetch_content: true });
     const blocks = output.split('\n\n');
     expect(blocks[1]).toContain('   Content: Kyoto Temples and gardens.');
@@ -323,6 +324,7 @@ describe('the web_search tool', () => {
     const structured = await searchWeb('kyoto', {
       engines: [pages],
       ...fast,
+      ...reachSite,
       contentTimeoutSec: 0.3,
       contentMaxChars: 100,
       fetchContent: true,

@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import type { EngineFetch, EngineQuery } from '../src/search/types.js';
 import { httpRequest } from '../src/web/http.js';
+import { ANY_ADDRESS } from '../src/web/networkPolicy.js';
 
 /** A request as the local server received it. */
 export interface ReceivedRequest {
@@ -67,10 +68,10 @@ export const send =
     response.writeHead(status, { 'content-type': contentType }).end(body);
   };
 
-/** What an engine gets from the cascade, for calling an engine on its own. */
+/** What an engine gets from the cascade (any address, as for the host's engines), for calling an engine on its own. */
 export function engineQuery(overrides: Partial<Omit<EngineQuery, 'fetch'>> = {}): EngineQuery {
   const signal = overrides.signal ?? new AbortController().signal;
   const fetch: EngineFetch = (url, request = {}) =>
-    httpRequest(url, request, { signal, timeoutMs: 5000, maxBytes: 2 * 1024 * 1024 });
+    httpRequest(url, request, { signal, timeoutMs: 5000, maxBytes: 2 * 1024 * 1024, network: ANY_ADDRESS });
   return { numResults: 10, lang: 'en', country: 'us', ...overrides, signal, fetch };
 }

@@ -1,5 +1,6 @@
 import { pageText, parseHtml } from '../web/html.js';
 import { httpRequest } from '../web/http.js';
+import { AddressRefusedError, type NetworkPolicy } from '../web/networkPolicy.js';
 import { collapseWhitespace, cutText } from '../web/text.js';
 import type { SearchResult } from './types.js';
 
@@ -9,32 +10,34 @@ export interface ContentLimits {
   readonly maxChars: number;
   /** Bytes read per page. */
   readonly maxBytes: number;
+  /** Where the pages may come from (they come from untrusted results). */
+  readonly network: NetworkPolicy;
   readonly userAgent?: string;
   readonly fetch?: typeof globalThis.fetch;
 }
+
+/** What was found at a result's URL: its text, why it was not fetched, or nothing. */
+export type PageContent = Pick<SearchResult, 'content' | 'contentRefused'>;
 
 const isPage = (mediaType: string) => mediaType === '' || mediaType.includes('html') || mediaType === 'text/plain';
 
 /**
  * The readable text of the page at `url` (boilerplate removed, whitespace collapsed, cut to
- * `maxChars`), or undefined when there is none: not 200, not HTML or text, unreachable, too slow.
+ * `maxChars`); why it was refused, when its address may not be reached; nothing when there is no
+ * text: not 200, not HTML or text, unreachable, too slow.
  */
-export async function fetchPageContent(
-  url: string,
-  limits: ContentLimits,
-  signal: AbortSignal,
-): Promise<string | undefined> {
+export async function fetchPageContent(url: string, limits: ContentLimits, signal: AbortSignal): Promise<PageContent> {
   try {
     const page = await httpRequest(
       url,
       { headers: { accept: 'text/html,application/xhtml+xml;q=0.9,text/plain;q=0.8' } },
       { ...limits, signal, readBody: isPage },
     );
-    if (page.status !== 200 || !isPage(page.mediaType) || page.text.includes('\u0000')) return undefined;
+    if (page.status !== 200 || !isPage(page.mediaType) || page.text.includes('\u0000')) return {};
     const text = page.mediaType === 'text/plain' ? collapseWhitespace(page.text) : pageText(await parseHtml(page.text));
-    return text ? cutText(text, limits.maxChars) : undefined;
-  } catch {
-    return undefined;
+    return text ? { content: cutText(text, limits.maxChars) } : {};
+  } catch (error) {
+    return error instanceof AddressRefusedError ? { contentRefused: error.message } : {};
   }
 }
 
@@ -45,9 +48,6 @@ export function withContent(
   signal: AbortSignal,
 ): Promise<SearchResult[]> {
   return Promise.all(
-    results.map(async (result) => {
-      const content = await fetchPageContent(result.url, limits, signal);
-      return content ? { ...result, content } : result;
-    }),
+    results.map(async (result) => ({ ...result, ...(await fetchPageContent(result.url, limits, signal)) })),
   );
 }

@@ -30,6 +30,7 @@ export function formatSearchResponse(response: SearchResponse): string {
     lines.push('', `${index + 1}. ${result.title}`, `   URL: ${result.url}`);
     if (result.description) lines.push(`   Description: ${result.description}`);
     if (result.content) lines.push(`   Content: ${preview(result.content)}`);
+    if (result.contentRefused) lines.push(`   Content: not fetched, ${result.contentRefused}`);
   });
   lines.push(
     '',

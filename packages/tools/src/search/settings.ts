@@ -1,9 +1,15 @@
 import type { SearchSettings } from '@openmanus/core';
+import { type NetworkAccess, type NetworkPolicy, networkPolicy } from '../web/networkPolicy.js';
 import { engineOrder } from './cascade.js';
 import { builtInEngines, ENGINE_NEEDS, type EngineEndpoints } from './engines.js';
 import type { SearchEngine } from './types.js';
 
-export interface WebSearchOptions extends EngineEndpoints {
+/**
+ * The network options govern what `fetch_content` fetches (the result pages, from wherever the
+ * results point): public addresses only by default. The engines' own requests go where the
+ * options send them (a SearXNG on your network included).
+ */
+export interface WebSearchOptions extends EngineEndpoints, NetworkAccess {
   /** The engine tried first, in any case (default google). */
   readonly engine?: string;
   /** Tried next, in order (default duckduckgo, baidu, bing); then every other available engine. */
@@ -33,7 +39,10 @@ export interface WebSearchOptions extends EngineEndpoints {
   readonly maxBytes?: number;
   /** Default: a desktop browser's. */
   readonly userAgent?: string;
-  /** The HTTP transport (default the global `fetch`), e.g. one through a proxy. */
+  /**
+   * The HTTP transport (default undici's `fetch`), e.g. one through a proxy. It resolves names
+   * itself: only IP addresses in result URLs are checked against the network options then.
+   */
   readonly fetch?: typeof globalThis.fetch;
 }
 
@@ -54,6 +63,8 @@ export interface ResolvedSearch {
   readonly contentTimeoutMs: number;
   readonly contentMaxChars: number;
   readonly maxBytes: number;
+  /** Where the result pages may come from. */
+  readonly network: NetworkPolicy;
   readonly userAgent?: string;
   readonly fetch?: typeof globalThis.fetch;
 }
@@ -101,6 +112,7 @@ export function resolveSearch(options: WebSearchOptions = {}): ResolvedSearch {
     contentTimeoutMs: seconds('contentTimeoutSec', options.contentTimeoutSec ?? 10),
     contentMaxChars: count('contentMaxChars', options.contentMaxChars ?? 10_000, 1, 1_000_000),
     maxBytes: count('maxBytes', options.maxBytes ?? 2 * 1024 * 1024, 1, 100 * 1024 * 1024),
+    network: networkPolicy(options, 'web_search'),
     ...(options.userAgent !== undefined ? { userAgent: options.userAgent } : {}),
     ...(options.fetch !== undefined ? { fetch: options.fetch } : {}),
   };

@@ -9,6 +9,8 @@ export interface SearchResult {
   readonly description?: string;
   /** The page's own text, when the search was asked to fetch it. */
   readonly content?: string;
+  /** Why the page was not fetched: its address is not one the web tools may reach. */
+  readonly contentRefused?: string;
 }
 
 /** What an engine found, before it is checked: results without a URL are dropped, titles filled in. */

@@ -1,6 +1,7 @@
 import { defineTool, err, ok, type Result, type Tool } from '@openmanus/core';
 import { z } from 'zod';
 import { httpRequest } from '../web/http.js';
+import { ANY_ADDRESS } from '../web/networkPolicy.js';
 import { runCascade } from './cascade.js';
 import { withContent } from './fetchContent.js';
 import { describeFailures, formatSearchResponse, type SearchFailure, type SearchResponse } from './format.js';
@@ -49,11 +50,17 @@ async function search(
       engineTimeoutMs: settings.engineTimeoutMs,
       retryDelayMs: settings.retryDelayMs,
       maxRetries: settings.maxRetries,
-      // The engine's own time limit governs its requests.
+      // The engine's own time limit governs its requests. The engines go where the host's options
+      // send them, a SearXNG on its network included; what the results point at is checked.
       fetchFor:
         (engineSignal) =>
         (url, request = {}) =>
-          httpRequest(url, request, { ...http, signal: engineSignal, timeoutMs: settings.engineTimeoutMs }),
+          httpRequest(url, request, {
+            ...http,
+            signal: engineSignal,
+            timeoutMs: settings.engineTimeoutMs,
+            network: ANY_ADDRESS,
+          }),
     },
     { query, numResults, lang, country, signal },
   );
@@ -69,7 +76,12 @@ async function search(
   const results = call.fetchContent
     ? await withContent(
         outcome.value.results,
-        { ...http, timeoutMs: settings.contentTimeoutMs, maxChars: settings.contentMaxChars },
+        {
+          ...http,
+          timeoutMs: settings.contentTimeoutMs,
+          maxChars: settings.contentMaxChars,
+          network: settings.network,
+        },
         signal,
       )
     : outcome.value.results;

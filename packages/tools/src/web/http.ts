@@ -1,4 +1,6 @@
 import { linkAbort } from '@openmanus/core';
+import { AddressRefusedError, type NetworkPolicy, PUBLIC_ONLY, urlRefusal } from './networkPolicy.js';
+import { transportFor } from './transport.js';
 
 /**
  * A desktop browser's User-Agent, sent under the `User-Agent` header: search engines and many
@@ -23,7 +25,13 @@ export interface HttpLimits {
   readonly maxBytes: number;
   /** Default {@link BROWSER_USER_AGENT}; a request's own `user-agent` header wins. */
   readonly userAgent?: string;
-  /** The transport (default the global `fetch`), e.g. one that goes through a proxy. */
+  /** The addresses the request, and each redirect, may reach (default {@link PUBLIC_ONLY}). */
+  readonly network?: NetworkPolicy;
+  /**
+   * The transport (default undici's `fetch`, its connections checked against `network`), e.g. one
+   * that goes through a proxy. A transport of your own resolves names itself: only IP addresses in
+   * URLs are checked then.
+   */
   readonly fetch?: typeof globalThis.fetch;
   /** Whether to read the body of a response with this media type (default: always). */
   readonly readBody?: (mediaType: string) => boolean;
@@ -59,9 +67,10 @@ export function parseHttpUrl(text: string): { url: URL } | { reason: string } {
 }
 
 /**
- * One HTTP exchange with the limits an untrusted URL needs: http(s) only, on every redirect too
- * (followed here, at most 5); a time limit for the whole exchange; a body read only up to
- * `maxBytes`. Throws an Error saying what went wrong.
+ * One HTTP exchange with the limits an untrusted URL needs: http(s) only and only the addresses
+ * `network` allows, on every redirect too (followed here, at most 5); a time limit for the whole
+ * exchange; a body read only up to `maxBytes`. Throws an Error saying what went wrong (an
+ * AddressRefusedError for an address it may not reach).
  */
 export async function httpRequest(target: string, request: HttpRequest, limits: HttpLimits): Promise<HttpPage> {
   const parsed = parseHttpUrl(target);
@@ -72,18 +81,21 @@ export async function httpRequest(target: string, request: HttpRequest, limits: 
   } catch (error) {
     if (link.timedOut()) throw new Error(`timed out after ${limits.timeoutMs / 1000} s`);
     if (limits.signal?.aborted) throw new Error('cancelled');
-    throw new Error(describeFailure(error));
+    throw refusalIn(error) ?? new Error(describeFailure(error));
   } finally {
     link.dispose();
   }
 }
 
 async function exchange(start: URL, request: HttpRequest, limits: HttpLimits, signal: AbortSignal): Promise<HttpPage> {
-  const transport = limits.fetch ?? globalThis.fetch;
+  const network = limits.network ?? PUBLIC_ONLY;
+  const transport = limits.fetch ?? (await transportFor(network));
   let url = start;
   let { method = 'GET', body } = request;
   let extraHeaders = request.headers ?? {};
   for (let redirects = 0; ; redirects++) {
+    const refused = urlRefusal(url, network);
+    if (refused) throw refused;
     const headers = new Headers(extraHeaders);
     if (!headers.has('user-agent')) headers.set('user-agent', limits.userAgent ?? BROWSER_USER_AGENT);
     const response = await transport(url, {
@@ -153,6 +165,12 @@ function decode(bytes: Buffer, contentType: string, mediaType: string): string {
     // A charset nobody knows: UTF-8 is the best guess.
     return new TextDecoder('utf-8').decode(bytes);
   }
+}
+
+/** The refusal, when the exchange failed on one (fetch hides it in `cause`). */
+function refusalIn(error: unknown): AddressRefusedError | undefined {
+  if (error instanceof AddressRefusedError) return error;
+  return error instanceof Error && error.cause instanceof AddressRefusedError ? error.cause : undefined;
 }
 
 /** fetch says "fetch failed" and hides why in `cause`. */
