@@ -39,4 +39,5 @@ export {
   type StructuredOutputFailure,
 } from './structuredOutput.js';
 export type { HttpPage, HttpRequest } from './web/http.js';
+export type { NetworkAccess } from './web/networkPolicy.js';
 export { createWebFetch, fetchWebPage, type WebFetchOptions, type WebPage } from './webFetch.js';

@@ -25,17 +25,22 @@ function modulesResolvedBy(script: string): string[] {
 
 const parsers = (modules: string[]) =>
   modules.filter((m) => /[/\\]node_modules[/\\](linkedom|parse5|turndown|@mozilla[/\\]readability)[/\\]/.test(m));
+const httpClient = (modules: string[]) => modules.filter((m) => /[/\\]node_modules[/\\]undici[/\\]/.test(m));
 
-it('importing the package and making web_search and web_fetch loads no HTML parser; the first page does', () => {
+it('importing the package and making web_search and web_fetch loads no HTML parser or HTTP client; the first page does', () => {
   const cold = modulesResolvedBy('tools.createWebSearch(); tools.createWebFetch();');
   expect(cold.some((m) => m.endsWith('/dist/search/webSearch.js'))).toBe(true);
   expect(parsers(cold)).toEqual([]);
+  expect(httpClient(cold)).toEqual([]);
   const warm = modulesResolvedBy(`
     const { createServer } = await import('node:http');
     const server = createServer((req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<title>t</title><p>hi</p>'));
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
-    await tools.fetchWebPage('http://127.0.0.1:' + server.address().port + '/');
+    const host = '127.0.0.1:' + server.address().port;
+    const page = await tools.fetchWebPage('http://' + host + '/', { allowHosts: [host] });
+    if (!page.ok) throw new Error(page.error);
     server.close();
   `);
   expect(parsers(warm).length).toBeGreaterThanOrEqual(4);
+  expect(httpClient(warm)).not.toEqual([]);
 });

@@ -22,7 +22,9 @@ const reach = (url: string) => ({ allowHosts: [new URL(url).host] });
 describe('web_fetch', () => {
   it('turns an article into Markdown of its main content: title, headings, lists, absolute links; no navigation or scripts', async () => {
     const { url } = await serve(send(article));
-    const { output, isError } = await toolSession(createWebFetch(reach(url))).call({ urls: `${url}/posts/moss-gardens/` });
+    const { output, isError } = await toolSession(createWebFetch(reach(url))).call({
+      urls: `${url}/posts/moss-gardens/`,
+    });
     expect(isError).toBe(false);
     expect(output).toMatch(/^# Kyoto's Moss Gardens: A Visitor's Guide/);
     expect(output).toContain(`URL: ${url}/posts/moss-gardens/\nContent-Type: text/html\n`);
@@ -99,7 +101,10 @@ describe('web_fetch', () => {
     expect((await session.call({ urls: `${url}/paper.pdf` })).output).toContain(
       `Error: ${url}/paper.pdf is application/pdf, not a page web_fetch can read (HTML, text or JSON); it was not downloaded`,
     );
-    expect(await fetchWebPage(`${url}/blob`, reach(url))).toEqual({ ok: false, error: `${url}/blob is binary content, not text` });
+    expect(await fetchWebPage(`${url}/blob`, reach(url))).toEqual({
+      ok: false,
+      error: `${url}/blob is binary content, not text`,
+    });
   });
 
   it('fetches only http(s), on redirects too', async () => {

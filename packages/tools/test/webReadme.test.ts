@@ -22,14 +22,28 @@ async function snippets(): Promise<string[]> {
 }
 
 // The snippets name the real engines and sites; this test sends them to recorded pages on
-// 127.0.0.1 instead (a preload rewrites where fetch goes), and the model to a scripted server.
+// 127.0.0.1 instead, and the model to a scripted server. The web tools fetch with undici: a
+// preload hands the package an undici whose fetch goes to the recorded pages, as if they were the
+// public sites (the sites' names still pass the tools' own checks; the connections, to
+// 127.0.0.1, are not the tools' to check here).
 const redirect = `
+import { register } from 'node:module';
+const shim = new URL('./undici.mjs', import.meta.url).href;
+register('data:text/javascript,' + encodeURIComponent(
+  'export async function resolve(specifier, context, next) {' +
+  '  if (specifier === "undici" && context.parentURL !== ' + JSON.stringify(shim) + ') return { url: ' + JSON.stringify(shim) + ', shortCircuit: true };' +
+  '  return next(specifier, context);' +
+  '}'
+));
+`;
+const undiciToFixtures = `
+import undici from 'undici';
+export * from 'undici';
 const target = new URL(process.env.WEB_FIXTURES);
-const realFetch = globalThis.fetch;
-globalThis.fetch = (input, init) => {
+export const fetch = (input, { dispatcher, ...init } = {}) => {
   const url = new URL(input instanceof Request ? input.url : String(input));
   if (url.hostname !== '127.0.0.1') { url.protocol = 'http:'; url.host = target.host; }
-  return realFetch(url, init);
+  return undici.fetch(url, init);
 };
 `;
 
@@ -48,6 +62,7 @@ async function runSnippet(code: string, env: Record<string, string> = {}) {
   const cwd = await mkdtemp(join(tmpdir(), 'openmanus-readme-'));
   try {
     await writeFile(join(dir, 'redirect.mjs'), redirect);
+    await writeFile(join(dir, 'undici.mjs'), undiciToFixtures);
     await writeFile(join(dir, 'snippet.mjs'), code);
     const { stdout } = await promisify(execFile)(
       process.execPath,
