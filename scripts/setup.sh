@@ -13,4 +13,7 @@ command -v pnpm >/dev/null 2>&1 || npm i -g pnpm@12.4.2 || { echo "setup: could 
 # bubblewrap: python_execute's default sandbox. Without it Python runs as a separate user (as root)
 # and the sandbox tests check the clear refusal instead.
 command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || echo "setup: bubblewrap could not be installed; Python runs without it"
+# Chromium: the browser tool drives it through playwright-core, and the chart tests open charts in it.
+# Debian's package (never `npx playwright install`, which downloads from the internet).
+command -v chromium >/dev/null 2>&1 || apt_install chromium || echo "setup: chromium could not be installed; the browser tests will fail"
 pnpm install --frozen-lockfile

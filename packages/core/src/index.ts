@@ -93,9 +93,12 @@ export {
   loadConfig,
   type OpenManusConfig,
   openAiOptionsFrom,
+  type SearchEngineName,
+  type SearchSettings,
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
 export { err, ok, type Result } from './result.js';
+export { type AbortLink, linkAbort } from './shell/abort.js';
 export { type AgentToolOptions, agentTool } from './shell/agentTool.js';
 export {
   type Driven,

@@ -129,6 +129,64 @@ daytona_api_key = ""
     );
   });
 
+  it('reads [search] as OpenManus writes it (engine names in any case), and is empty without one', async () => {
+    const cwd = await project(`${'[llm]\nmodel = "x"\napi_key = "k"\n'}
+[search]
+engine = "Google"
+fallback_engines = ["DuckDuckGo", "Baidu", "Bing", "SearXNG"]
+retry_delay = 60
+max_retries = 3
+lang = "en"
+country = "us"
+searxng_url = "https://searx.example.org"
+`);
+    const config = configOf(loadConfig({ cwd, env: {} }));
+    expect(config.search).toEqual({
+      engine: 'google',
+      fallback_engines: ['duckduckgo', 'baidu', 'bing', 'searxng'],
+      retry_delay: 60,
+      max_retries: 3,
+      lang: 'en',
+      country: 'us',
+      searxng_url: 'https://searx.example.org',
+    });
+    expect(config.sections).not.toHaveProperty('search');
+    expect(configOf(loadConfig({ cwd: await project('[llm]\nmodel = "x"\napi_key = "k"\n'), env: {} })).search).toEqual(
+      {},
+    );
+  });
+
+  it('names the [search] key at fault', async () => {
+    const valid = '[llm]\nmodel = "x"\napi_key = "k"\n[search]\n';
+    const cases: [string, RegExp][] = [
+      [
+        'engine = "Yahoo"',
+        /config\.toml: \[search\]\.engine: expected one of google, bing, duckduckgo, baidu, searxng, brave \(any case\)$/,
+      ],
+      ['fallback_engines = ["Bing", "Altavista"]', /\[search\]\.fallback_engines\.1: expected one of google/],
+      ['retry_delay = -1', /\[search\]\.retry_delay: Too small/],
+      ['max_retries = 2.5', /\[search\]\.max_retries: Invalid input: expected int/],
+      ['lang = "english please"', /\[search\]\.lang: expected a language code such as "en"/],
+      ['country = "usa"', /\[search\]\.country: expected a two-letter country code/],
+      ['engin = "google"', /config\.toml: \[search\]: unknown key engin$/],
+      [
+        'engine = "searxng"',
+        /config\.toml: \[search\]\.searxng_url: is required when \[search\] names the searxng engine$/,
+      ],
+      [
+        'fallback_engines = ["brave"]',
+        /\[search\]\.brave_api_key: is required when \[search\] names the brave engine$/,
+      ],
+      [
+        'engine = "searxng"\nsearxng_url = "file:///etc/passwd"',
+        /\[search\]\.searxng_url: must be an http:\/\/ or https:\/\/ URL$/,
+      ],
+    ];
+    for (const [line, expected] of cases) {
+      expect(errorOf(loadConfig({ cwd: await project(`${valid}${line}\n`), env: {} }))).toMatch(expected);
+    }
+  });
+
   it('accepts Ollama without a key', async () => {
     const cwd = await project(
       '[llm]\napi_type = "ollama"\nmodel = "qwen2.5"\nbase_url = "http://127.0.0.1:11434/v1"\n',

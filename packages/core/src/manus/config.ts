@@ -10,6 +10,10 @@ import { err, ok, type Result } from '../result.js';
 /** Longest request timeout, in seconds: a day (Node's timers overflow past about 24.8 days and fire at once). */
 const MAX_TIMEOUT_SECONDS = 86_400;
 
+/** The web search engines `[search]` can name (web_search in @openmanus/tools implements them). */
+const SEARCH_ENGINES = ['google', 'bing', 'duckduckgo', 'baidu', 'searxng', 'brave'] as const;
+export type SearchEngineName = (typeof SEARCH_ENGINES)[number];
+
 /** The config's schemas, built on the first `loadConfig` (importing the package does not load zod). */
 function buildSchemas({ z }: typeof import('zod')) {
   const seconds = z.number().positive().max(MAX_TIMEOUT_SECONDS);
@@ -41,8 +45,31 @@ function buildSchemas({ z }: typeof import('zod')) {
       sandbox: z.enum(['auto', 'none', 'bwrap']).optional(),
     })
     .strict();
+  // OpenManus writes engine names capitalised ("Google", "DuckDuckGo"): any case is the same engine.
+  const engineName = z
+    .string()
+    .transform((name) => name.toLowerCase())
+    .pipe(z.enum(SEARCH_ENGINES, { error: `expected one of ${SEARCH_ENGINES.join(', ')} (any case)` }));
+  const searchSection = z
+    .object({
+      engine: engineName.optional(),
+      fallback_engines: z.array(engineName).optional(),
+      retry_delay: z.number().min(0).max(3600).optional(),
+      max_retries: z.number().int().min(0).max(10).optional(),
+      lang: z
+        .string()
+        .regex(/^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})?$/, { error: 'expected a language code such as "en" or "zh-CN"' })
+        .optional(),
+      country: z
+        .string()
+        .regex(/^[A-Za-z]{2}$/, { error: 'expected a two-letter country code such as "us"' })
+        .optional(),
+      searxng_url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+      brave_api_key: z.string().min(1).optional(),
+    })
+    .strict();
   const envSettings = llmSettings.pick({ api_key: true, base_url: true, model: true }).partial();
-  return { llmSettings, agentSection, envSettings };
+  return { llmSettings, agentSection, searchSection, envSettings };
 }
 
 let built: ReturnType<typeof buildSchemas> | undefined;
@@ -53,6 +80,8 @@ const schemas = () => {
 const loadToml = lazyModule<typeof Toml>('smol-toml');
 
 export type LlmSettings = Zod.infer<ReturnType<typeof buildSchemas>['llmSettings']>;
+/** `[search]` as written (engine names lowercased); web_search fills in OpenManus's defaults. */
+export type SearchSettings = Zod.output<ReturnType<typeof buildSchemas>['searchSection']>;
 
 /** The environment variables that override keys of `[llm]` (and of every profile). */
 const ENV_OVERRIDES = { api_key: 'OPENAI_API_KEY', base_url: 'OPENAI_BASE_URL', model: 'OPENMANUS_MODEL' } as const;
@@ -68,7 +97,9 @@ export interface OpenManusConfig {
     readonly workspace?: string;
     readonly sandbox?: 'auto' | 'none' | 'bwrap';
   };
-  /** Every other section, untouched (browser, search, mcp, ... for the packages that read them). */
+  /** `[search]`, validated (empty when the file has none). */
+  readonly search: SearchSettings;
+  /** Every other section, untouched (browser, mcp, ... for the packages that read them). */
   readonly sections: Readonly<Record<string, unknown>>;
 }
 
@@ -111,7 +142,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   }
   const where = hasFile ? { file } : {};
 
-  const { llm: llmTable, agent: agentTable, ...sections } = raw;
+  const { llm: llmTable, agent: agentTable, search: searchTable, ...sections } = raw;
   if (llmTable !== undefined && (typeof llmTable !== 'object' || llmTable === null || Array.isArray(llmTable))) {
     return err({ ...where, key: '[llm]', message: 'expected a table' });
   }
@@ -155,6 +186,10 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
 
   const agent = schemas().agentSection.safeParse(agentTable ?? {});
   if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]') });
+  const search = schemas().searchSection.safeParse(searchTable ?? {});
+  if (!search.success) return err({ ...where, ...issueOf(search.error, '[search]') });
+  const unusable = unusableEngine(search.data);
+  if (unusable) return err({ ...where, ...unusable });
   return ok({
     ...where,
     llm: llm.value,
@@ -164,8 +199,21 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
       ...(agent.data.workspace !== undefined ? { workspace: agent.data.workspace } : {}),
       ...(agent.data.sandbox !== undefined ? { sandbox: agent.data.sandbox } : {}),
     },
+    search: search.data,
     sections,
   });
+}
+
+/** An engine `[search]` names that its keys leave without an endpoint or a key. */
+function unusableEngine(search: SearchSettings): { key: string; message: string } | undefined {
+  const named = [search.engine, ...(search.fallback_engines ?? [])];
+  if (named.includes('searxng') && !search.searxng_url) {
+    return { key: '[search].searxng_url', message: 'is required when [search] names the searxng engine' };
+  }
+  if (named.includes('brave') && !search.brave_api_key) {
+    return { key: '[search].brave_api_key', message: 'is required when [search] names the brave engine' };
+  }
+  return undefined;
 }
 
 /** Two profile names that differ only in case (`Manus` and `manus`): they would silently replace each other. */

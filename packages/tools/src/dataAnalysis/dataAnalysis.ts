@@ -1,0 +1,71 @@
+import { resolve } from 'node:path';
+import {
+  type Agent,
+  createAgent,
+  createPythonExecute,
+  type PythonExecuteOptions,
+  type Tool,
+  terminate,
+} from '@openmanus/core';
+import { CHART_DIR, createDataVisualization } from './dataVisualization.js';
+import { createVisualizationPreparation } from './visualizationPreparation.js';
+
+export interface DataAnalysisOptions {
+  /** Where the data is read and the analysis, charts and reports are written (default `./workspace`). */
+  readonly workspace?: string;
+  /** `[llm.<profile>]` of config.toml to use (default `data_analysis`). */
+  readonly llmProfile?: string;
+  /** More tools, e.g. web_search to find data. */
+  readonly extraTools?: readonly Tool[];
+  readonly maxSteps?: number;
+  readonly maxObserve?: number;
+  readonly maxInputTokens?: number;
+  /** For python_execute and visualization_preparation (sandbox, interpreter, timeouts). */
+  readonly python?: Omit<PythonExecuteOptions, 'workspace'>;
+  /** Largest CSV file a chart is drawn from, in bytes. */
+  readonly maxCsvBytes?: number;
+}
+
+export const dataAnalysisSystemPrompt = (workspace: string) =>
+  [
+    'You are a data analyst agent. You answer questions about data by analysing it with Python, drawing charts,',
+    'and writing up what the numbers show.',
+    `Your workspace directory is ${workspace}: the data is there, and everything you make goes there, with absolute paths.`,
+    'Never invent a figure: every number you report comes from code you ran on the data.',
+  ].join(' ');
+
+export const dataAnalysisNextStepPrompt = [
+  'Work in this order, one tool call at a time:',
+  '1. python_execute: look at the data (columns, types, size, missing values), then compute what the task asks; print the results.',
+  '2. visualization_preparation: write one CSV per chart with just the rows and columns to draw, and a JSON file',
+  '   listing them ([{"csvFilePath", "chartTitle", optionally "chartType", "x", "y", "color", "insights"}]).',
+  `3. data_visualization: draw the charts from that JSON file (they go to ${CHART_DIR}/ in the workspace).`,
+  '4. If a report is asked for, write it with python_execute, linking the charts.',
+  'When done, or when it cannot be done, say what you found and where the files are, then call `terminate`.',
+].join('\n');
+
+/** OpenManus's DataAnalysis agent: Python analysis, chart preparation, charts, and terminate. */
+export function createDataAnalysis(options: DataAnalysisOptions = {}): Agent {
+  const workspace = resolve(options.workspace ?? 'workspace');
+  const python = { workspace, ...options.python };
+  return createAgent({
+    name: 'Data_Analysis',
+    description: 'Analyses data with Python and presents it in charts and reports.',
+    systemPrompt: dataAnalysisSystemPrompt(workspace),
+    nextStepPrompt: dataAnalysisNextStepPrompt,
+    tools: [
+      createPythonExecute(python),
+      createVisualizationPreparation(python),
+      createDataVisualization({
+        workspace,
+        ...(options.maxCsvBytes !== undefined ? { maxCsvBytes: options.maxCsvBytes } : {}),
+      }),
+      terminate,
+      ...(options.extraTools ?? []),
+    ],
+    maxSteps: options.maxSteps ?? 20,
+    maxObserve: options.maxObserve ?? 15_000,
+    llmProfile: options.llmProfile ?? 'data_analysis',
+    ...(options.maxInputTokens !== undefined ? { maxInputTokens: options.maxInputTokens } : {}),
+  });
+}

@@ -1,0 +1,159 @@
+// data_visualization: the charts a JSON file lists (OpenManus's `[{ csvFilePath, chartTitle }]`)
+// made into files under <workspace>/visualization/ — the chart (an HTML page that works offline,
+// or an SVG drawn on the server), its insights in Markdown and its Vega-Lite spec — never
+// replacing a file that is there.
+import { basename, extname, join } from 'node:path';
+import { defineTool, err, ok } from '@openmanus/core';
+import { z } from 'zod';
+import { ChartError } from './chartError.js';
+import { chartHtml } from './chartHtml.js';
+import { type ChartRequest, chartPlan } from './chartPlan.js';
+import { chartSpec } from './chartSpec.js';
+import { CHART_LANGUAGES, type ChartLanguage, columnFigures, insightsMarkdown } from './insights.js';
+import { createInside, readInside, taken } from './workspaceFile.js';
+
+export interface DataVisualizationOptions {
+  /** Where the CSV and JSON files are read (nothing outside it is) and `visualization/` is written. */
+  readonly workspace: string;
+  /** Largest CSV file drawn, in bytes (default 5 000 000). */
+  readonly maxCsvBytes?: number;
+}
+
+export const CHART_OUTPUTS = ['html', 'svg'] as const;
+export type ChartOutput = (typeof CHART_OUTPUTS)[number];
+
+/** Where charts go, inside the workspace (as in OpenManus). */
+export const CHART_DIR = 'visualization';
+
+const MAX_PLAN_BYTES = 1_000_000;
+/** Names tried for one chart before giving up (`sales`, `sales_1`, … ). */
+const MAX_SUFFIX = 1000;
+
+// Vega loads with the first chart, not when the package is imported.
+const loadCsv = () => import('./csvTable.js');
+const loadVega = () => import('./vegaRender.js');
+
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+const parameters = z.object({
+  json_path: z
+    .string()
+    .min(1)
+    .describe(
+      'The JSON file listing the charts, as visualization_preparation writes it: ' +
+        '[{"csvFilePath": "...", "chartTitle": "..."}, ...] (absolute, or relative to the workspace).',
+    ),
+  output_type: z
+    .enum(CHART_OUTPUTS)
+    .default('html')
+    .describe('html: an interactive page that opens offline (default); svg: a static image.'),
+  language: z.enum(CHART_LANGUAGES).default('en').describe('Language of the insights file: en (default) or zh.'),
+});
+
+/** The charts the JSON file lists, or why it cannot be read as such a list. */
+async function readPlan(workspace: string, path: string): Promise<ChartRequest[]> {
+  const text = await readInside(workspace, path, MAX_PLAN_BYTES);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (error) {
+    throw new ChartError(`${path} is not valid JSON: ${messageOf(error)}`);
+  }
+  // One chart written as an object rather than a list of one is read as meant.
+  const parsed = chartPlan.safeParse(Array.isArray(json) ? json : [json]);
+  if (!parsed.success) {
+    throw new ChartError(
+      `${path} does not list charts as data_visualization reads them:\n${z.prettifyError(parsed.error)}`,
+    );
+  }
+  return parsed.data;
+}
+
+/** A file name from the CSV's: letters, digits, `_` and `-` only. */
+const stemOf = (csvPath: string) =>
+  basename(csvPath, extname(csvPath))
+    .replace(/[^\p{L}\p{N}_-]+/gu, '_')
+    .slice(0, 80) || 'chart';
+
+export function createDataVisualization(options: DataVisualizationOptions) {
+  const { workspace } = options;
+  const maxCsvBytes = options.maxCsvBytes ?? 5_000_000;
+
+  /** The first of `name`, `name_1`, `name_2`, … under which none of the chart's files exists yet. */
+  const freeStem = async (name: string, extensions: readonly string[]) => {
+    for (let n = 0; n < MAX_SUFFIX; n++) {
+      const stem = n === 0 ? name : `${name}_${n}`;
+      const used = await Promise.all(extensions.map((ext) => taken(workspace, join(CHART_DIR, `${stem}${ext}`))));
+      if (!used.includes(true)) return stem;
+    }
+    throw new ChartError(`${CHART_DIR}/ already holds ${MAX_SUFFIX} charts named ${name}; remove some first.`);
+  };
+
+  const makeChart = async (request: ChartRequest, output: ChartOutput, language: ChartLanguage) => {
+    const csv = await readInside(workspace, request.csvFilePath, maxCsvBytes);
+    const table = (await loadCsv()).parseCsv(csv, request.csvFilePath);
+    const spec = chartSpec(request, table);
+    const vega = await loadVega();
+    const compiled = vega.compileChart(spec);
+    // Drawn in every case: a chart that cannot be drawn is found here, not by the person opening it.
+    const svg = await vega.renderSvg(compiled.vega);
+    const chart = output === 'svg' ? svg : await chartHtml(spec, request.chartTitle, language);
+    const extensions = [`.${output}`, '.md', '.vl.json'] as const;
+    const stem = await freeStem(stemOf(request.csvFilePath), extensions);
+    const figures = columnFigures(request, table, language);
+    const markdown = insightsMarkdown({
+      title: request.chartTitle,
+      chartFile: `${stem}.${output}`,
+      csvPath: request.csvFilePath,
+      table,
+      insights: request.insights ?? [],
+      figures,
+      language,
+    });
+    const [chartPath, insightsPath, specPath] = await Promise.all(
+      [chart, markdown, `${JSON.stringify(spec, null, 2)}\n`].map((content, i) =>
+        createInside(workspace, join(CHART_DIR, `${stem}${extensions[i]}`), content),
+      ),
+    );
+    return [
+      `## ${request.chartTitle}`,
+      `Chart: ${chartPath}`,
+      `Insights: ${insightsPath}`,
+      `Vega-Lite spec: ${specPath}`,
+      ...figures,
+      ...(compiled.warnings.length > 0 ? [`Vega-Lite warned: ${compiled.warnings.join('; ')}`] : []),
+    ].join('\n');
+  };
+
+  return defineTool({
+    name: 'data_visualization',
+    description:
+      'Draws the charts listed in the JSON file visualization_preparation wrote ' +
+      '([{"csvFilePath", "chartTitle", and optionally "chartType" (bar|line|area|point|pie), "x", "y", "color", ' +
+      'or "spec" (a Vega-Lite spec), and "insights" (findings to record)}]). ' +
+      `Writes each chart to ${CHART_DIR}/ in the workspace as an interactive HTML page (works offline) or an SVG image, ` +
+      'with a Markdown file of insights and the Vega-Lite spec beside it; existing files are never replaced.',
+    parameters,
+    execute: async ({ json_path, output_type, language }) => {
+      let requests: ChartRequest[];
+      try {
+        requests = await readPlan(workspace, json_path);
+      } catch (error) {
+        return err(messageOf(error));
+      }
+      const made: string[] = [];
+      const failed: string[] = [];
+      for (const [index, request] of requests.entries()) {
+        try {
+          made.push(await makeChart(request, output_type, language));
+        } catch (error) {
+          failed.push(`- chart ${index + 1} (${request.chartTitle}): ${messageOf(error)}`);
+        }
+      }
+      const charts = (n: number) => `${n} chart${n === 1 ? '' : 's'}`;
+      if (failed.length === 0) return ok(`Made ${charts(made.length)}.\n\n${made.join('\n\n')}`);
+      const summary = `${failed.length} of ${charts(requests.length)} could not be made:\n${failed.join('\n')}`;
+      return err(made.length > 0 ? `${summary}\n\nMade ${charts(made.length)}:\n\n${made.join('\n\n')}` : summary);
+    },
+  });
+}

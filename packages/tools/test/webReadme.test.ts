@@ -1,0 +1,123 @@
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { startOpenAiServer } from '@openmanus/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { fixture, send, startWebServer, type WebServer } from './webServer.js';
+
+const packageDir = join(import.meta.dirname, '..');
+const article = await readFile(join(import.meta.dirname, 'fixtures', 'web', 'article.html'), 'utf8');
+
+/** The ```ts blocks of the web_search and web_fetch sections. */
+async function snippets(): Promise<string[]> {
+  const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+  const start = readme.indexOf('\n## web_search\n');
+  const fetchSection = readme.indexOf('\n## web_fetch\n');
+  const next = readme.indexOf('\n## ', fetchSection + 1);
+  const sections = readme.slice(start, next === -1 ? undefined : next);
+  return [...sections.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
+}
+
+// The snippets name the real engines and sites; this test sends them to recorded pages on
+// 127.0.0.1 instead, and the model to a scripted server. The web tools fetch with undici: a
+// preload hands the package an undici whose fetch goes to the recorded pages, as if they were the
+// public sites (the sites' names still pass the tools' own checks; the connections, to
+// 127.0.0.1, are not the tools' to check here).
+const redirect = `
+import { register } from 'node:module';
+const shim = new URL('./undici.mjs', import.meta.url).href;
+register('data:text/javascript,' + encodeURIComponent(
+  'export async function resolve(specifier, context, next) {' +
+  '  if (specifier === "undici" && context.parentURL !== ' + JSON.stringify(shim) + ') return { url: ' + JSON.stringify(shim) + ', shortCircuit: true };' +
+  '  return next(specifier, context);' +
+  '}'
+));
+`;
+const undiciToFixtures = `
+import undici from 'undici';
+export * from 'undici';
+const target = new URL(process.env.WEB_FIXTURES);
+export const fetch = (input, { dispatcher, ...init } = {}) => {
+  const url = new URL(input instanceof Request ? input.url : String(input));
+  if (url.hostname !== '127.0.0.1') { url.protocol = 'http:'; url.host = target.host; }
+  return undici.fetch(url, init);
+};
+`;
+
+let web: WebServer;
+beforeAll(async () => {
+  web = await startWebServer((request, response) => {
+    if (request.path === '/wml/search') return send(fixture('google.html'))(request, response);
+    send(article)(request, response);
+  });
+});
+afterAll(() => web.close());
+
+async function runSnippet(code: string, env: Record<string, string> = {}) {
+  // Inside the package, so that '@openmanus/tools' and '@openmanus/core' resolve as they do for a user.
+  const dir = await mkdtemp(join(packageDir, 'test', '.snippet-'));
+  const cwd = await mkdtemp(join(tmpdir(), 'openmanus-readme-'));
+  try {
+    await writeFile(join(dir, 'redirect.mjs'), redirect);
+    await writeFile(join(dir, 'undici.mjs'), undiciToFixtures);
+    await writeFile(join(dir, 'snippet.mjs'), code);
+    const { stdout } = await promisify(execFile)(
+      process.execPath,
+      ['--import', join(dir, 'redirect.mjs'), join(dir, 'snippet.mjs')],
+      { cwd, env: { PATH: process.env.PATH ?? '', WEB_FIXTURES: web.url, ...env } },
+    );
+    return stdout;
+  } finally {
+    await Promise.all([rm(dir, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);
+  }
+}
+
+describe('the web_search and web_fetch README snippets', () => {
+  it('need the built package', () => {
+    expect(existsSync(join(packageDir, 'dist', 'index.js')), 'run pnpm -C packages/tools build').toBe(true);
+  });
+
+  it('Manus with web_search and web_fetch, configured from the environment, searches, reads and answers', async () => {
+    const [manus] = await snippets();
+    const model = await startOpenAiServer({
+      script: [
+        { toolCalls: [{ name: 'web_search', arguments: { query: 'Saihō-ji opening hours' } }] },
+        { toolCalls: [{ name: 'web_fetch', arguments: { urls: 'https://saihoji-kokedera.com/en/' } }] },
+        { content: 'Saihō-ji is open 9:00–17:00, by reservation.' },
+      ],
+    });
+    try {
+      const stdout = await runSnippet(manus ?? '', { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.baseURL });
+      expect(stdout).toBe('Saihō-ji is open 9:00–17:00, by reservation.\n');
+      const observations = model.requests.at(-1)?.messages.filter((message) => message.role === 'tool');
+      expect(observations?.[0]?.content).toMatch(/^Search results for 'Saihō-ji opening hours':/);
+      expect(observations?.[1]?.content).toContain('Opening hours: 9:00–17:00');
+      model.assertConsumed();
+    } finally {
+      await model.close();
+    }
+  });
+
+  it('searchWeb prints the results and the engine', async () => {
+    const [, search] = await snippets();
+    expect(await runSnippet(search ?? '')).toBe(
+      [
+        'The Node.js Event Loop, Timers, and process.nextTick() — https://nodejs.org/en/learn/asynchronous-work/event-loop-timers-and-nexttick',
+        'The event loop - JavaScript | MDN — https://developer.mozilla.org/en-US/docs/Web/JavaScript/Event_loop',
+        'Result 3 — https://www.geeksforgeeks.org/node-js/node-js-event-loop/',
+        '(from google)',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('fetchWebPage prints the title and the Markdown', async () => {
+    const [, , page] = await snippets();
+    const stdout = await runSnippet(page ?? '');
+    expect(stdout).toMatch(/^Kyoto's Moss Gardens: A Visitor's Guide\n\nKyoto has more than a hundred moss gardens/);
+    expect(stdout).toContain('![Moss at Gio-ji](https://en.wikipedia.org/images/gio-ji.jpg)');
+  });
+});
