@@ -2,23 +2,31 @@
 import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import { parseArgs } from 'node:util';
-import { createLlmFromConfig, createManus, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
 import { cancelOnSigint, exitCodeOf, runTask, type SessionIo } from './session.js';
 
 const usage = `Usage: openmanus [options] [task...]
        openmanus --prompt "task"           (as OpenManus's main.py --prompt)
 
-Runs Manus on a task with python_execute, str_replace_editor, ask_human and terminate.
-Without a task, asks for one.
+Runs an agent on a task; without a task, asks for one. The agents:
+  manus          python_execute, str_replace_editor, ask_human, terminate, web_search (set up
+                 by [search] in config.toml) and web_fetch
+  swe            a programmer: bash, str_replace_editor and terminate
+  data_analysis  python_execute, visualization_preparation, data_visualization (charts) and
+                 terminate
+Each uses its own [llm.<name>] table of config.toml if there is one, else [llm].
 
 Options:
   -p, --prompt <task>  the task (the same as giving it as arguments)
+  --agent <name>       manus (default), swe or data_analysis
   --config <file>      config.toml to use (default: config/config.toml, or the environment)
-  --workspace <dir>    where Manus reads and writes files (default: ./workspace)
+  --workspace <dir>    where the agent reads and writes files (default: ./workspace)
   --max-steps <n>      step limit (default 20)
   --model <name>       model to call, overriding the config
-  --sandbox <mode>     python isolation: auto (default: bubblewrap where it works, else a
-                       separate user), bwrap (no network, only the workspace writable), none
+  --sandbox <mode>     isolation of python and bash: auto (default: bubblewrap where it works,
+                       else the best the host allows), bwrap (no network, only the workspace
+                       writable; refuses to run without it), none
   --json               print the run's events as JSON lines on stdout
   -h, --help           show this help
 
@@ -42,6 +50,7 @@ const parseArguments = (args: string[]) =>
     allowPositionals: true,
     options: {
       prompt: { type: 'string', short: 'p' },
+      agent: { type: 'string', default: 'manus' },
       config: { type: 'string' },
       workspace: { type: 'string' },
       'max-steps': { type: 'string' },
@@ -74,6 +83,11 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
     return fail(`--max-steps must be a positive whole number, got "${values['max-steps']}"`);
   }
+  const agentName = values.agent;
+  if (!isAgentName(agentName)) {
+    const choices = AGENT_NAMES.map((name) => `"${name}"`);
+    return fail(`--agent must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${agentName}"`);
+  }
   const sandbox = values.sandbox;
   if (sandbox !== undefined && sandbox !== 'auto' && sandbox !== 'none' && sandbox !== 'bwrap') {
     return fail(`--sandbox must be "auto", "bwrap" or "none", got "${sandbox}"`);
@@ -85,14 +99,16 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
 
-  const settings = llmSettingsFor(config.value, 'manus');
-  const agent = createManus({
+  // Each agent's `[llm.<name>]` profile: its model, and how much input one request may carry.
+  const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, agentName);
+  const agent = createCliAgent(agentName, {
     workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
     maxSteps: maxSteps ?? config.value.agent.maxSteps ?? 20,
-    python: { sandbox: sandbox ?? config.value.agent.sandbox ?? 'auto' },
-    ...(settings.max_input_tokens ? { maxInputTokens: settings.max_input_tokens } : {}),
+    sandbox: sandbox ?? config.value.agent.sandbox ?? 'auto',
+    ...(maxInputTokens ? { maxInputTokens } : {}),
+    search: config.value.search,
   });
-  const llm = createLlmFromConfig(config.value, 'manus');
+  const llm = createLlmFromConfig(config.value, agentName);
   const cancel = cancelOnSigint(io, (code) => process.exit(code));
   try {
     const outcome = await runTask({ agent, llm, task, json: values.json, io, signal: cancel.signal });

@@ -114,7 +114,7 @@ describe('openmanus', () => {
       .slice(1)
       .map((r) => r.messages.filter((m) => m.role === 'tool').at(-1)?.content);
     expect(observations[0]).toMatch(
-      /^Error: unknown tool 'browser_use'\. Available tools: python_execute, str_replace_editor, ask_human, terminate\./,
+      /^Error: unknown tool 'browser_use'\. Available tools: python_execute, str_replace_editor, ask_human, terminate, web_search, web_fetch\./,
     );
     expect(observations[1]).toMatch(/Execution timed out after 1 seconds; the process and its children were killed\.$/);
     expect(observations[2]).toBe(

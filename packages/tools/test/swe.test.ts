@@ -17,6 +17,8 @@ describe('the SWE agent', () => {
     expect(agent.config.tools.map((t) => t.name)).toEqual(['bash', 'str_replace_editor', 'terminate']);
     expect(agent.config.systemPrompt).toContain(workspace);
     expect(agent.config.systemPrompt).not.toMatch(/\{\{|\}\}|\{[A-Z_]+\}/);
+    expect(agent.config.maxInputTokens).toBeUndefined();
+    expect(createSweAgent({ workspace, maxInputTokens: 4000 }).config.maxInputTokens).toBe(4000);
   });
 
   it('edits a file with the editor, runs it with bash, and finishes', async () => {

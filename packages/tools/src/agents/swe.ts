@@ -8,6 +8,8 @@ export interface SweAgentOptions {
   /** Default 20, as in OpenManus. */
   readonly maxSteps?: number;
   readonly maxObserve?: number;
+  /** Most input tokens one request may carry (`max_input_tokens` of the profile). */
+  readonly maxInputTokens?: number;
   /** `[llm.<profile>]` of config.toml to use (default `swe`). */
   readonly llmProfile?: string;
   /** The shell's timeouts, output cap and sandbox. */
@@ -49,5 +51,6 @@ export function createSweAgent(options: SweAgentOptions = {}): Agent {
     maxSteps: options.maxSteps ?? 20,
     llmProfile: options.llmProfile ?? 'swe',
     ...(options.maxObserve !== undefined ? { maxObserve: options.maxObserve } : {}),
+    ...(options.maxInputTokens !== undefined ? { maxInputTokens: options.maxInputTokens } : {}),
   });
 }
