@@ -2,7 +2,13 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
+import {
+  type OpenAiServer,
+  processesMatching,
+  type RecordedRequest,
+  type ScriptEntry,
+  startOpenAiServer,
+} from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runNode, tempDir } from './helpers.js';
 
@@ -166,6 +172,29 @@ describe('openmanus --agent', () => {
     // The shell persists across calls: the second command runs where the first one went.
     expect(lastObservation(server.requests[2])).toBe(`${workspace}/sub\n[exit code 0]`);
     expect(String(server.requests[0]?.messages[0]?.content)).toContain(workspace);
+  });
+
+  it('Ctrl+C under --agent swe stops the command and leaves no process behind, background ones included', async () => {
+    // Unique durations make the processes findable by their command lines.
+    const nap = () => `sleep 30.${Math.floor(Math.random() * 1e8) + 1e8}`;
+    const [background, foreground] = [nap(), nap()];
+    const server = await model([
+      { toolCalls: [{ name: 'bash', arguments: { command: `${background} & ${foreground}`, timeout: 60 } }] },
+    ]);
+    const { code, stderr } = await runNode('cli.js', ['--agent', 'swe', '--workspace', await tempDir(), 'wait'], {
+      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL },
+      onStart: (child) => {
+        const running = () => [foreground, background].every((nap) => processesMatching(nap).length > 0);
+        const interruptOnceRunning = () => (running() ? child.kill('SIGINT') : setTimeout(interruptOnceRunning, 20));
+        child.stderr?.on('data', (chunk: Buffer) => {
+          if (chunk.toString().includes('→ bash')) interruptOnceRunning();
+        });
+      },
+    });
+    expect(code, stderr).toBe(130);
+    expect(stderr).toMatch(/■ cancelled after 1 step\(s\)/);
+    expect(processesMatching(foreground)).toEqual([]);
+    expect(processesMatching(background)).toEqual([]);
   });
 
   it("the profile's max_input_tokens holds for the chosen agent", async () => {
