@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import { link, open, rename, stat, unlink } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { codeOf, ignoreCode } from './errno.js';
@@ -43,7 +42,7 @@ async function breakIfStale(lockPath: string): Promise<boolean> {
   if (Date.now() - seen.mtimeMs < STALE_MS) return false;
   // Moved aside before it is deleted: of two breakers only one can move it, and a fresh lock
   // taken between our stat and the move (another inode) is put back.
-  const aside = `${lockPath}.${randomUUID()}.stale`;
+  const aside = `${lockPath}.${crypto.randomUUID()}.stale`;
   try {
     await rename(lockPath, aside);
   } catch (error) {

@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { type FileHandle, mkdir, open, readdir, rename, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { AgentState } from '../kernel/state.js';
@@ -39,7 +38,7 @@ interface KnownRun {
  * may lose the latest ones (a rewrite is flushed before it replaces the file).
  */
 export function createFileStore(directory: string): CheckpointStore {
-  const writerId = randomBytes(6).toString('base64url');
+  const writerId = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString('base64url');
   let linesWritten = 0;
   const nextLineId = () => `${writerId}.${(linesWritten++).toString(36)}`;
   // Holds the last state of each run saved or loaded here, until the run is deleted.

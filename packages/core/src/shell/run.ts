@@ -1,4 +1,3 @@
-import { randomUUID } from 'node:crypto';
 import type { Agent } from '../kernel/agent.js';
 import type { AnyEffect } from '../kernel/effects.js';
 import type { AnyEvent } from '../kernel/events.js';
@@ -183,7 +182,7 @@ async function runFrom(
 ): Promise<RunOutcome> {
   const from = start.state;
   if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');
-  const runId = options.runId ?? start.read?.runId ?? from.runId ?? randomUUID();
+  const runId = options.runId ?? start.read?.runId ?? from.runId ?? crypto.randomUUID();
   const opening: AnyEvent = first.type === 'started' || first.type === 'resumed' ? { ...first, runId } : first;
   const store = options.store;
   // A state the host passed in supersedes what the store holds; one read from the store must still be current.

@@ -1,5 +1,4 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { chown, mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -342,7 +341,7 @@ export function createPythonExecute(options: PythonExecuteOptions) {
         });
       }
       const variable = 'OPENMANUS_PYTHON_CALL';
-      const token = randomUUID();
+      const token = crypto.randomUUID();
       const launch: Launch = {
         command: python,
         args: PYTHON_ARGS,
