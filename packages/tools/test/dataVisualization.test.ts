@@ -299,7 +299,8 @@ describe('data_visualization', () => {
 
   it('says clearly when the chart list is missing, not JSON, or not a chart list', async () => {
     const missing = await draw({ json_path: join(workspace, 'nope.json') });
-    expect(missing).toEqual({ output: `Error: ${join(workspace, 'nope.json')} does not exist.`, isError: true });
+    expect(missing).toEqual({ output: `Error: The path ${join(workspace, 'nope.json')} does not exist.`, isError: true });
+    expect((await draw({ json_path: 'data' })).output).toBe('Error: The path data is a directory; give a file name.');
 
     await writeFile(join(workspace, 'bad.json'), '[{"csvFilePath": ');
     const notJson = await draw({ json_path: 'bad.json' });
@@ -341,7 +342,7 @@ describe('data_visualization', () => {
     const result = await draw({ json_path: json });
     expect(result.isError).toBe(true);
     expect(result.output).toContain(
-      '1 of 2 charts could not be made:\n- chart 2 (Missing): data/none.csv does not exist.',
+      '1 of 2 charts could not be made:\n- chart 2 (Missing): The path data/none.csv does not exist.',
     );
     expect(result.output).toContain(`Made 1 chart:\n\n## Sales by month\nChart: ${workspace}/visualization/sales.html`);
   });
