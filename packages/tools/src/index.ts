@@ -19,7 +19,6 @@ export {
 export { CHART_LANGUAGES, type ChartLanguage } from './dataAnalysis/insights.js';
 export { createVisualizationPreparation } from './dataAnalysis/visualizationPreparation.js';
 export { createFileSaver, type FileSaverOptions } from './fileSaver.js';
-// web_search and web_fetch
 export { type BaiduEngineOptions, baiduEngine } from './search/baidu.js';
 export { type BingEngineOptions, bingEngine } from './search/bing.js';
 export { type BraveEngineOptions, braveEngine } from './search/brave.js';

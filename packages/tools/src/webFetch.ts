@@ -1,5 +1,6 @@
 import { defineTool, err, ok, type Result, type Tool } from '@openmanus/core';
 import { z } from 'zod';
+import { messageOf } from './messageOf.js';
 import { httpRequest } from './web/http.js';
 import { readableMarkdown } from './web/markdown.js';
 import { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';
@@ -75,7 +76,7 @@ async function readPage(url: string, options: FetchCall, network: NetworkPolicy)
       },
     );
   } catch (error) {
-    return err(error instanceof Error ? error.message : String(error));
+    return err(messageOf(error));
   }
   if (page.status < 200 || page.status >= 300) {
     return err(`HTTP ${page.status}${page.statusText ? ` ${page.statusText}` : ''} from ${page.url}`);

@@ -1,13 +1,13 @@
-import { copyFile, mkdir, mkdtemp, realpath, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { copyFile, mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { tempWorkspace } from './helpers.js';
 
-export const salesFixture = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'sales.csv');
+const salesFixture = join(dirname(fileURLToPath(import.meta.url)), 'fixtures', 'sales.csv');
 
 /** A fresh workspace holding the bundled sales CSV at data/sales.csv. */
 export async function salesWorkspace(): Promise<string> {
-  const workspace = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-charts-')));
+  const workspace = await tempWorkspace();
   await mkdir(join(workspace, 'data'));
   await copyFile(salesFixture, join(workspace, 'data', 'sales.csv'));
   return workspace;

@@ -1,15 +1,15 @@
 import { readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { toolSession } from '@openmanus/core/testing';
 import type { Browser } from 'playwright-core';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { compileChart, renderSvg } from '../src/dataAnalysis/vegaRender.js';
 import { createDataVisualization } from '../src/index.js';
 import { salesWorkspace, writePlan } from './chartFiles.js';
 import { launchChromium } from './chromium.js';
+import { tempWorkspace } from './helpers.js';
+import { startWebServer } from './webServer.js';
 
 let browser: Browser;
 beforeAll(async () => {
@@ -26,6 +26,7 @@ beforeEach(async () => {
   const session = toolSession(createDataVisualization({ workspace }));
   draw = (args) => session.call(args);
 });
+afterEach(() => rm(workspace, { recursive: true, force: true }));
 
 const sales = { csvFilePath: 'data/sales.csv', chartTitle: 'Sales by month' };
 const charts = () => readdir(join(workspace, 'visualization')).catch(() => [] as string[]);
@@ -284,8 +285,7 @@ describe('data_visualization', () => {
   });
 
   it('writes nothing outside the workspace when visualization/ is a symlink that leads out', async () => {
-    const { mkdtemp } = await import('node:fs/promises');
-    const elsewhere = await mkdtemp(join(tmpdir(), 'elsewhere-'));
+    const elsewhere = await tempWorkspace();
     await symlink(elsewhere, join(workspace, 'visualization'));
     try {
       const result = await draw({ json_path: await writePlan(workspace, [sales]) });
@@ -299,7 +299,11 @@ describe('data_visualization', () => {
 
   it('says clearly when the chart list is missing, not JSON, or not a chart list', async () => {
     const missing = await draw({ json_path: join(workspace, 'nope.json') });
-    expect(missing).toEqual({ output: `Error: ${join(workspace, 'nope.json')} does not exist.`, isError: true });
+    expect(missing).toEqual({
+      output: `Error: The path ${join(workspace, 'nope.json')} does not exist.`,
+      isError: true,
+    });
+    expect((await draw({ json_path: 'data' })).output).toBe('Error: The path data is a directory; give a file name.');
 
     await writeFile(join(workspace, 'bad.json'), '[{"csvFilePath": ');
     const notJson = await draw({ json_path: 'bad.json' });
@@ -341,7 +345,7 @@ describe('data_visualization', () => {
     const result = await draw({ json_path: json });
     expect(result.isError).toBe(true);
     expect(result.output).toContain(
-      '1 of 2 charts could not be made:\n- chart 2 (Missing): data/none.csv does not exist.',
+      '1 of 2 charts could not be made:\n- chart 2 (Missing): The path data/none.csv does not exist.',
     );
     expect(result.output).toContain(`Made 1 chart:\n\n## Sales by month\nChart: ${workspace}/visualization/sales.html`);
   });
@@ -358,13 +362,9 @@ describe('data_visualization', () => {
   });
 
   it('a page cannot reach the network (its Content-Security-Policy forbids it)', async () => {
-    let hits = 0;
-    const server = createServer((_req, res) => {
-      hits++;
-      res.writeHead(200, { 'access-control-allow-origin': '*' }).end('x');
+    const server = await startWebServer((_request, response) => {
+      response.writeHead(200, { 'access-control-allow-origin': '*' }).end('x');
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
     try {
       expect((await draw({ json_path: await writePlan(workspace, [sales]) })).isError).toBe(false);
       const { page } = await openChart(join(workspace, 'visualization', 'sales.html'));
@@ -374,14 +374,13 @@ describe('data_visualization', () => {
             () => 'fetched',
             () => 'refused',
           ),
-        url,
+        `${server.url}/`,
       );
       await page.close();
       expect(outcome).toBe('refused');
-      expect(hits).toBe(0);
+      expect(server.requests).toEqual([]);
     } finally {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
+      await server.close();
     }
   });
 });

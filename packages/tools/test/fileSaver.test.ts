@@ -93,7 +93,7 @@ describe('file_saver', () => {
     expect(await readFile(join(ws, 'real.txt'), 'utf8')).toBe('new');
   });
 
-  it('refuses a directory, a named pipe (without hanging) and an empty path', async () => {
+  it('refuses a directory, a named pipe (without hanging), an empty path and one with a NUL character', async () => {
     await mkdir(join(ws, 'dir'));
     execFileSync('mkfifo', [join(ws, 'pipe')]);
     expect((await save({ content: 'x', file_path: 'dir' })).output).toBe(
@@ -107,6 +107,10 @@ describe('file_saver', () => {
     expect((await save({ content: 'x', file_path: ' ' })).output).toBe(
       'Error: No file_path given: say where to save the content.',
     );
+    expect(await save({ content: 'x', file_path: 'notes.md\0.sh' })).toEqual({
+      output: 'Error: The path "notes.md\\u0000.sh" contains a NUL character.',
+      isError: true,
+    });
     expect((await save({ content: 'x', file_path: 'notes.md', mode: 'x' })).output).toMatch(
       /^Error: invalid arguments for file_saver:[\s\S]*mode/,
     );

@@ -1,16 +1,8 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { baiduEngine, bingEngine, braveEngine, duckDuckGoEngine, googleEngine, searxngEngine } from '../src/index.js';
-import { engineQuery, fixture, type Handler, send, startWebServer, type WebServer } from './webServer.js';
+import { engineQuery, fixture, send, serversPerTest } from './webServer.js';
 
-let server: WebServer | undefined;
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-});
-const serve = async (handler: Handler) => {
-  server = await startWebServer(handler);
-  return server;
-};
+const { serve } = serversPerTest();
 
 describe('google, from its recorded result page', () => {
   it('reads title, unwrapped URL and description; drops blocks without a link; sends language and country', async () => {

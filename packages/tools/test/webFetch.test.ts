@@ -1,21 +1,13 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { toolSession } from '@openmanus/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWebFetch, fetchWebPage } from '../src/index.js';
-import { send, startWebServer, type WebServer } from './webServer.js';
+import { send, serversPerTest } from './webServer.js';
 
 const article = readFileSync(join(import.meta.dirname, 'fixtures', 'web', 'article.html'), 'utf8');
 
-const servers: WebServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-const serve = async (...args: Parameters<typeof startWebServer>) => {
-  const server = await startWebServer(...args);
-  servers.push(server);
-  return server;
-};
+const { serve } = serversPerTest();
 /** Lets the tool reach the test server, and no other local address. */
 const reach = (url: string) => ({ allowHosts: [new URL(url).host] });
 

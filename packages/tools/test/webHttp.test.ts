@@ -1,20 +1,12 @@
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { fetchPageContent } from '../src/search/fetchContent.js';
 import { BROWSER_USER_AGENT, httpRequest } from '../src/web/http.js';
 import { networkPolicy } from '../src/web/networkPolicy.js';
-import { send, startWebServer, type WebServer } from './webServer.js';
+import { send, serversPerTest } from './webServer.js';
 
-const servers: WebServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-const serve = async (...args: Parameters<typeof startWebServer>) => {
-  const server = await startWebServer(...args);
-  servers.push(server);
-  return server;
-};
+const { serve, hosts } = serversPerTest();
 /** The test servers, and no other local address, may be reached. */
-const toServers = () => networkPolicy({ allowHosts: servers.map((server) => new URL(server.url).host) }, 'test');
+const toServers = () => networkPolicy({ allowHosts: hosts() }, 'test');
 const limits = { timeoutMs: 5000, maxBytes: 1024 * 1024 };
 const get = (
   url: string,

@@ -1,22 +1,14 @@
 import type { LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
 import { toolSession } from '@openmanus/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createWebFetch, createWebSearch, fetchWebPage, searchWeb } from '../src/index.js';
 import { PUBLIC_ONLY } from '../src/web/networkPolicy.js';
 import { whyNotPublic } from '../src/web/publicAddress.js';
 import { checkedLookup, type Resolver, transportFor } from '../src/web/transport.js';
-import { send, startWebServer, type WebServer } from './webServer.js';
+import { send, serversPerTest } from './webServer.js';
 
-const servers: WebServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-const serve = async (...args: Parameters<typeof startWebServer>) => {
-  const server = await startWebServer(...args);
-  servers.push(server);
-  return server;
-};
+const { serve } = serversPerTest();
 /** A local service a page should never reach: it records whether it was asked anything. */
 const internalService = () => serve(send('{"secret": "internal"}', 'application/json'));
 const hostOf = (url: string) => new URL(url).host;

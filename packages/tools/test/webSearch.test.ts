@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   builtInEngines,
   createWebSearch,
@@ -15,17 +15,9 @@ import {
 } from '../src/index.js';
 import { engineOrder } from '../src/search/cascade.js';
 import { resolveSearch } from '../src/search/settings.js';
-import { fixture, send, startWebServer, type WebServer } from './webServer.js';
+import { fixture, send, serversPerTest } from './webServer.js';
 
-const servers: WebServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-const serve = async (...args: Parameters<typeof startWebServer>) => {
-  const server = await startWebServer(...args);
-  servers.push(server);
-  return server;
-};
+const { serve } = serversPerTest();
 
 /** An engine of our own, counting its calls. */
 function engine(

@@ -1,10 +1,9 @@
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rm } from 'node:fs/promises';
 import { createManus, createOpenAiLlm, run } from '@openmanus/core';
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { expect, it } from 'vitest';
 import { bingEngine, createWebSearch } from '../src/index.js';
+import { tempWorkspace } from './helpers.js';
 import { fixture, send, startWebServer } from './webServer.js';
 
 it('Manus, given web_search, searches (a recorded Bing page on a local server) and answers from the results', async () => {
@@ -15,7 +14,7 @@ it('Manus, given web_search, searches (a recorded Bing page on a local server) a
       { content: 'The event loop lets Node.js do non-blocking I/O (see nodejs.org).' },
     ],
   });
-  const workspace = await mkdtemp(join(tmpdir(), 'openmanus-web-'));
+  const workspace = await tempWorkspace();
   try {
     const webSearch = createWebSearch({ engines: [bingEngine({ baseUrl: bing.url })], retryDelaySec: 0.01 });
     const manus = createManus({ workspace, extraTools: [webSearch] });

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { afterEach } from 'vitest';
 import type { EngineFetch, EngineQuery } from '../src/search/types.js';
 import { httpRequest } from '../src/web/http.js';
 import { ANY_ADDRESS } from '../src/web/networkPolicy.js';
@@ -55,6 +56,25 @@ export async function startWebServer(handler: Handler): Promise<WebServer> {
         server.closeAllConnections();
         server.close(() => resolve());
       }),
+  };
+}
+
+/**
+ * For a test file (called at its top): `serve` starts a server that is closed when the test that
+ * started it ends; `hosts()` are the `host:port` of those running, for `allowHosts`.
+ */
+export function serversPerTest() {
+  const servers: WebServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return {
+    serve: async (handler: Handler): Promise<WebServer> => {
+      const server = await startWebServer(handler);
+      servers.push(server);
+      return server;
+    },
+    hosts: () => servers.map((server) => new URL(server.url).host),
   };
 }
 

@@ -1,6 +1,6 @@
-import { resolve } from 'node:path';
 import { type Agent, createAgent, createStrReplaceEditor, type Tool, terminate } from '@openmanus/core';
 import { type BashOptions, createBash } from '../bash/bashTool.js';
+import { workspaceDir } from '../workspace.js';
 
 export interface SweAgentOptions {
   /** The code base the agent works on: the shell starts there and the editor edits only there (default `./workspace`). */
@@ -37,7 +37,7 @@ export const sweSystemPrompt = (workspace: string) =>
 
 /** OpenManus's SWEAgent: a programmer with bash, the file editor and terminate, 20 steps. */
 export function createSweAgent(options: SweAgentOptions = {}): Agent {
-  const workspace = resolve(options.workspace ?? 'workspace');
+  const workspace = workspaceDir(options.workspace);
   return createAgent({
     name: 'swe',
     description: 'An autonomous programmer that works in a shell and a file editor to solve coding tasks.',

@@ -1,4 +1,3 @@
-import { resolve } from 'node:path';
 import {
   type Agent,
   createAgent,
@@ -7,6 +6,7 @@ import {
   type Tool,
   terminate,
 } from '@openmanus/core';
+import { workspaceDir } from '../workspace.js';
 import { CHART_DIR, createDataVisualization } from './dataVisualization.js';
 import { createVisualizationPreparation } from './visualizationPreparation.js';
 
@@ -46,7 +46,7 @@ export const dataAnalysisNextStepPrompt = [
 
 /** OpenManus's DataAnalysis agent: Python analysis, chart preparation, charts, and terminate. */
 export function createDataAnalysis(options: DataAnalysisOptions = {}): Agent {
-  const workspace = resolve(options.workspace ?? 'workspace');
+  const workspace = workspaceDir(options.workspace);
   const python = { workspace, ...options.python };
   return createAgent({
     name: 'Data_Analysis',

@@ -5,12 +5,13 @@
 import { basename, extname, join } from 'node:path';
 import { defineTool, err, ok } from '@openmanus/core';
 import { z } from 'zod';
+import { messageOf } from '../messageOf.js';
+import { readInside, taken, writeInside } from '../workspace.js';
 import { ChartError } from './chartError.js';
 import { chartHtml } from './chartHtml.js';
 import { type ChartRequest, chartPlan } from './chartPlan.js';
 import { chartSpec } from './chartSpec.js';
 import { CHART_LANGUAGES, type ChartLanguage, columnFigures, insightsMarkdown } from './insights.js';
-import { createInside, readInside, taken } from './workspaceFile.js';
 
 export interface DataVisualizationOptions {
   /** Where the CSV and JSON files are read (nothing outside it is) and `visualization/` is written. */
@@ -32,8 +33,6 @@ const MAX_SUFFIX = 1000;
 // Vega loads with the first chart, not when the package is imported.
 const loadCsv = () => import('./csvTable.js');
 const loadVega = () => import('./vegaRender.js');
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 const parameters = z.object({
   json_path: z
@@ -112,7 +111,7 @@ export function createDataVisualization(options: DataVisualizationOptions) {
     });
     const [chartPath, insightsPath, specPath] = await Promise.all(
       [chart, markdown, `${JSON.stringify(spec, null, 2)}\n`].map((content, i) =>
-        createInside(workspace, join(CHART_DIR, `${stem}${extensions[i]}`), content),
+        writeInside(workspace, join(CHART_DIR, `${stem}${extensions[i]}`), content, 'new'),
       ),
     );
     return [

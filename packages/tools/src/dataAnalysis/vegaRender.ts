@@ -4,10 +4,9 @@
 import { type Loader, type LoggerInterface, logger, parse, type Spec, View, Warn } from 'vega';
 import { expressionInterpreter } from 'vega-interpreter';
 import { compile, type TopLevelSpec } from 'vega-lite';
+import { messageOf } from '../messageOf.js';
 import { ChartError } from './chartError.js';
 import { dataUrls, type VegaLiteSpec } from './chartSpec.js';
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** A logger that keeps what it is told, for the model to read. */
 function collecting(): { readonly logger: LoggerInterface; readonly warnings: string[]; readonly errors: string[] } {

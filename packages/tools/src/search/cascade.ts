@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { err, linkAbort, ok, type Result } from '@openmanus/core';
+import { messageOf } from '../messageOf.js';
 import { isHttpUrl } from '../web/http.js';
 import { collapseWhitespace } from '../web/text.js';
 import type { EngineFailure, EngineFetch, EngineHit, SearchEngine, SearchResult } from './types.js';
@@ -103,7 +104,7 @@ async function tryEngine(
     return results.length > 0 ? ok(results) : err('no results');
   } catch (error) {
     if (link.timedOut()) return err(timedOut());
-    return err(error instanceof Error ? error.message : String(error));
+    return err(messageOf(error));
   } finally {
     link.dispose();
   }

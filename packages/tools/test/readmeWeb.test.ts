@@ -1,25 +1,15 @@
-import { execFile } from 'node:child_process';
+// The README's web_search and web_fetch snippets, and the root README's toolbox snippet, run as
+// written against recorded pages on 127.0.0.1 and a scripted model.
 import { existsSync } from 'node:fs';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { packageDir, rootReadme, snippetRunner, snippetsUnder } from './readmeSnippets.js';
 import { fixture, send, startWebServer, type WebServer } from './webServer.js';
 
-const packageDir = join(import.meta.dirname, '..');
 const article = await readFile(join(import.meta.dirname, 'fixtures', 'web', 'article.html'), 'utf8');
-
-/** The ```ts blocks of the web_search and web_fetch sections. */
-async function snippets(): Promise<string[]> {
-  const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## web_search\n');
-  const fetchSection = readme.indexOf('\n## web_fetch\n');
-  const next = readme.indexOf('\n## ', fetchSection + 1);
-  const sections = readme.slice(start, next === -1 ? undefined : next);
-  return [...sections.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-}
+const runSnippet = snippetRunner();
 
 // The snippets name the real engines and sites; this test sends them to recorded pages on
 // 127.0.0.1 instead, and the model to a scripted server. The web tools fetch with undici: a
@@ -56,23 +46,14 @@ beforeAll(async () => {
 });
 afterAll(() => web.close());
 
-async function runSnippet(code: string, env: Record<string, string> = {}) {
-  // Inside the package, so that '@openmanus/tools' and '@openmanus/core' resolve as they do for a user.
-  const dir = await mkdtemp(join(packageDir, 'test', '.snippet-'));
-  const cwd = await mkdtemp(join(tmpdir(), 'openmanus-readme-'));
-  try {
-    await writeFile(join(dir, 'redirect.mjs'), redirect);
-    await writeFile(join(dir, 'undici.mjs'), undiciToFixtures);
-    await writeFile(join(dir, 'snippet.mjs'), code);
-    const { stdout } = await promisify(execFile)(
-      process.execPath,
-      ['--import', join(dir, 'redirect.mjs'), join(dir, 'snippet.mjs')],
-      { cwd, env: { PATH: process.env.PATH ?? '', WEB_FIXTURES: web.url, ...env } },
-    );
-    return stdout;
-  } finally {
-    await Promise.all([rm(dir, { recursive: true, force: true }), rm(cwd, { recursive: true, force: true })]);
-  }
+/** Runs a snippet with the public sites it names served from the recorded pages. */
+async function runOnFixtures(code: string, env: Record<string, string> = {}) {
+  const { stdout } = await runSnippet(code, {
+    files: { 'redirect.mjs': redirect, 'undici.mjs': undiciToFixtures },
+    preload: 'redirect.mjs',
+    env: { WEB_FIXTURES: web.url, ...env },
+  });
+  return stdout;
 }
 
 describe('the web_search and web_fetch README snippets', () => {
@@ -81,7 +62,7 @@ describe('the web_search and web_fetch README snippets', () => {
   });
 
   it('Manus with web_search and web_fetch, configured from the environment, searches, reads and answers', async () => {
-    const [manus] = await snippets();
+    const [manus] = await snippetsUnder('`web_search`');
     const model = await startOpenAiServer({
       script: [
         { toolCalls: [{ name: 'web_search', arguments: { query: 'Saihō-ji opening hours' } }] },
@@ -90,7 +71,7 @@ describe('the web_search and web_fetch README snippets', () => {
       ],
     });
     try {
-      const stdout = await runSnippet(manus ?? '', { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.baseURL });
+      const stdout = await runOnFixtures(manus ?? '', { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.baseURL });
       expect(stdout).toBe('Saihō-ji is open 9:00–17:00, by reservation.\n');
       const observations = model.requests.at(-1)?.messages.filter((message) => message.role === 'tool');
       expect(observations?.[0]?.content).toMatch(/^Search results for 'Saihō-ji opening hours':/);
@@ -102,8 +83,8 @@ describe('the web_search and web_fetch README snippets', () => {
   });
 
   it('searchWeb prints the results and the engine', async () => {
-    const [, search] = await snippets();
-    expect(await runSnippet(search ?? '')).toBe(
+    const [, search] = await snippetsUnder('`web_search`');
+    expect(await runOnFixtures(search ?? '')).toBe(
       [
         'The Node.js Event Loop, Timers, and process.nextTick() — https://nodejs.org/en/learn/asynchronous-work/event-loop-timers-and-nexttick',
         'The event loop - JavaScript | MDN — https://developer.mozilla.org/en-US/docs/Web/JavaScript/Event_loop',
@@ -115,9 +96,38 @@ describe('the web_search and web_fetch README snippets', () => {
   });
 
   it('fetchWebPage prints the title and the Markdown', async () => {
-    const [, , page] = await snippets();
-    const stdout = await runSnippet(page ?? '');
+    const [page] = await snippetsUnder('`web_fetch`');
+    const stdout = await runOnFixtures(page ?? '');
     expect(stdout).toMatch(/^Kyoto's Moss Gardens: A Visitor's Guide\n\nKyoto has more than a hundred moss gardens/);
     expect(stdout).toContain('![Moss at Gio-ji](https://en.wikipedia.org/images/gio-ji.jpg)');
+  });
+});
+
+describe('the root README', () => {
+  it('"The wider toolbox": Manus with web_search and web_fetch searches, reads the page and answers', async () => {
+    const [snippet, ...more] = await snippetsUnder('The wider toolbox', rootReadme);
+    expect(more).toEqual([]);
+    const model = await startOpenAiServer({
+      script: [
+        { toolCalls: [{ name: 'web_search', arguments: { query: 'Saihō-ji opening hours' } }] },
+        { toolCalls: [{ name: 'web_fetch', arguments: { urls: 'https://saihoji-kokedera.com/en/' } }] },
+        { content: 'Saihō-ji is open 9:00–17:00, by reservation.' },
+      ],
+    });
+    try {
+      const stdout = await runOnFixtures(snippet ?? '', { OPENAI_API_KEY: 'test-key', OPENAI_BASE_URL: model.baseURL });
+      expect(stdout).toBe('Saihō-ji is open 9:00–17:00, by reservation.\n');
+      const offered = (model.requests[0]?.tools ?? []) as { function: { name: string } }[];
+      expect(offered.map((tool) => tool.function.name).sort()).toEqual(
+        ['ask_human', 'python_execute', 'str_replace_editor', 'terminate', 'web_fetch', 'web_search'].sort(),
+      );
+      const observations = model.requests.at(-1)?.messages.filter((message) => message.role === 'tool');
+      expect(observations?.[0]?.content).toMatch(/^Search results for 'Saihō-ji opening hours':\n\n1\. /);
+      expect(observations?.[0]?.content).toContain('- Engine: google');
+      expect(observations?.[1]?.content).toContain('Opening hours: 9:00–17:00');
+      model.assertConsumed();
+    } finally {
+      await model.close();
+    }
   });
 });
