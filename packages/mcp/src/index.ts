@@ -1,1 +1,32 @@
 // @openmanus/mcp: MCP servers' tools for our agents, the MCPAgent preset, and an MCP server for any toolset.
+
+// The client: MCP servers' tools for any agent, and the MCPAgent preset.
+export {
+  createMcpAgent,
+  type McpAgentOptions,
+  mcpAgentNextStepPrompt,
+  mcpAgentSystemPrompt,
+} from './agents/mcpAgent.js';
+export { type McpAgent, type WithMcpOptions, withMcp } from './agents/withMcp.js';
+export {
+  type LoadMcpConfigOptions,
+  loadMcpConfig,
+  type McpServerConfig,
+  type McpServers,
+  parseMcpServers,
+  type RemoteServerConfig,
+  type StdioServerConfig,
+} from './client/config.js';
+export { type McpContext, mcpContextProvider } from './client/context.js';
+export {
+  createMcpClient,
+  type McpClient,
+  type McpClientEvent,
+  type McpClientOptions,
+  type McpContextOptions,
+  type McpServerStatus,
+} from './client/mcpClient.js';
+export { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from './client/naming.js';
+export { toToolReturn } from './client/results.js';
+export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
+export type { TransportKind } from './client/transport.js';

@@ -1,0 +1,46 @@
+import type { Agent } from '@openmanus/core';
+import type { McpServers } from '../client/config.js';
+import { createMcpClient, type McpClient, type McpClientOptions, type McpContextOptions } from '../client/mcpClient.js';
+
+/** An agent with the tools of MCP servers, and the client that connects them. */
+export interface McpAgent extends Agent {
+  readonly mcp: McpClient;
+  /** Closes the client if this agent made it (from servers); a client passed in is its owner's to close. */
+  close(): Promise<void>;
+}
+
+export interface WithMcpOptions extends McpContextOptions, Omit<McpClientOptions, 'servers'> {}
+
+const isClient = (source: McpClient | McpServers): source is McpClient =>
+  typeof (source as McpClient).context === 'function' && typeof (source as McpClient).close === 'function';
+
+/**
+ * Any agent (Manus, SWE, one of yours) with the tools of MCP servers. The servers connect when the
+ * first run starts, and stay connected for the runs after it — of this agent and of any other the
+ * same client was given — until `close()`. Each run gets the tools as they are at each step.
+ *
+ * Lifetime: pass servers, and the agent owns its client (`agent.close()` disconnects it); pass a
+ * client, and its owner closes it (one client can serve several agents and sessions). A run that
+ * ends closes nothing but its own resources.
+ */
+export function withMcp(agent: Agent, source: McpClient | McpServers, options: WithMcpOptions = {}): McpAgent {
+  const { name, refreshEvery, ...clientOptions } = options;
+  const owned = !isClient(source);
+  const mcp = isClient(source) ? source : createMcpClient({ ...clientOptions, servers: source });
+  const { provider, gatherer } = mcp.context({
+    ...(name !== undefined ? { name } : {}),
+    ...(refreshEvery !== undefined ? { refreshEvery } : {}),
+  });
+  if (agent.config.contextProviders?.some((existing) => existing.name === provider.name)) {
+    throw new Error(
+      `agent "${agent.config.name}" already has a context provider named "${provider.name}": give withMcp another name`,
+    );
+  }
+  return {
+    ...agent,
+    config: { ...agent.config, contextProviders: [...(agent.config.contextProviders ?? []), provider] },
+    contextGatherers: { ...agent.contextGatherers, [provider.name]: gatherer },
+    mcp,
+    close: () => (owned ? mcp.close() : Promise.resolve()),
+  };
+}

@@ -1,0 +1,37 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { defineTool, err, type JsonSchema, type Result, type Tool } from '@openmanus/core';
+import type { McpTool } from './connection.js';
+import { toToolReturn } from './results.js';
+
+/** Calls a tool of a server by its own name; failures come back as messages for the model. */
+export type CallMcpTool = (
+  tool: string,
+  args: Record<string, unknown>,
+  signal: AbortSignal,
+) => Promise<Result<CallToolResult, string>>;
+
+/**
+ * A server's tool as one of ours, named `name` for the model. Its JSON Schema goes to the model as
+ * the server wrote it (core only drops `$schema`), and the server validates the arguments itself.
+ * A tool the server calls `terminate` ends the run like ours (OpenManus's prefixed name never matched).
+ */
+export function mcpClientTool(
+  serverId: string,
+  tool: McpTool,
+  name: string,
+  options: { readonly call: CallMcpTool; readonly timeoutMs: number },
+): Tool {
+  return defineTool<Record<string, unknown>>({
+    name,
+    // A tool without a description is fine (OpenManus refused it): the model still gets a hint.
+    description: tool.description || tool.title || `${tool.name}, a tool of the MCP server "${serverId}".`,
+    parameters: tool.inputSchema as JsonSchema,
+    ...(tool.name === 'terminate' ? { terminal: true } : {}),
+    ...(tool.annotations?.readOnlyHint === true ? { parallelSafe: true } : {}),
+    timeoutMs: options.timeoutMs,
+    execute: async (args, scope) => {
+      const called = await options.call(tool.name, args, scope.signal);
+      return called.ok ? toToolReturn(called.value) : err(called.error);
+    },
+  });
+}

@@ -1,0 +1,120 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { type ConfigError, err, ok, type Result } from '@openmanus/core';
+import { z } from 'zod';
+
+/** A server run as a child process, spoken to over its stdin and stdout. */
+export interface StdioServerConfig {
+  readonly type?: 'stdio';
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** Added to the few variables every server gets (HOME, PATH, USER, …); nothing else of ours is passed on. */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+}
+
+/** A server reached over HTTP: streamable HTTP (`http`), SSE (`sse`), or — without a type — the first of them that works. */
+export interface RemoteServerConfig {
+  readonly type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse';
+  readonly url: string;
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
+
+/** Servers by id, as `mcpServers` of `config/mcp.json` lists them (the id is part of their tools' names). */
+export type McpServers = Readonly<Record<string, McpServerConfig>>;
+
+const REMOTE_TYPES = ['http', 'streamable-http', 'streamableHttp', 'sse'] as const;
+
+const text = z.string().min(1);
+const strings = z.record(z.string(), z.string());
+/** One server as other MCP hosts write it; keys of theirs we do not use (e.g. `autoApprove`) are ignored. */
+const serverSchema = z
+  .object({
+    type: z.enum(['stdio', ...REMOTE_TYPES]).optional(),
+    command: text.optional(),
+    args: z.array(z.string()).optional(),
+    env: strings.optional(),
+    cwd: text.optional(),
+    url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    headers: strings.optional(),
+    disabled: z.boolean().optional(),
+  })
+  .superRefine((server, context) => {
+    const remote = server.type !== undefined && server.type !== 'stdio';
+    const stdio = server.type === 'stdio' || (server.type === undefined && server.url === undefined);
+    if (stdio && server.command === undefined) {
+      context.addIssue({
+        code: 'custom',
+        path: ['command'],
+        message:
+          server.type === 'stdio'
+            ? 'is required for a stdio server (the program to run)'
+            : 'is required: a command to run (a stdio server) or a url (an HTTP or SSE server)',
+      });
+    }
+    if (remote && server.url === undefined) {
+      context.addIssue({ code: 'custom', path: ['url'], message: `is required for a server of type "${server.type}"` });
+    }
+    if (server.type === undefined && server.command !== undefined && server.url !== undefined) {
+      context.addIssue({ code: 'custom', path: ['type'], message: 'is required when both command and url are given' });
+    }
+  });
+const serversSchema = z.record(z.string(), serverSchema);
+const fileSchema = z.object({
+  mcpServers: z.record(z.string(), serverSchema, {
+    error: (issue) =>
+      issue.input === undefined ? 'is required: the servers by id' : 'must be an object of servers by id',
+  }),
+});
+
+type ParsedServer = z.output<typeof serverSchema>;
+
+/** The config as validated, without disabled servers and without keys we do not use. */
+function toServers(parsed: Readonly<Record<string, ParsedServer>>): McpServers {
+  const servers: Record<string, McpServerConfig> = {};
+  for (const [id, { disabled, type, command, args, env, cwd, url, headers }] of Object.entries(parsed)) {
+    if (disabled) continue;
+    servers[id] =
+      command !== undefined && (type === undefined || type === 'stdio')
+        ? { command, ...(args ? { args } : {}), ...(env ? { env } : {}), ...(cwd ? { cwd } : {}) }
+        : { url: url ?? '', ...(type && type !== 'stdio' ? { type } : {}), ...(headers ? { headers } : {}) };
+  }
+  return servers;
+}
+
+function issueOf(error: z.ZodError, prefix: string): { key: string; message: string } {
+  const issue = error.issues[0];
+  const path = [prefix, ...(issue?.path ?? []).map(String)].filter(Boolean).join('.');
+  return { key: path, message: issue?.message ?? 'invalid' };
+}
+
+/** Checks servers given in code; a mistake is reported with its key, e.g. `servers.web.url: must be an http:// or https:// URL`. */
+export function parseMcpServers(servers: unknown, key = 'servers'): Result<McpServers, ConfigError> {
+  const parsed = serversSchema.safeParse(servers);
+  return parsed.success ? ok(toServers(parsed.data)) : err(issueOf(parsed.error, key));
+}
+
+export interface LoadMcpConfigOptions {
+  /** Where a relative path starts (default: the working directory). */
+  readonly cwd?: string;
+}
+
+/**
+ * Reads `mcpServers` from an mcp.json (default `config/mcp.json`, as OpenManus and other MCP hosts
+ * write it). Without the default file there are no servers; a path given must exist. A mistake is
+ * reported with the file and the key, e.g. `…/mcp.json: mcpServers.web.url: must be an http:// or https:// URL`.
+ */
+export function loadMcpConfig(path?: string, options: LoadMcpConfigOptions = {}): Result<McpServers, ConfigError> {
+  const file = resolve(options.cwd ?? process.cwd(), path ?? 'config/mcp.json');
+  if (!existsSync(file)) return path === undefined ? ok({}) : err({ file, message: 'the file does not exist' });
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (error) {
+    return err({ file, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+  }
+  const parsed = fileSchema.safeParse(raw);
+  return parsed.success ? ok(toServers(parsed.data.mcpServers)) : err({ file, ...issueOf(parsed.error, '') });
+}

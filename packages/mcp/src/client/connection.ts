@@ -1,0 +1,196 @@
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import {
+  type CallToolResult,
+  ErrorCode,
+  type Implementation,
+  McpError,
+  type Tool as McpTool,
+  ToolListChangedNotificationSchema,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { McpServerConfig } from './config.js';
+import { createTransport, type OpenTransport, type TransportKind, transportKinds } from './transport.js';
+
+export type { McpTool };
+
+/** What a connection tells its owner. */
+export interface ConnectionEvents {
+  /** The connection ended without being closed by us (the process exited, the stream broke). */
+  readonly onLost: (reason: string) => void;
+  /** The server said its tool list changed. */
+  readonly onToolsChanged: () => void;
+}
+
+/** One live session with one server. */
+export interface McpConnection {
+  readonly kind: TransportKind;
+  /** What the server asks its clients to tell the model (`instructions` of its initialize result). */
+  readonly instructions: string | undefined;
+  listTools(timeoutMs: number): Promise<McpTool[]>;
+  callTool(
+    name: string,
+    args: Record<string, unknown>,
+    options: { readonly signal: AbortSignal; readonly timeoutMs: number },
+  ): Promise<CallToolResult>;
+  ping(timeoutMs: number): Promise<void>;
+  /** Says goodbye and waits for the server (a stdio process) to end. */
+  close(): Promise<void>;
+  /** Ends a server that stopped answering, without waiting for it to agree. */
+  abandon(): Promise<void>;
+  /** Why the connection is gone, with what a stdio server last wrote to stderr. */
+  describe(reason: string): string;
+}
+
+export interface ConnectOptions {
+  readonly clientInfo: Implementation;
+  readonly timeoutMs: number;
+  /** Aborts the attempt (the client is closing). */
+  readonly signal: AbortSignal;
+  readonly events: ConnectionEvents;
+}
+
+/** No server has this many pages of tools; a cursor that never ends must not loop forever. */
+const MAX_TOOL_PAGES = 100;
+/** How long a goodbye may take before the process is killed or the socket dropped. */
+const GOODBYE_MS = 5_000;
+
+/**
+ * Connects to a server: over stdio, SSE or streamable HTTP — for a url without a type, streamable
+ * HTTP first and then SSE, as the MCP specification advises. Rejects with every attempt's reason.
+ */
+export async function openConnection(config: McpServerConfig, options: ConnectOptions): Promise<McpConnection> {
+  const failures: string[] = [];
+  const kinds = transportKinds(config);
+  for (const kind of kinds) {
+    try {
+      return await connectWith(config, kind, options);
+    } catch (error) {
+      const reason = messageOf(error);
+      failures.push(kinds.length > 1 ? `${kind === 'http' ? 'streamable HTTP' : 'SSE'}: ${reason}` : reason);
+      if (options.signal.aborted) break;
+    }
+  }
+  throw new Error(failures.join('; '));
+}
+
+async function connectWith(
+  config: McpServerConfig,
+  kind: TransportKind,
+  options: ConnectOptions,
+): Promise<McpConnection> {
+  const opened = createTransport(config, kind);
+  const client = new Client(options.clientInfo, { capabilities: {} });
+  let closing = false;
+  let lastError: string | undefined;
+  /** `reason`, with the last error the SDK reported (unless it is `known`) and the end of the server's stderr. */
+  const describe = (reason: string, known?: string) => {
+    const details = [lastError === known ? undefined : lastError, opened.stderrTail()].filter(Boolean).join(' — ');
+    return details ? `${reason}: ${details}` : reason;
+  };
+  client.onerror = (error) => {
+    lastError = error.message;
+  };
+  client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.events.onToolsChanged());
+
+  const end = async (kill: boolean) => {
+    closing = true;
+    if (kill) opened.kill();
+    else await goodbye(opened);
+    await Promise.allSettled([client.close()]);
+    await within(opened.ended, GOODBYE_MS);
+  };
+  try {
+    await deadline(client.connect(opened.transport, { timeout: options.timeoutMs, signal: options.signal }), {
+      ms: options.timeoutMs,
+      signal: options.signal,
+      what: `did not complete the MCP handshake within ${options.timeoutMs} ms`,
+    });
+  } catch (error) {
+    // Described before the ending, whose own noise (a cancellation that cannot be sent) is no reason.
+    const reason = describe(handshakeFailure(error, config), messageOf(error));
+    await end(true);
+    throw new Error(reason);
+  }
+  // Set after the handshake: a failed handshake is reported by the rejection, not as a loss.
+  client.onclose = () => {
+    if (!closing)
+      options.events.onLost(describe(kind === 'stdio' ? 'the server process ended' : 'the connection closed'));
+  };
+
+  return {
+    kind,
+    instructions: client.getInstructions(),
+    async listTools(timeoutMs) {
+      const tools: McpTool[] = [];
+      let cursor: string | undefined;
+      for (let page = 0; page < MAX_TOOL_PAGES; page++) {
+        const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
+        tools.push(...listed.tools);
+        cursor = listed.nextCursor;
+        if (cursor === undefined) break;
+      }
+      return tools;
+    },
+    async callTool(name, args, { signal, timeoutMs }) {
+      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs });
+      return result as CallToolResult;
+    },
+    async ping(timeoutMs) {
+      await client.ping({ timeout: timeoutMs });
+    },
+    close: () => end(false),
+    abandon: () => end(true),
+    describe,
+  };
+}
+
+/** A streamable HTTP session is ended with a DELETE, so the server can free it at once. */
+async function goodbye(opened: OpenTransport): Promise<void> {
+  if (!(opened.transport instanceof StreamableHTTPClientTransport) || !opened.transport.sessionId) return;
+  await within(
+    opened.transport.terminateSession().catch(() => undefined),
+    GOODBYE_MS,
+  );
+}
+
+function handshakeFailure(error: unknown, config: McpServerConfig): string {
+  const code = (error as { code?: unknown }).code;
+  if (code === 'ENOENT' && 'command' in config) return `could not start "${config.command}" (no such program)`;
+  if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {
+    return 'command' in config
+      ? 'the server process ended during the handshake'
+      : 'the connection closed during the handshake';
+  }
+  return messageOf(error);
+}
+
+/** `promise`, or a rejection with `what` after `ms` or when `signal` aborts. */
+async function deadline<T>(
+  promise: Promise<T>,
+  { ms, signal, what }: { ms: number; signal: AbortSignal; what: string },
+): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  let onAbort: (() => void) | undefined;
+  const stop = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(what)), ms);
+    onAbort = () => reject(new Error('the MCP client was closed'));
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+  });
+  try {
+    return await Promise.race([promise, stop]);
+  } finally {
+    clearTimeout(timer);
+    if (onAbort) signal.removeEventListener('abort', onAbort);
+    promise.catch(() => undefined);
+  }
+}
+
+/** Waits for `promise`, but at most `ms`. */
+async function within(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
+
+export const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,240 @@
+import { type CallToolResult, ErrorCode, type Implementation, McpError } from '@modelcontextprotocol/sdk/types.js';
+import { err, ok, type Result } from '@openmanus/core';
+import type { McpServerConfig } from './config.js';
+import { type McpConnection, type McpTool, messageOf, openConnection } from './connection.js';
+import type { TransportKind } from './transport.js';
+
+/** Where a server's connection stands: `reconnecting` is also a first connection that failed and is being retried. */
+export type ServerState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
+
+export interface ServerStatus {
+  readonly state: ServerState;
+  readonly transport?: TransportKind;
+  /** Why it is not connected (the last failure), while it is not. */
+  readonly error?: string;
+  /** Its tools while connected (tools that only run as tasks are left out: we cannot call them). */
+  readonly tools: readonly McpTool[];
+  readonly instructions?: string;
+}
+
+/** Waits between connection attempts: `initialDelayMs`, doubling up to `maxDelayMs`, for as long as the client is open. */
+export interface ReconnectPolicy {
+  readonly initialDelayMs: number;
+  readonly maxDelayMs: number;
+}
+
+export type LinkEvent =
+  | { readonly type: 'connected' }
+  | { readonly type: 'connectFailed'; readonly error: string; readonly retryInMs: number }
+  | { readonly type: 'disconnected'; readonly error: string; readonly retryInMs: number }
+  | { readonly type: 'toolsListed' };
+
+export interface ServerLinkOptions {
+  readonly clientInfo: Implementation;
+  readonly connectTimeoutMs: number;
+  readonly callTimeoutMs: number;
+  readonly reconnect: ReconnectPolicy;
+  readonly onEvent: (event: LinkEvent) => void;
+}
+
+/** One configured server, kept connected: connects, lists its tools, calls them, reconnects with backoff. */
+export interface ServerLink {
+  status(): ServerStatus;
+  /** The first connection attempt (once); settles when it has connected or failed. */
+  start(): Promise<void>;
+  /** Lists the tools again (while connected); a listing already under way is awaited. */
+  refresh(): Promise<void>;
+  /** Settles when no listing is under way (one started by `list_changed` included). */
+  settled(): Promise<void>;
+  /** Calls a tool; every failure is a message for the model. Rejects only when `signal` aborted it. */
+  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Result<CallToolResult, string>>;
+  close(): Promise<void>;
+}
+
+/** The most a check of a server that did not answer a call waits for its ping. */
+export const PING_MS = 5_000;
+
+export function createServerLink(id: string, config: McpServerConfig, options: ServerLinkOptions): ServerLink {
+  const { callTimeoutMs, reconnect } = options;
+  const closing = new AbortController();
+  let state: ServerState = 'idle';
+  let connection: McpConnection | undefined;
+  let tools: McpTool[] = [];
+  let error: string | undefined;
+  /** Bumped by every attempt and every loss: events of an older connection are ignored. */
+  let generation = 0;
+  let failures = 0;
+  let started: Promise<void> | undefined;
+  let attempt: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+  let listing: Promise<void> | undefined;
+  let listAgain = false;
+  /** Connections being ended: `close` waits for them, so that no process outlives it. */
+  const ending = new Set<Promise<void>>();
+
+  const end = (gone: McpConnection, kill: boolean) => {
+    const ended = (kill ? gone.abandon() : gone.close()).catch(() => undefined);
+    ending.add(ended);
+    void ended.finally(() => ending.delete(ended));
+  };
+
+  const scheduleRetry = (): number => {
+    const delay = Math.min(reconnect.maxDelayMs, reconnect.initialDelayMs * 2 ** failures);
+    failures++;
+    retry = setTimeout(() => {
+      retry = undefined;
+      attempt = connect();
+    }, delay);
+    retry.unref();
+    return delay;
+  };
+
+  const connect = async (): Promise<void> => {
+    const mine = ++generation;
+    state = failures === 0 && state === 'idle' ? 'connecting' : 'reconnecting';
+    let opened: McpConnection | undefined;
+    try {
+      opened = await openConnection(config, {
+        clientInfo: options.clientInfo,
+        timeoutMs: options.connectTimeoutMs,
+        signal: closing.signal,
+        events: {
+          onLost: (reason) => {
+            if (mine === generation) lose(reason);
+          },
+          onToolsChanged: () => {
+            if (mine === generation) void refresh();
+          },
+        },
+      });
+      const listed = await opened.listTools(callTimeoutMs);
+      if (closing.signal.aborted || mine !== generation) throw new Error('superseded');
+      connection = opened;
+      tools = callable(listed);
+      state = 'connected';
+      error = undefined;
+      failures = 0;
+      options.onEvent({ type: 'connected' });
+    } catch (failure) {
+      if (opened) end(opened, true);
+      if (closing.signal.aborted || mine !== generation) return;
+      state = 'reconnecting';
+      error = opened ? opened.describe(`listing its tools failed: ${messageOf(failure)}`) : messageOf(failure);
+      options.onEvent({ type: 'connectFailed', error, retryInMs: scheduleRetry() });
+    }
+  };
+
+  /** The connection is gone: its tools go with it, and a new one is tried after a pause. */
+  function lose(reason: string): void {
+    const gone = connection;
+    if (!gone || closing.signal.aborted) return;
+    connection = undefined;
+    generation++;
+    tools = [];
+    state = 'reconnecting';
+    error = reason;
+    end(gone, true);
+    options.onEvent({ type: 'disconnected', error: reason, retryInMs: scheduleRetry() });
+  }
+
+  /** After a request failed: is the server still there? A timed-out one must answer a ping. */
+  async function check(conn: McpConnection, failure: unknown): Promise<void> {
+    if (failure instanceof McpError && failure.code !== ErrorCode.ConnectionClosed) {
+      if (failure.code !== ErrorCode.RequestTimeout) return;
+      try {
+        await conn.ping(Math.min(PING_MS, callTimeoutMs));
+        return;
+      } catch {
+        if (conn === connection) lose(`it stopped answering (no reply within ${callTimeoutMs} ms, nor to a ping)`);
+        return;
+      }
+    }
+    if (conn === connection) lose(conn.describe(`the connection failed: ${messageOf(failure)}`));
+  }
+
+  function refresh(): Promise<void> {
+    if (listing) {
+      listAgain = true;
+      return listing;
+    }
+    listing = (async () => {
+      do {
+        listAgain = false;
+        const conn = connection;
+        if (!conn) return;
+        try {
+          const listed = await conn.listTools(callTimeoutMs);
+          if (conn !== connection) return;
+          tools = callable(listed);
+          options.onEvent({ type: 'toolsListed' });
+        } catch (failure) {
+          await check(conn, failure);
+        }
+      } while (listAgain);
+    })().finally(() => {
+      listing = undefined;
+    });
+    return listing;
+  }
+
+  return {
+    status: () => ({
+      state,
+      ...(connection ? { transport: connection.kind } : {}),
+      ...(error !== undefined && state !== 'connected' ? { error } : {}),
+      tools,
+      ...(connection?.instructions ? { instructions: connection.instructions } : {}),
+    }),
+    start() {
+      if (state === 'closed') return Promise.resolve();
+      started ??= attempt = connect();
+      return started;
+    },
+    refresh,
+    settled: async () => {
+      while (listing) await listing;
+    },
+    async call(tool, args, signal) {
+      const conn = connection;
+      if (!conn) {
+        const why = error ? ` (${error})` : '';
+        return err(`the MCP server "${id}" is not connected${why}; its tools are back once it reconnects`);
+      }
+      try {
+        return ok(await conn.callTool(tool, args, { signal, timeoutMs: callTimeoutMs }));
+      } catch (failure) {
+        if (signal.aborted) throw failure;
+        await check(conn, failure);
+        return err(describeCallFailure(id, failure, callTimeoutMs, conn === connection ? undefined : error));
+      }
+    },
+    async close() {
+      if (state === 'closed') return;
+      state = 'closed';
+      closing.abort();
+      clearTimeout(retry);
+      const conn = connection;
+      connection = undefined;
+      tools = [];
+      if (conn) end(conn, false);
+      await Promise.allSettled([attempt, ...ending]);
+      // An attempt that was under way has queued its own ending meanwhile.
+      await Promise.allSettled([...ending]);
+    },
+  };
+}
+
+/** Tools that must run as tasks (an experimental protocol feature) cannot be called with a plain call. */
+const callable = (tools: readonly McpTool[]) => tools.filter((tool) => tool.execution?.taskSupport !== 'required');
+
+function describeCallFailure(id: string, failure: unknown, timeoutMs: number, lost: string | undefined): string {
+  const server = `the MCP server "${id}"`;
+  if (lost !== undefined) {
+    return `${server} disconnected during the call (${lost}); its tools are withdrawn until it reconnects`;
+  }
+  if (failure instanceof McpError) {
+    if (failure.code === ErrorCode.RequestTimeout) return `${server} did not answer within ${timeoutMs} ms`;
+    return `${server} answered with an error: ${failure.message}`;
+  }
+  return `${server} could not be reached: ${messageOf(failure)}`;
+}

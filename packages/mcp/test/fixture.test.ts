@@ -1,0 +1,194 @@
+// Our client against our own fixture server over stdio (a real process speaking the protocol):
+// results of every kind, tools that come and go, a call never answered, a server dying mid-call.
+import { processesMatching } from '@openmanus/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpClient, type McpClient } from '../src/index.js';
+import { fixtureServer, marker, nextEvent, observe, toolNamed } from './helpers.js';
+
+const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
+
+describe('a client of our fixture server over stdio', () => {
+  const tag = marker('fixture');
+  let client: McpClient;
+  beforeAll(async () => {
+    client = createMcpClient({
+      servers: { fixture: fixtureServer('fixture', tag) },
+      callTimeoutMs: 400,
+      reconnect: { initialDelayMs: 20, maxDelayMs: 100 },
+    });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.close();
+    expect(processesMatching(tag)).toEqual([]);
+  });
+
+  it('names its tools mcp_fixture_{tool}, passes their JSON Schemas through, and takes a tool without a description', () => {
+    const names = client.tools().map((t) => t.spec.name);
+    expect(names).toEqual(expect.arrayContaining(['mcp_fixture_echo', 'mcp_fixture_hang', 'mcp_fixture_terminate']));
+    expect(toolNamed(client, 'mcp_fixture_echo').spec).toMatchObject({
+      description: 'Repeats the text.',
+      parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
+    });
+    expect(toolNamed(client, 'mcp_fixture_terminate').spec.parameters).toMatchObject({
+      properties: { status: { type: 'string', enum: ['success', 'failure'] } },
+    });
+    expect(toolNamed(client, 'mcp_fixture_nodesc').spec.description).toBe(
+      'nodesc, a tool of the MCP server "fixture".',
+    );
+    expect(client.status().fixture).toMatchObject({
+      state: 'connected',
+      transport: 'stdio',
+      instructions: 'Fixture server fixture: echo repeats text.',
+    });
+  });
+
+  it('marks only the server’s own terminate as finishing the run', () => {
+    const terminal = client
+      .tools()
+      .filter((t) => t.spec.terminal)
+      .map((t) => t.spec.name);
+    expect(terminal).toEqual(['mcp_fixture_terminate']);
+  });
+
+  it('returns text, and an isError result as an error observation', async () => {
+    expect(await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 'hi' })).toMatchObject({
+      output: 'fixture echo: hi',
+    });
+    const failed = await observe(toolNamed(client, 'mcp_fixture_fail'), { message: 'disk full' });
+    expect(failed).toMatchObject({ output: 'Error: disk full', isError: true });
+    const invalid = await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 42 });
+    expect(invalid.isError).toBe(true);
+    expect(invalid.output).toMatch(/^Error: .*text/s);
+  });
+
+  it('attaches the first image for vision models and summarises the others', async () => {
+    const seen = await observe(toolNamed(client, 'mcp_fixture_image'), {});
+    expect(seen.image).toEqual({ base64: PNG, mimeType: 'image/png' });
+    expect(seen.output).toBe(
+      [
+        'a red dot',
+        '[image attached: image/png, 70 bytes]',
+        '[another image (image/png, 70 bytes) not shown: one image per result]',
+        '[image (image/svg+xml, 6 bytes) not shown: models take PNG, JPEG, GIF and WebP]',
+      ].join('\n'),
+    );
+  });
+
+  it('summarises embedded resources (uri, type, an excerpt of the text) and resource links', async () => {
+    const seen = await observe(toolNamed(client, 'mcp_fixture_resource'), {});
+    expect(seen.output).toBe(
+      [
+        '[resource file:///long.txt (text/plain)]',
+        `${'x'.repeat(2000)}`,
+        '…[500 more characters]',
+        '[resource file:///data.bin (application/octet-stream): 4 bytes of binary data, not shown]',
+        '[resource link: file:///report.md "report" (text/markdown) — the report]',
+      ].join('\n'),
+    );
+  });
+
+  it('shows structured content as JSON when there is no text', async () => {
+    expect((await observe(toolNamed(client, 'mcp_fixture_structured'), {})).output).toBe(
+      '{"temperature":21,"unit":"C"}',
+    );
+  });
+
+  it('follows the server’s list_changed: a tool added, changed and removed, each callable as it is', async () => {
+    const added = nextEvent(client, (e) => e.type === 'toolsChanged');
+    await observe(toolNamed(client, 'mcp_fixture_add_tool'), { name: 'late' });
+    expect(await added).toMatchObject({ type: 'toolsChanged', server: 'fixture' });
+    expect((await observe(toolNamed(client, 'mcp_fixture_late'), {})).output).toBe('i am late');
+
+    const changed = nextEvent(client, (e) => e.type === 'toolsChanged');
+    await observe(toolNamed(client, 'mcp_fixture_describe_tool'), { name: 'late', description: 'Says it late.' });
+    await changed;
+    expect(toolNamed(client, 'mcp_fixture_late').spec.description).toBe('Says it late.');
+
+    const removed = nextEvent(client, (e) => e.type === 'toolsChanged');
+    await observe(toolNamed(client, 'mcp_fixture_remove_tool'), { name: 'late' });
+    await removed;
+    expect(client.tools().map((t) => t.spec.name)).not.toContain('mcp_fixture_late');
+  });
+
+  it('a call the server never answers fails after the time limit with a clear error; the server stays', async () => {
+    const started = Date.now();
+    const seen = await observe(toolNamed(client, 'mcp_fixture_hang'), {});
+    expect(seen).toMatchObject({
+      output: 'Error: the MCP server "fixture" did not answer within 400 ms',
+      isError: true,
+    });
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(client.status().fixture?.state).toBe('connected');
+    expect((await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 'still here' })).output).toBe(
+      'fixture echo: still here',
+    );
+  });
+
+  it('a server that dies mid-call: the call fails, its tools are withdrawn, and it is reconnected', async () => {
+    const pid = (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output;
+    const disconnected = nextEvent(client, (e) => e.type === 'disconnected');
+    const connected = nextEvent(client, (e) => e.type === 'connected');
+    const seen = await observe(toolNamed(client, 'mcp_fixture_crash'), {});
+    expect(seen.isError).toBe(true);
+    expect(seen.output).toMatch(
+      /^Error: the MCP server "fixture" disconnected during the call \(the server process ended: .*crashing on purpose\); its tools are withdrawn until it reconnects$/,
+    );
+    expect(await disconnected).toMatchObject({
+      server: 'fixture',
+      error: expect.stringContaining('crashing on purpose'),
+    });
+    await connected;
+    expect(client.status().fixture?.state).toBe('connected');
+    const again = (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output;
+    expect(again).toMatch(/^\d+$/);
+    expect(again).not.toBe(pid);
+  });
+});
+
+describe('servers that cannot be used', () => {
+  it('one that never answers: connecting fails after the time limit, is retried, and close() ends it', async () => {
+    const tag = marker('silent');
+    const client = createMcpClient({
+      servers: { silent: fixtureServer('silent', tag, '--silent') },
+      connectTimeoutMs: 300,
+      reconnect: { initialDelayMs: 50, maxDelayMs: 50 },
+    });
+    const failures: string[] = [];
+    client.subscribe((e) => {
+      if (e.type === 'connectFailed') failures.push(e.error);
+    });
+    const second = nextEvent(client, () => failures.length === 2);
+    await client.connect();
+    expect(client.status().silent).toMatchObject({
+      state: 'reconnecting',
+      error: 'did not complete the MCP handshake within 300 ms',
+      tools: [],
+    });
+    await second;
+    await client.close();
+    expect(client.status().silent?.state).toBe('closed');
+    expect(processesMatching(tag)).toEqual([]);
+  });
+
+  it('a program that does not exist is reported as such', async () => {
+    const client = createMcpClient({ servers: { nowhere: { command: 'no-such-mcp-server-xyz' } } });
+    await client.connect();
+    expect(client.status().nowhere?.error).toBe('could not start "no-such-mcp-server-xyz" (no such program)');
+    await client.close();
+  });
+});
+
+describe('two servers whose tool names would be the same', () => {
+  it('get a suffix, and each name calls its own server', async () => {
+    const tag = marker('twins');
+    const client = createMcpClient({ servers: { 'a.b': fixtureServer('a.b', tag), a_b: fixtureServer('a_b', tag) } });
+    await client.connect();
+    const echoes = client.tools().filter((t) => t.spec.name.startsWith('mcp_a_b_echo'));
+    expect(echoes.map((t) => t.spec.name).sort()).toEqual(['mcp_a_b_echo', 'mcp_a_b_echo_2']);
+    const answers = await Promise.all(echoes.map(async (t) => (await observe(t, { text: 'x' })).output));
+    expect(answers.sort()).toEqual(['a.b echo: x', 'a_b echo: x']);
+    await client.close();
+    expect(processesMatching(tag)).toEqual([]);
+  });
+});
