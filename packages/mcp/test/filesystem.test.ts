@@ -1,0 +1,41 @@
+// Our client against the reference filesystem server from npm, confined to a temporary directory.
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { processesMatching } from '@openmanus/core/testing';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createMcpClient, type McpClient } from '../src/index.js';
+import { filesystemScript, marker, observe, toolNamed } from './helpers.js';
+
+describe('the filesystem server over stdio, in a temporary directory', () => {
+  const tag = marker('filesystem');
+  let dir: string;
+  let client: McpClient;
+  beforeAll(async () => {
+    dir = await realpath(await mkdtemp(join(tmpdir(), `openmanus-mcp-fs-${tag}-`)));
+    await writeFile(join(dir, 'notes.txt'), 'first line\nsecond line\n');
+    client = createMcpClient({ servers: { fs: { command: process.execPath, args: [filesystemScript, dir] } } });
+    await client.connect();
+  });
+  afterAll(async () => {
+    await client.close();
+    expect(processesMatching(tag)).toEqual([]);
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it('lists, reads and writes files in its directory', async () => {
+    expect((await observe(toolNamed(client, 'mcp_fs_list_directory'), { path: dir })).output).toBe('[FILE] notes.txt');
+    expect((await observe(toolNamed(client, 'mcp_fs_read_text_file'), { path: join(dir, 'notes.txt'), head: 1 })).output).toBe(
+      'first line',
+    );
+    const written = await observe(toolNamed(client, 'mcp_fs_write_file'), { path: join(dir, 'out.md'), content: '# done\n' });
+    expect(written.isError).toBeUndefined();
+    expect(await readFile(join(dir, 'out.md'), 'utf8')).toBe('# done\n');
+  });
+
+  it('reports its refusal of a path outside the directory as an error observation', async () => {
+    const seen = await observe(toolNamed(client, 'mcp_fs_read_text_file'), { path: '/etc/hostname' });
+    expect(seen.isError).toBe(true);
+    expect(seen.output).toMatch(/^Error: .*Access denied - path outside allowed directories/);
+  });
+});
