@@ -17,7 +17,7 @@ export {
   type RemoteServerConfig,
   type StdioServerConfig,
 } from './client/config.js';
-export { type McpContext, mcpContextProvider } from './client/context.js';
+export type { McpContext } from './client/context.js';
 export {
   createMcpClient,
   type McpClient,
@@ -27,6 +27,5 @@ export {
   type McpServerStatus,
 } from './client/mcpClient.js';
 export { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from './client/naming.js';
-export { toToolReturn } from './client/results.js';
 export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
 export type { TransportKind } from './client/transport.js';

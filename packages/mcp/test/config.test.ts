@@ -25,7 +25,13 @@ describe('loadMcpConfig', () => {
     await write(
       JSON.stringify({
         mcpServers: {
-          files: { command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { LOG: '1' }, cwd: '/tmp', autoApprove: [] },
+          files: {
+            command: 'npx',
+            args: ['-y', 'server-filesystem', '/tmp'],
+            env: { LOG: '1' },
+            cwd: '/tmp',
+            autoApprove: [],
+          },
           legacy: { type: 'sse', url: 'http://127.0.0.1:8000/sse' },
           remote: { type: 'http', url: 'https://example.com/mcp', headers: { authorization: 'Bearer x' } },
           either: { url: 'http://127.0.0.1:9000/mcp' },
@@ -63,13 +69,31 @@ describe('loadMcpConfig', () => {
         { mcpServers: { files: { args: ['x'] } } },
         'mcpServers.files.command: is required: a command to run (a stdio server) or a url (an HTTP or SSE server)',
       ],
-      [{ mcpServers: { files: { type: 'stdio' } } }, 'mcpServers.files.command: is required for a stdio server (the program to run)'],
+      [
+        { mcpServers: { files: { type: 'stdio' } } },
+        'mcpServers.files.command: is required for a stdio server (the program to run)',
+      ],
       [{ mcpServers: { web: { type: 'sse' } } }, 'mcpServers.web.url: is required for a server of type "sse"'],
-      [{ mcpServers: { web: { url: 'file:///etc/passwd' } } }, 'mcpServers.web.url: must be an http:// or https:// URL'],
-      [{ mcpServers: { web: { type: 'websocket', url: 'ws://x' } } }, 'mcpServers.web.type: Invalid option: expected one of "stdio"|"http"|"streamable-http"|"streamableHttp"|"sse"'],
-      [{ mcpServers: { files: { command: 'x', args: 'a b' } } }, 'mcpServers.files.args: Invalid input: expected array, received string'],
-      [{ mcpServers: { files: { command: 'x', env: { PORT: 80 } } } }, 'mcpServers.files.env.PORT: Invalid input: expected string, received number'],
-      [{ mcpServers: { both: { command: 'x', url: 'http://h/mcp' } } }, 'mcpServers.both.type: is required when both command and url are given'],
+      [
+        { mcpServers: { web: { url: 'file:///etc/passwd' } } },
+        'mcpServers.web.url: must be an http:// or https:// URL',
+      ],
+      [
+        { mcpServers: { web: { type: 'websocket', url: 'ws://x' } } },
+        'mcpServers.web.type: Invalid option: expected one of "stdio"|"http"|"streamable-http"|"streamableHttp"|"sse"',
+      ],
+      [
+        { mcpServers: { files: { command: 'x', args: 'a b' } } },
+        'mcpServers.files.args: Invalid input: expected array, received string',
+      ],
+      [
+        { mcpServers: { files: { command: 'x', env: { PORT: 80 } } } },
+        'mcpServers.files.env.PORT: Invalid input: expected string, received number',
+      ],
+      [
+        { mcpServers: { both: { command: 'x', url: 'http://h/mcp' } } },
+        'mcpServers.both.type: is required when both command and url are given',
+      ],
     ];
     for (const [content, message] of cases) {
       await write(JSON.stringify(content));

@@ -12,7 +12,9 @@ describe('the everything server over stdio', () => {
     // A secret of ours that the server must not see; it gets the env its config gives it.
     process.env.OPENMANUS_TEST_SECRET = 'sk-do-not-pass-on';
     client = createMcpClient({
-      servers: { everything: { command: process.execPath, args: [everythingScript, 'stdio', tag], env: { GREETING: 'hello' } } },
+      servers: {
+        everything: { command: process.execPath, args: [everythingScript, 'stdio', tag], env: { GREETING: 'hello' } },
+      },
     });
     await client.connect();
   });
@@ -82,15 +84,25 @@ describe('the everything server over stdio', () => {
       "Here's the image you requested:\n[image attached: image/png, 3.9 KB]\nThe image above is the MCP logo.",
     );
     expect(seen.image?.mimeType).toBe('image/png');
-    expect(Buffer.from(seen.image?.base64 ?? '', 'base64').subarray(1, 4).toString()).toBe('PNG');
+    expect(
+      Buffer.from(seen.image?.base64 ?? '', 'base64')
+        .subarray(1, 4)
+        .toString(),
+    ).toBe('PNG');
   });
 
   it('summarises its embedded resources and resource links', async () => {
-    const text = await observe(toolNamed(client, 'mcp_everything_get-resource-reference'), { resourceType: 'Text', resourceId: 1 });
+    const text = await observe(toolNamed(client, 'mcp_everything_get-resource-reference'), {
+      resourceType: 'Text',
+      resourceId: 1,
+    });
     expect(text.output).toMatch(
       /^Returning resource reference for Resource 1:\n\[resource demo:\/\/resource\/dynamic\/text\/1 \(text\/plain\)\]\nResource 1: This is a plaintext resource/,
     );
-    const blob = await observe(toolNamed(client, 'mcp_everything_get-resource-reference'), { resourceType: 'Blob', resourceId: 2 });
+    const blob = await observe(toolNamed(client, 'mcp_everything_get-resource-reference'), {
+      resourceType: 'Blob',
+      resourceId: 2,
+    });
     // Its blob holds the time it was made: the size varies by a byte or two.
     expect(blob.output).toMatch(
       /\n\[resource demo:\/\/resource\/dynamic\/blob\/2 \(text\/plain\): \d+ bytes of binary data, not shown\]\n/,
@@ -102,11 +114,16 @@ describe('the everything server over stdio', () => {
   });
 
   it('starts the server with its configured env and the SDK’s few safe variables, never our secrets', async () => {
-    const env = JSON.parse((await observe(toolNamed(client, 'mcp_everything_get-env'), {})).output) as Record<string, string>;
+    const env = JSON.parse((await observe(toolNamed(client, 'mcp_everything_get-env'), {})).output) as Record<
+      string,
+      string
+    >;
     expect(env.GREETING).toBe('hello');
     expect(env.PATH).toBe(process.env.PATH);
     expect(Object.keys(env).sort()).toEqual(
-      ['GREETING', 'HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].filter((k) => k === 'GREETING' || process.env[k]),
+      ['GREETING', 'HOME', 'LOGNAME', 'PATH', 'SHELL', 'TERM', 'USER'].filter(
+        (k) => k === 'GREETING' || process.env[k],
+      ),
     );
     expect(JSON.stringify(env)).not.toContain('sk-do-not-pass-on');
   });

@@ -25,10 +25,13 @@ describe('the filesystem server over stdio, in a temporary directory', () => {
 
   it('lists, reads and writes files in its directory', async () => {
     expect((await observe(toolNamed(client, 'mcp_fs_list_directory'), { path: dir })).output).toBe('[FILE] notes.txt');
-    expect((await observe(toolNamed(client, 'mcp_fs_read_text_file'), { path: join(dir, 'notes.txt'), head: 1 })).output).toBe(
-      'first line',
-    );
-    const written = await observe(toolNamed(client, 'mcp_fs_write_file'), { path: join(dir, 'out.md'), content: '# done\n' });
+    expect(
+      (await observe(toolNamed(client, 'mcp_fs_read_text_file'), { path: join(dir, 'notes.txt'), head: 1 })).output,
+    ).toBe('first line');
+    const written = await observe(toolNamed(client, 'mcp_fs_write_file'), {
+      path: join(dir, 'out.md'),
+      content: '# done\n',
+    });
     expect(written.isError).toBeUndefined();
     expect(await readFile(join(dir, 'out.md'), 'utf8')).toBe('# done\n');
   });

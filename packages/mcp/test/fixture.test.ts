@@ -132,7 +132,7 @@ describe('a client of our fixture server over stdio', () => {
     const seen = await observe(toolNamed(client, 'mcp_fixture_crash'), {});
     expect(seen.isError).toBe(true);
     expect(seen.output).toMatch(
-      /^Error: the MCP server "fixture" disconnected during the call \(the server process ended: .*crashing on purpose\); its tools are withdrawn until it reconnects$/,
+      /^Error: the MCP server "fixture" was lost during the call: the server process ended: .*crashing on purpose; its tools are withdrawn until it reconnects$/s,
     );
     expect(await disconnected).toMatchObject({
       server: 'fixture',
@@ -143,6 +143,24 @@ describe('a client of our fixture server over stdio', () => {
     const again = (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output;
     expect(again).toMatch(/^\d+$/);
     expect(again).not.toBe(pid);
+  });
+
+  it('a server that stops answering altogether is withdrawn, ended and started again', async () => {
+    const pid = Number((await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output);
+    const connected = nextEvent(client, (e) => e.type === 'connected');
+    const seen = await observe(toolNamed(client, 'mcp_fixture_freeze'), {});
+    expect(seen).toMatchObject({
+      output:
+        'Error: the MCP server "fixture" was lost during the call: it stopped answering (no reply within 400 ms, ' +
+        'not even to a ping); its tools are withdrawn until it reconnects',
+      isError: true,
+    });
+    expect(client.tools()).toEqual([]);
+    await connected;
+    expect(processesMatching(tag)).not.toContain(pid);
+    expect((await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 'thawed' })).output).toBe(
+      'fixture echo: thawed',
+    );
   });
 });
 

@@ -76,7 +76,9 @@ describe('a server over HTTP', () => {
     await connected(servers, async (client) => {
       expect(client.status().modern?.transport).toBe('http');
       expect(client.status().old?.transport).toBe('sse');
-      expect((await observe(toolNamed(client, 'mcp_old_echo'), { text: 'fallback' })).output).toBe('remote echo: fallback');
+      expect((await observe(toolNamed(client, 'mcp_old_echo'), { text: 'fallback' })).output).toBe(
+        'remote echo: fallback',
+      );
     });
   });
 
@@ -87,10 +89,14 @@ describe('a server over HTTP', () => {
       const disconnected = nextEvent(client, (e) => e.type === 'disconnected');
       const seen = await observe(echo, { text: 'anyone?' });
       expect(seen.isError).toBe(true);
-      expect(seen.output).toMatch(/^Error: the MCP server "web" disconnected during the call \(the connection failed: .*ECONNREFUSED/);
+      expect(seen.output).toMatch(
+        /^Error: the MCP server "web" was lost during the call: the connection failed: .*ECONNREFUSED/,
+      );
       await disconnected;
       expect(client.tools()).toEqual([]);
-      expect((await observe(echo, { text: 'still?' })).output).toMatch(/^Error: the MCP server "web" is not connected \(/);
+      expect((await observe(echo, { text: 'still?' })).output).toMatch(
+        /^Error: the MCP server "web" is not connected \(/,
+      );
 
       const back = nextEvent(client, (e) => e.type === 'connected');
       await startServer();

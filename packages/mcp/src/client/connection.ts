@@ -196,6 +196,7 @@ async function within(promise: Promise<unknown>, ms: number): Promise<void> {
 /** An error's message, with its cause's (fetch's "fetch failed" says why only there). */
 export function messageOf(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
-  const cause = error.cause instanceof Error ? ((error.cause as { code?: string }).code ?? error.cause.message) : undefined;
+  const cause =
+    error.cause instanceof Error ? ((error.cause as { code?: string }).code ?? error.cause.message) : undefined;
   return cause && !error.message.includes(cause) ? `${error.message} (${cause})` : error.message;
 }

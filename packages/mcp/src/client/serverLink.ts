@@ -145,7 +145,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
         await conn.ping(Math.min(PING_MS, callTimeoutMs));
         return;
       } catch {
-        if (conn === connection) lose(`it stopped answering (no reply within ${callTimeoutMs} ms, nor to a ping)`);
+        if (conn === connection) lose(`it stopped answering (no reply within ${callTimeoutMs} ms, not even to a ping)`);
         return;
       }
     }
@@ -211,6 +211,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     async close() {
       if (state === 'closed') return;
       state = 'closed';
+      error = 'the MCP client was closed';
       closing.abort();
       clearTimeout(retry);
       const conn = connection;
@@ -230,7 +231,7 @@ const callable = (tools: readonly McpTool[]) => tools.filter((tool) => tool.exec
 function describeCallFailure(id: string, failure: unknown, timeoutMs: number, lost: string | undefined): string {
   const server = `the MCP server "${id}"`;
   if (lost !== undefined) {
-    return `${server} disconnected during the call (${lost}); its tools are withdrawn until it reconnects`;
+    return `${server} was lost during the call: ${lost}; its tools are withdrawn until it reconnects`;
   }
   if (failure instanceof McpError) {
     if (failure.code === ErrorCode.RequestTimeout) return `${server} did not answer within ${timeoutMs} ms`;
