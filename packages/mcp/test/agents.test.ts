@@ -212,7 +212,12 @@ describe('an agent with two MCP servers', () => {
 describe('the MCPAgent', () => {
   it('is OpenManus’s: mcp_agent, 20 steps, the servers’ tools and terminate; finishing through terminate', async () => {
     const agent = createMcpAgent({ client });
-    expect(agent.config).toMatchObject({ name: 'mcp_agent', maxSteps: 20, llmProfile: 'mcp_agent' });
+    expect(agent.config).toMatchObject({
+      name: 'mcp_agent',
+      maxSteps: 20,
+      maxObserve: 10_000,
+      llmProfile: 'mcp_agent',
+    });
     expect(agent.tools.map((t) => t.spec.name)).toEqual(['terminate']);
     const { result, requests } = await runScripted(agent, 'Add 2 and 3', [
       call('mcp_everything_get-sum', { a: 2, b: 3 }),

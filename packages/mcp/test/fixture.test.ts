@@ -1,9 +1,13 @@
 // Our client against our own fixture server over stdio (a real process speaking the protocol):
 // results of every kind, tools that come and go, a call never answered, a server dying mid-call.
+import { existsSync } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient } from '../src/index.js';
-import { fixtureServer, marker, nextEvent, observe, toolNamed } from './helpers.js';
+import { eventually, fixtureServer, marker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -187,6 +191,24 @@ describe('servers that cannot be used', () => {
     await client.close();
     expect(client.status().silent?.state).toBe('closed');
     expect(processesMatching(tag)).toEqual([]);
+  });
+
+  it('one that never lists its tools: close() does not wait for it', async () => {
+    const tag = marker('mute');
+    const asked = join(tmpdir(), `${tag}-asked`);
+    const client = createMcpClient({ servers: { mute: fixtureServer('mute', tag, '--mute-list', asked) } });
+    const connecting = client.connect();
+    const connected = nextEvent(client, () => true);
+    await eventually(() => existsSync(asked));
+    await rm(asked);
+    expect(client.status().mute?.state).toBe('connecting');
+    const started = Date.now();
+    await client.close();
+    await connecting;
+    expect(Date.now() - started).toBeLessThan(3_000);
+    expect(processesMatching(tag)).toEqual([]);
+    // Closing is not a failure to report.
+    expect(await Promise.race([connected, 'no event'])).toBe('no event');
   });
 
   it('a program that does not exist is reported as such', async () => {

@@ -20,6 +20,15 @@ export const fixtureServer = (id: string, tag: string, ...options: string[]): St
   args: [fixture, '--id', id, '--tag', tag, ...options],
 });
 
+/** Resolves once `check` holds, for what shows only in /proc (a process started or gone). */
+export async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 /** Settles with the first event of the client that `matches`. */
 export function nextEvent(client: McpClient, matches: (event: McpClientEvent) => boolean): Promise<McpClientEvent> {
   return new Promise((resolve) => {

@@ -32,7 +32,8 @@ export type McpAgentOptions = Omit<WithMcpOptions, 'name'> & {
   );
 
 /**
- * OpenManus's MCPAgent: "mcp_agent", at most 20 steps, the servers' tools listed again every 5 steps
+ * OpenManus's MCPAgent: "mcp_agent", at most 20 steps (observations cut at 10000 characters, with a
+ * marker, as Manus's), the servers' tools listed again every 5 steps
  * (and whenever a server says they changed), and our `terminate` to finish — OpenManus named its
  * terminate `mcp_…_terminate`, which its own check never matched. Close it with `agent.close()` when
  * it was given servers (see `withMcp` for the lifetime of the connections).
@@ -49,7 +50,8 @@ export function createMcpAgent(options: McpAgentOptions): McpAgent {
     nextStepPrompt: nextStepPrompt ?? mcpAgentNextStepPrompt,
     tools: [...(extraTools ?? []), terminate],
     maxSteps: maxSteps ?? 20,
-    ...(maxObserve !== undefined ? { maxObserve } : {}),
+    // OpenManus kept observations whole; a server's 10 MB answer must not fill the context.
+    maxObserve: maxObserve ?? 10_000,
     llmProfile: llmProfile ?? 'mcp_agent',
   });
   return withMcp(agent, source, rest);

@@ -26,7 +26,7 @@ export interface McpConnection {
   readonly kind: TransportKind;
   /** What the server asks its clients to tell the model (`instructions` of its initialize result). */
   readonly instructions: string | undefined;
-  listTools(timeoutMs: number): Promise<McpTool[]>;
+  listTools(timeoutMs: number, signal?: AbortSignal): Promise<McpTool[]>;
   callTool(
     name: string,
     args: Record<string, unknown>,
@@ -120,11 +120,14 @@ async function connectWith(
   return {
     kind,
     instructions: client.getInstructions(),
-    async listTools(timeoutMs) {
+    async listTools(timeoutMs, signal) {
       const tools: McpTool[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-        const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, { timeout: timeoutMs });
+        const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, {
+          timeout: timeoutMs,
+          ...(signal ? { signal } : {}),
+        });
         tools.push(...listed.tools);
         cursor = listed.nextCursor;
         if (cursor === undefined) break;

@@ -107,7 +107,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
           },
         },
       });
-      const listed = await opened.listTools(callTimeoutMs);
+      const listed = await opened.listTools(callTimeoutMs, closing.signal);
       if (closing.signal.aborted || mine !== generation) throw new Error('superseded');
       connection = opened;
       tools = callable(listed);
@@ -163,7 +163,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
         const conn = connection;
         if (!conn) return;
         try {
-          const listed = await conn.listTools(callTimeoutMs);
+          const listed = await conn.listTools(callTimeoutMs, closing.signal);
           if (conn !== connection) return;
           tools = callable(listed);
           options.onEvent({ type: 'toolsListed' });
