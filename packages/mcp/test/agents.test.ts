@@ -173,6 +173,28 @@ describe('an agent with two MCP servers', () => {
     expect(toolResults(requests[5]).at(-1)).toBe('fixture echo: after');
   });
 
+  it('an image a server returns reaches a model that takes images', async () => {
+    const server = await startOpenAiServer({ script: [call('mcp_everything_get-tiny-image'), { content: 'A logo.' }] });
+    try {
+      const llm = createOpenAiLlm({
+        model: 'gpt-4o',
+        apiKey: 'sk-test',
+        baseURL: server.baseURL,
+        maxRetries: 0,
+        vision: true,
+      });
+      const result = await run(agent(), 'Show me the image', { llm });
+      expect(result.answer).toBe('A logo.');
+      const parts = server.requests[1]?.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])) ?? [];
+      expect(parts).toContainEqual({
+        type: 'image_url',
+        image_url: { url: expect.stringMatching(/^data:image\/png;base64,iVBOR/) },
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
   it('runs of a session reuse the connections: the same server process answers both', async () => {
     const session = agent();
     const server = await startOpenAiServer({
@@ -206,6 +228,18 @@ describe('an agent with two MCP servers', () => {
     expect(toolResults(requests[1])).toEqual(['Echo: from manus']);
     await manus.close(); // the client is the test's: closing the agent leaves it connected
     expect(client.status().everything?.state).toBe('connected');
+  });
+});
+
+describe('withMcp', () => {
+  it('adds a context provider of its own, refusing a second one of the same name', () => {
+    const once = withMcp(createAgent({ name: 'plain' }), client);
+    expect(once.config.contextProviders?.map((p) => p.name)).toEqual(['mcp']);
+    expect(() => withMcp(once, client)).toThrow('agent "plain" already has a context provider named "mcp"');
+    expect(withMcp(once, client, { name: 'mcp_more' }).config.contextProviders?.map((p) => p.name)).toEqual([
+      'mcp',
+      'mcp_more',
+    ]);
   });
 });
 

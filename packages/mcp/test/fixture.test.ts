@@ -169,25 +169,27 @@ describe('a client of our fixture server over stdio', () => {
 });
 
 describe('servers that cannot be used', () => {
-  it('one that never answers: connecting fails after the time limit, is retried, and close() ends it', async () => {
+  it('one that never answers: connecting fails after the time limit, is retried with backoff, and close() ends it', async () => {
     const tag = marker('silent');
     const client = createMcpClient({
       servers: { silent: fixtureServer('silent', tag, '--silent') },
-      connectTimeoutMs: 300,
-      reconnect: { initialDelayMs: 50, maxDelayMs: 50 },
+      connectTimeoutMs: 150,
+      reconnect: { initialDelayMs: 20, maxDelayMs: 80 },
     });
-    const failures: string[] = [];
+    const waits: number[] = [];
     client.subscribe((e) => {
-      if (e.type === 'connectFailed') failures.push(e.error);
+      if (e.type === 'connectFailed') waits.push(e.retryInMs);
     });
-    const second = nextEvent(client, () => failures.length === 2);
+    const fourth = nextEvent(client, () => waits.length === 4);
     await client.connect();
     expect(client.status().silent).toMatchObject({
       state: 'reconnecting',
-      error: 'did not complete the MCP handshake within 300 ms',
+      error: 'did not complete the MCP handshake within 150 ms',
       tools: [],
     });
-    await second;
+    await fourth;
+    // Each failure waits twice as long as the one before, up to the most.
+    expect(waits).toEqual([20, 40, 80, 80]);
     await client.close();
     expect(client.status().silent?.state).toBe('closed');
     expect(processesMatching(tag)).toEqual([]);

@@ -93,6 +93,8 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     const mine = ++generation;
     state = failures === 0 && state === 'idle' ? 'connecting' : 'reconnecting';
     let opened: McpConnection | undefined;
+    // A change announced while the first list is under way may not be in it: list again once connected.
+    let changedEarly = false;
     try {
       opened = await openConnection(config, {
         clientInfo: options.clientInfo,
@@ -103,7 +105,9 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
             if (mine === generation) lose(reason);
           },
           onToolsChanged: () => {
-            if (mine === generation) void refresh();
+            if (mine !== generation) return;
+            if (connection) void refresh();
+            else changedEarly = true;
           },
         },
       });
@@ -115,6 +119,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       error = undefined;
       failures = 0;
       options.onEvent({ type: 'connected' });
+      if (changedEarly) void refresh();
     } catch (failure) {
       if (opened) end(opened, true);
       if (closing.signal.aborted || mine !== generation) return;
