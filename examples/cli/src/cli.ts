@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
 import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
@@ -59,7 +60,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   // `pnpm openmanus -- --json task` hands the `--` through: drop it.
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args[0] === 'mcp-server') return mcpServerCommand(args.slice(1), io);
-  if (args[0] === 'mcp') return mcpCommand(args.slice(1), io);
+  if (args[0] === 'mcp') return mcpCommand(args.slice(1), io, { cliScript: fileURLToPath(import.meta.url) });
   const fail = failure(io, 'openmanus');
   let parsed: ReturnType<typeof parseArguments>;
   try {

@@ -1,5 +1,5 @@
+import { resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import {
   type AgentState,
@@ -39,9 +39,6 @@ const EXIT_WORDS = new Set(['exit', 'quit', 'q']);
 
 const DEFAULT_URLS = { sse: 'http://127.0.0.1:8000/sse', http: 'http://127.0.0.1:8000/mcp' } as const;
 
-/** This CLI, to start its own MCP server for `--connection stdio`. */
-const cliScript = fileURLToPath(new URL('./cli.js', import.meta.url));
-
 const parseArguments = (args: string[]) =>
   parseArgs({
     args,
@@ -65,7 +62,12 @@ const parseArguments = (args: string[]) =>
 type Values = ReturnType<typeof parseArguments>['values'];
 
 /** The server the options name, or what is wrong with them. */
-function serverTarget(values: Values, io: SessionIo, workspace: string | undefined): McpServerTarget | string {
+function serverTarget(
+  values: Values,
+  io: SessionIo,
+  cliScript: string,
+  workspace: string | undefined,
+): McpServerTarget | string {
   const { connection } = values;
   if (connection === 'stdio') {
     if (values['server-url'] !== undefined || values.token !== undefined) {
@@ -80,7 +82,7 @@ function serverTarget(values: Values, io: SessionIo, workspace: string | undefin
         'mcp-server',
         '--transport',
         'stdio',
-        ...(workspace ? ['--workspace', workspace] : []),
+        ...(workspace ? ['--workspace', resolve(workspace)] : []),
         ...sandbox,
       ],
     };
@@ -140,12 +142,15 @@ async function converse({ connected, llm, json, io }: Conversation, signal: Abor
   }
 }
 
+export interface McpCommandOptions {
+  /** This CLI's script, run as `node <script> mcp-server` for `--connection stdio`. */
+  readonly cliScript: string;
+  /** Connects the agent to its server (default: `connectMcpAgent`). */
+  readonly connect?: ConnectMcpAgent;
+}
+
 /** `openmanus mcp`: the MCP agent on one task, or interactively; returns the exit code. */
-export async function mcpCommand(
-  argv: string[],
-  io: SessionIo,
-  connect: ConnectMcpAgent = connectMcpAgent,
-): Promise<number> {
+export async function mcpCommand(argv: string[], io: SessionIo, options: McpCommandOptions): Promise<number> {
   const fail = failure(io, 'openmanus mcp');
   let parsed: ReturnType<typeof parseArguments>;
   try {
@@ -168,7 +173,7 @@ export async function mcpCommand(
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
   if (!config.ok) return fail(describeConfigError(config.error));
-  const server = serverTarget(values, io, values.workspace ?? config.value.agent.workspace);
+  const server = serverTarget(values, io, options.cliScript, values.workspace ?? config.value.agent.workspace);
   if (typeof server === 'string') return fail(server);
 
   let task = '';
@@ -177,7 +182,7 @@ export async function mcpCommand(
     if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
   }
   const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, 'mcp');
-  const connected = await connect({
+  const connected = await (options.connect ?? connectMcpAgent)({
     server,
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
     ...(maxInputTokens ? { maxInputTokens } : {}),
