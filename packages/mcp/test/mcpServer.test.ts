@@ -140,6 +140,22 @@ describe('createMcpServer: our tools for any MCP client', () => {
     expect(textOf(await callTool(second.client, 'helper_process'))).toBe(secondHelper);
   });
 
+  it('ends a session whose client vanished once it has been idle, not one whose client listens', async () => {
+    const idle = await server.serveHttp({ port: 0, idleSessionMs: 150 });
+    const listening = await httpClient(idle.url, idle.token);
+    clients.push(listening.client);
+    const listeningHelper = textOf(await callTool(listening.client, 'helper_process'));
+    const vanishing = await httpClient(idle.url, idle.token);
+    await callTool(vanishing.client, 'helper_process');
+    expect(helpers()).toHaveLength(2);
+    // Gone without ending its session (no DELETE): its connections just close.
+    await vanishing.transport.close();
+    await eventually(() => helpers().length === 1);
+    // The other client, idle as long but with its stream open, still has its session and its helper.
+    expect(textOf(await callTool(listening.client, 'helper_process'))).toBe(listeningHelper);
+    expect(helpers()).toHaveLength(1);
+  });
+
   it('passes a client’s cancellation on to the tool', async () => {
     const { client } = await connect();
     const controller = new AbortController();

@@ -19,6 +19,11 @@ export interface HttpServeOptions {
   readonly allowedHosts?: readonly string[];
   /** Browser origins allowed to call (default: none but this server's own); requests without an Origin are not browsers'. */
   readonly allowedOrigins?: readonly string[];
+  /**
+   * A session with no request open for this long is ended, closing its shell and the rest (default
+   * 30 minutes): a client that vanished without ending its session leaves nothing running for ever.
+   */
+  readonly idleSessionMs?: number;
 }
 
 /** The server listening: where, with which token; `close` ends its sessions and stops it. */
@@ -31,6 +36,25 @@ export interface HttpServing {
 }
 
 const ENDPOINT = '/mcp';
+const IDLE_SESSION_MS = 30 * 60_000;
+
+/** One HTTP session: its transport, and how busy it is (requests open, the last time one began or ended). */
+interface HttpSession {
+  readonly transport: StreamableHTTPServerTransport;
+  readonly session: McpSession;
+  open: number;
+  lastActive: number;
+}
+
+/** Counts `res` as open for `entry` until it closes. */
+function track(entry: HttpSession, res: ServerResponse) {
+  entry.open++;
+  entry.lastActive = Date.now();
+  res.once('close', () => {
+    entry.open--;
+    entry.lastActive = Date.now();
+  });
+}
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 
 const hostName = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -57,7 +81,7 @@ export async function serveHttp(
   const host = options.host ?? '127.0.0.1';
   const token = options.token ?? newToken();
   const authorized = bearerCheck(token);
-  const sessions = new Map<string, { transport: StreamableHTTPServerTransport; session: McpSession }>();
+  const sessions = new Map<string, HttpSession>();
   let allowedHosts: string[] = [];
   let allowedOrigins: string[] = [];
 
@@ -68,7 +92,7 @@ export async function serveHttp(
       // Known before the answer to initialize leaves: the client's next request names it.
       onsessioninitialized: (id) => {
         if (!session) return;
-        sessions.set(id, { transport, session });
+        sessions.set(id, { transport, session, open: 0, lastActive: Date.now() });
         void session.closed.then(() => sessions.delete(id));
       },
       enableDnsRebindingProtection: true,
@@ -97,6 +121,7 @@ export async function serveHttp(
     }
     const known = typeof id === 'string' ? sessions.get(id) : undefined;
     if (!known) return refuse(res, 404, 'Session not found: start a new one with an initialize request');
+    track(known, res);
     return known.transport.handleRequest(req, res);
   };
 
@@ -119,12 +144,26 @@ export async function serveHttp(
   allowedHosts = [...names.map((name) => `${name}:${port}`), ...(options.allowedHosts ?? [])];
   allowedOrigins = [...names.map((name) => `http://${name}:${port}`), ...(options.allowedOrigins ?? [])];
 
+  // A request open (a call running, a client listening on its stream) keeps a session alive.
+  const idleMs = options.idleSessionMs ?? IDLE_SESSION_MS;
+  const sweeper = setInterval(
+    () => {
+      const now = Date.now();
+      for (const entry of sessions.values()) {
+        if (entry.open === 0 && now - entry.lastActive >= idleMs) void entry.session.close();
+      }
+    },
+    Math.min(idleMs, 60_000),
+  );
+  sweeper.unref();
+
   let closing: Promise<void> | undefined;
   return {
     url: `http://${hostName(host)}:${port}${ENDPOINT}`,
     token,
     close: () => {
       closing ??= (async () => {
+        clearInterval(sweeper);
         const stopped = new Promise<void>((resolve) => server.close(() => resolve()));
         await Promise.allSettled([...sessions.values()].map(({ session }) => session.close()));
         // Streams of sessions that ended are closed by now; idle keep-alive connections go too.
