@@ -37,6 +37,10 @@ export interface HttpServing {
 
 const ENDPOINT = '/mcp';
 const IDLE_SESSION_MS = 30 * 60_000;
+const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
+
+const hostName = (host: string) => (host.includes(':') ? `[${host}]` : host);
+const isLoopback = (host: string) => LOOPBACK.includes(hostName(host)) || host.startsWith('127.');
 
 /** One HTTP session: its transport, and how busy it is (requests open, the last time one began or ended). */
 interface HttpSession {
@@ -55,10 +59,6 @@ function track(entry: HttpSession, res: ServerResponse) {
     entry.lastActive = Date.now();
   });
 }
-const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
-
-const hostName = (host: string) => (host.includes(':') ? `[${host}]` : host);
-const isLoopback = (host: string) => LOOPBACK.includes(hostName(host)) || host.startsWith('127.');
 
 /** A JSON-RPC error answer for requests refused before they reach a session (as the SDK words its own). */
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
