@@ -29,3 +29,8 @@ export {
 export { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from './client/naming.js';
 export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
 export type { TransportKind } from './client/transport.js';
+// The server: any of our toolsets for MCP clients.
+export type { HttpServeOptions, HttpServing } from './server/http.js';
+export { createMcpServer, type McpServerOptions, type McpToolServer } from './server/mcpServer.js';
+export type { McpSession } from './server/session.js';
+export type { StdioServeOptions } from './server/stdio.js';

@@ -1,23 +1,22 @@
 // Agents with MCP servers, run end to end: a scripted model over a real OpenAI-compatible HTTP
 // server (the real openai SDK), the everything server and our fixture as real processes.
-import { mkdtemp, rm, unlink, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createAgent, createManus, createOpenAiLlm, defineTool, run, terminate } from '@openmanus/core';
 import { processesMatching, type RecordedRequest, type Script, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { createMcpAgent, createMcpClient, type McpClient, withMcp } from '../src/index.js';
-import { everythingScript, fixtureServer, marker, nextEvent } from './helpers.js';
+import { everythingScript, fixtureServer, newMarker, nextEvent, tempWorkspace } from './helpers.js';
 
-const fixtureTag = marker('agents-fixture');
-const everythingTag = marker('agents-everything');
+const fixtureTag = newMarker();
+const everythingTag = newMarker();
 let dir: string;
 let gate: string;
 let client: McpClient;
 
 beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), 'openmanus-mcp-agents-'));
+  dir = await tempWorkspace();
   gate = join(dir, 'gate');
   await writeFile(gate, 'open');
   client = createMcpClient({
@@ -274,7 +273,7 @@ describe('the MCPAgent', () => {
   });
 
   it('given servers, connects when the run starts, lists tools again every N steps, and close() ends its server', async () => {
-    const tag = marker('quiet');
+    const tag = newMarker();
     const agent = createMcpAgent({ servers: { quiet: fixtureServer('quiet', tag, '--quiet') }, refreshEvery: 3 });
     expect(agent.mcp.status().quiet?.state).toBe('idle');
     expect(processesMatching(tag)).toEqual([]);

@@ -3,10 +3,10 @@
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient } from '../src/index.js';
-import { everythingScript, marker, observe, toolNamed } from './helpers.js';
+import { everythingScript, newMarker, observe, toolNamed } from './helpers.js';
 
 describe('the everything server over stdio', () => {
-  const tag = marker('everything');
+  const tag = newMarker();
   let client: McpClient;
   beforeAll(async () => {
     // A secret of ours that the server must not see; it gets the env its config gives it.

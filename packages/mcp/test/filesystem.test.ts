@@ -1,25 +1,23 @@
 // Our client against the reference filesystem server from npm, confined to a temporary directory.
-import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient } from '../src/index.js';
-import { filesystemScript, marker, observe, toolNamed } from './helpers.js';
+import { filesystemScript, observe, tempWorkspace, toolNamed } from './helpers.js';
 
 describe('the filesystem server over stdio, in a temporary directory', () => {
-  const tag = marker('filesystem');
   let dir: string;
   let client: McpClient;
   beforeAll(async () => {
-    dir = await realpath(await mkdtemp(join(tmpdir(), `openmanus-mcp-fs-${tag}-`)));
+    dir = await tempWorkspace(); // on the server's command line: its processes are found by it
     await writeFile(join(dir, 'notes.txt'), 'first line\nsecond line\n');
     client = createMcpClient({ servers: { fs: { command: process.execPath, args: [filesystemScript, dir] } } });
     await client.connect();
   });
   afterAll(async () => {
     await client.close();
-    expect(processesMatching(tag)).toEqual([]);
+    expect(processesMatching(dir)).toEqual([]);
     await rm(dir, { recursive: true, force: true });
   });
 

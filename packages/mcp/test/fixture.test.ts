@@ -7,12 +7,12 @@ import { join } from 'node:path';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient } from '../src/index.js';
-import { eventually, fixtureServer, marker, nextEvent, observe, toolNamed } from './helpers.js';
+import { eventually, fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
 describe('a client of our fixture server over stdio', () => {
-  const tag = marker('fixture');
+  const tag = newMarker();
   let client: McpClient;
   beforeAll(async () => {
     client = createMcpClient({
@@ -170,7 +170,7 @@ describe('a client of our fixture server over stdio', () => {
 
 describe('servers that cannot be used', () => {
   it('one that never answers: connecting fails after the time limit, is retried with backoff, and close() ends it', async () => {
-    const tag = marker('silent');
+    const tag = newMarker();
     const client = createMcpClient({
       servers: { silent: fixtureServer('silent', tag, '--silent') },
       connectTimeoutMs: 150,
@@ -196,7 +196,7 @@ describe('servers that cannot be used', () => {
   });
 
   it('one that never lists its tools: close() does not wait for it', async () => {
-    const tag = marker('mute');
+    const tag = newMarker();
     const asked = join(tmpdir(), `${tag}-asked`);
     const client = createMcpClient({ servers: { mute: fixtureServer('mute', tag, '--mute-list', asked) } });
     const connecting = client.connect();
@@ -223,7 +223,7 @@ describe('servers that cannot be used', () => {
 
 describe('two servers whose tool names would be the same', () => {
   it('get a suffix, and each name calls its own server', async () => {
-    const tag = marker('twins');
+    const tag = newMarker();
     const client = createMcpClient({ servers: { 'a.b': fixtureServer('a.b', tag), a_b: fixtureServer('a_b', tag) } });
     await client.connect();
     const echoes = client.tools().filter((t) => t.spec.name.startsWith('mcp_a_b_echo'));

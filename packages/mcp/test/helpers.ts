@@ -1,33 +1,67 @@
+import { mkdtemp, realpath } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createResourcePool, executeTool, type RunScope, type Tool, type ToolEvent } from '@openmanus/core';
+import type { McpClient, McpClientEvent, StdioServerConfig } from '../src/index.js';
+
+/** A fresh directory, by its real path. */
+export const tempWorkspace = async () => realpath(await mkdtemp(join(tmpdir(), 'openmanus-mcp-test-')));
+
+/** Digits no other process has in its command line: `sleep 1000.<marker>` finds exactly a test's helpers. */
+export const newMarker = () => String(Math.floor(Math.random() * 1e9) + 1e9);
+
+/** Resolves once `check` holds, for what only shows in /proc or on disk. */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+/** The official SDK client, connected over `transport`. */
+export async function connectClient(transport: Transport): Promise<Client> {
+  const client = new Client({ name: 'openmanus-test', version: '1.0.0' });
+  await client.connect(transport);
+  return client;
+}
+
+/** An SDK client over streamable HTTP, sending `token` as the bearer token. */
+export async function httpClient(url: string, token: string) {
+  const transport = new StreamableHTTPClientTransport(new URL(url), {
+    requestInit: { headers: { Authorization: `Bearer ${token}` } },
+  });
+  return { client: await connectClient(transport), transport };
+}
+
+/** Calls a tool and gives its result as MCP content (a client's `callTool`, typed). */
+export async function callTool(client: Client, name: string, args: Record<string, unknown> = {}) {
+  return (await client.callTool({ name, arguments: args })) as CallToolResult;
+}
+
+/** The text of a tool result's text content. */
+export const textOf = (result: CallToolResult) =>
+  result.content.map((item) => (item.type === 'text' ? item.text : `[${item.type}]`)).join('\n');
+
+// The client's tests: servers to connect, and what the model sees of a call.
 
 /** A completed call as core reports it. */
 export type Observed = Extract<ToolEvent, { type: 'toolCompleted' }>;
 
-import type { McpClient, McpClientEvent, StdioServerConfig } from '../src/index.js';
-
 export const packageDir = join(import.meta.dirname, '..');
-const fixture = join(import.meta.dirname, 'fixtures', 'server.mjs');
+const fixture = join(import.meta.dirname, 'fixtures', 'fixtureServer.mjs');
 export const everythingScript = join(packageDir, 'node_modules/@modelcontextprotocol/server-everything/dist/index.js');
 export const filesystemScript = join(packageDir, 'node_modules/@modelcontextprotocol/server-filesystem/dist/index.js');
 
-/** A name no other test's processes have: their command lines carry it, so `processesMatching` finds only ours. */
-export const marker = (name: string) => `${name}-${process.pid}-${Math.random().toString(36).slice(2, 8)}`;
-
-/** Our fixture server as a stdio server, its command line tagged (see fixtures/server.mjs for its options). */
+/** Our fixture server as a stdio server, its command line tagged (see fixtures/fixtureServer.mjs for its options). */
 export const fixtureServer = (id: string, tag: string, ...options: string[]): StdioServerConfig => ({
   command: process.execPath,
   args: [fixture, '--id', id, '--tag', tag, ...options],
 });
-
-/** Resolves once `check` holds, for what shows only in /proc (a process started or gone). */
-export async function eventually(check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('the condition did not hold in time');
-    await new Promise((resolve) => setTimeout(resolve, 5));
-  }
-}
 
 /** Settles with the first event of the client that `matches`. */
 export function nextEvent(client: McpClient, matches: (event: McpClientEvent) => boolean): Promise<McpClientEvent> {

@@ -6,9 +6,9 @@ import { createInterface } from 'node:readline';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient, type McpServers } from '../src/index.js';
-import { fixtureServer, marker, nextEvent, observe, toolNamed } from './helpers.js';
+import { fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
-const tag = marker('remote');
+const tag = newMarker();
 let server: ChildProcess;
 let port = 0;
 

@@ -20,6 +20,8 @@ export const mcpAgentNextStepPrompt = [
 export type McpAgentOptions = Omit<WithMcpOptions, 'name'> & {
   readonly maxSteps?: number;
   readonly maxObserve?: number;
+  /** Most input tokens one request may carry (config.toml's `max_input_tokens`). */
+  readonly maxInputTokens?: number;
   readonly systemPrompt?: string;
   readonly nextStepPrompt?: string;
   /** `[llm.<profile>]` of config.toml to use (default `mcp_agent`). */
@@ -39,8 +41,18 @@ export type McpAgentOptions = Omit<WithMcpOptions, 'name'> & {
  * it was given servers (see `withMcp` for the lifetime of the connections).
  */
 export function createMcpAgent(options: McpAgentOptions): McpAgent {
-  const { servers, client, maxSteps, maxObserve, systemPrompt, nextStepPrompt, llmProfile, extraTools, ...rest } =
-    options;
+  const {
+    servers,
+    client,
+    maxSteps,
+    maxObserve,
+    maxInputTokens,
+    systemPrompt,
+    nextStepPrompt,
+    llmProfile,
+    extraTools,
+    ...rest
+  } = options;
   const source = client ?? servers;
   if (source === undefined) throw new TypeError('createMcpAgent needs servers or a client');
   const agent = createAgent({
@@ -53,6 +65,7 @@ export function createMcpAgent(options: McpAgentOptions): McpAgent {
     // OpenManus kept observations whole; a server's 10 MB answer must not fill the context.
     maxObserve: maxObserve ?? 10_000,
     llmProfile: llmProfile ?? 'mcp_agent',
+    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
   });
   return withMcp(agent, source, rest);
 }

@@ -26,7 +26,9 @@ export function toToolReturn(result: CallToolResult): ToolReturn {
   if (parts.length === 0 && result.structuredContent !== undefined)
     parts.push(JSON.stringify(result.structuredContent));
   const output = parts.join('\n');
-  if (result.isError === true) return err(output || 'the tool reported an error without a message');
+  // Core says "Error: " itself; a server that said it too (ours does) must not make it "Error: Error: ".
+  if (result.isError === true)
+    return err(output.replace(/^error:\s*/i, '') || 'the tool reported an error without a message');
   return image ? { output, image } : output;
 }
 
