@@ -123,7 +123,7 @@ describe('openmanus mcp-server --transport stdio (the default)', () => {
     const { client, transport } = await stdioServer(await tempDir());
     const background = sleeper();
     await callTool(client, 'bash', { command: `${background} > /dev/null 2>&1 &` });
-    expect(processesMatching(background)).toHaveLength(1);
+    await expect.poll(() => processesMatching(background)).toHaveLength(1);
     const pid = transport.pid;
     await client.close();
     // The SDK gives the server 2 s to exit on its own before SIGTERM, which would leave the sleeper.
@@ -184,7 +184,9 @@ describe('openmanus mcp-server --transport http', () => {
     const [firstSleeper, secondSleeper] = [sleeper(), sleeper()];
     await callTool(first.client, 'bash', { command: `${firstSleeper} > /dev/null 2>&1 &` });
     await callTool(second.client, 'bash', { command: `${secondSleeper} > /dev/null 2>&1 &` });
-    expect(processesMatching(firstSleeper)).toHaveLength(1);
+    // Started in the background: they exist a moment after the call returns, not necessarily at once.
+    await expect.poll(() => processesMatching(firstSleeper)).toHaveLength(1);
+    await expect.poll(() => processesMatching(secondSleeper)).toHaveLength(1);
     await first.transport.terminateSession();
     await expect.poll(() => processesMatching(firstSleeper)).toEqual([]);
     expect(processesMatching(secondSleeper)).toHaveLength(1);

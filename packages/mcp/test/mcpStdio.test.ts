@@ -52,7 +52,7 @@ describe('createMcpServer over stdio', () => {
   it('ends when the client closes its stdin, closing what the session opened', async () => {
     const { client, transport, marker } = await spawnServer();
     await callTool(client, 'helper_process');
-    expect(processesMatching(`1000.${marker}`)).toHaveLength(1);
+    await expect.poll(() => processesMatching(`1000.${marker}`)).toHaveLength(1);
     const pid = transport.pid;
     await client.close();
     // The SDK client gives the server 2 s to exit by itself before it sends SIGTERM, which would
