@@ -84,6 +84,7 @@ export {
 } from './llm/openai.js';
 export { parseToolCalls, toolsPrompt } from './llm/promptTools.js';
 export {
+  type BrowserSettings,
   type ConfigError,
   createLlmFromConfig,
   describeConfigError,
