@@ -40,7 +40,7 @@ export {
   StructuredOutputError,
   type StructuredOutputFailure,
 } from './structuredOutput.js';
-export { addressRefusal } from './web/addressCheck.js';
+export { addressRefusal, connectionLookup, type HostTarget } from './web/addressCheck.js';
 export type { HttpPage, HttpRequest } from './web/http.js';
 export { type ReadablePage, readableMarkdown } from './web/markdown.js';
 export { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';

@@ -1,7 +1,8 @@
-// addressRefusal: the check for clients that connect themselves (a browser), by URL.
+// addressRefusal and connectionLookup: the policy for clients that connect themselves (a browser, a proxy).
 import type { LookupAddress } from 'node:dns';
+import { connect, createServer, type LookupFunction } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { addressRefusal, networkPolicy, type Resolver } from '../src/index.js';
+import { addressRefusal, connectionLookup, networkPolicy, type Resolver } from '../src/index.js';
 
 /** A resolver answering these addresses for every name (no DNS is asked). */
 const answering =
@@ -46,5 +47,45 @@ describe('addressRefusal', () => {
     expect(await addressRefusal(new URL('wss://intranet.example/'), allowed, answering('10.0.0.5'))).toBeUndefined();
     const open = networkPolicy({ allowPrivateNetwork: true }, 'test');
     expect(await addressRefusal(new URL('http://127.0.0.1/'), open, failing)).toBeUndefined();
+  });
+});
+
+/** Connects to 127.0.0.1:`port` under the name `host`, resolved by `lookup`; the error's message, or 'connected'. */
+async function connectVia(lookup: LookupFunction, port: number): Promise<string> {
+  return new Promise((done) => {
+    const socket = connect({ host: 'service.example', port, lookup });
+    socket.on('connect', () => {
+      socket.destroy();
+      done('connected');
+    });
+    socket.on('error', (error) => done(error.message));
+  });
+}
+
+describe('connectionLookup', () => {
+  it('opens sockets only to public addresses: a name resolving to loopback is refused at connect time', async () => {
+    const server = createServer((socket) => socket.end());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    try {
+      const target = { hostname: 'service.example', protocol: 'http:', port: String(port) };
+      const checked = connectionLookup(target, publicOnly, answering('127.0.0.1'));
+      if (checked instanceof Error) throw checked;
+      expect(await connectVia(checked, port)).toMatch(
+        /^refused: service\.example resolves to 127\.0\.0\.1, which is a loopback/,
+      );
+      const allowed = networkPolicy({ allowHosts: [`service.example:${port}`] }, 'test');
+      const direct = connectionLookup(target, allowed, answering('127.0.0.1'));
+      if (direct instanceof Error) throw direct;
+      expect(await connectVia(direct, port)).toBe('connected');
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses an IP address that is not public before any socket is made', () => {
+    const refused = connectionLookup({ hostname: '[::1]', protocol: 'wss:', port: '' }, publicOnly);
+    expect(refused).toBeInstanceOf(Error);
+    expect((refused as Error).message).toMatch(/^refused: ::1 is a loopback address/);
   });
 });
