@@ -150,7 +150,7 @@ export {
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
 export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
 export { askHuman } from './tools/askHuman.js';
-export { NotRegularFileError, type OpenMode, openInside, writeAll } from './tools/confinedFile.js';
+export { NotRegularFileError, type OpenMode, openInside, removeInside, writeAll } from './tools/confinedFile.js';
 export {
   defineTool,
   type JsonToolDefinition,
