@@ -50,7 +50,7 @@ async function navigate(page: Page, url: string, session: Session): Promise<void
     const refused = session.refusalFor(url);
     if (refused) throw new ActionError(`${url} was not opened: ${refused}`);
     // A download ends the navigation this way; its event says where the file went.
-    if (/net::ERR_ABORTED/.test(String(error))) return;
+    if (/net::ERR_ABORTED|Download is starting/.test(String(error))) return;
     throw new ActionError(`could not open ${url}: ${firstLine(error)}`);
   }
   const landed = page.url();

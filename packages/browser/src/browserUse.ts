@@ -81,7 +81,7 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
           actionTimeoutMs: options.actionTimeoutMs ?? 5000,
           navigationTimeoutMs: options.navigationTimeoutMs ?? 30_000,
           dialogs: options.dialogs ?? 'accept',
-          maxStateChars: options.maxStateChars ?? 6000,
+          maxStateChars: options.maxStateChars ?? 4000,
           maxDownloadBytes: options.maxDownloadBytes ?? 100 * 1024 * 1024,
           ...(options.onContext ? { onContext: options.onContext } : {}),
         }),

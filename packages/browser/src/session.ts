@@ -208,7 +208,8 @@ export function createSession(config: SessionConfig): Session {
     // Leaving a page is never stopped by a dialog: the model asked to go.
     const accept = config.dialogs !== 'dismiss' || dialog.type() === 'beforeunload';
     note(`${what} was ${accept ? 'accepted' : 'dismissed'} automatically`);
-    (accept ? dialog.accept() : dialog.dismiss()).catch(() => {});
+    // A prompt accepted unasked gets the answer the page suggested.
+    (accept ? dialog.accept(dialog.defaultValue()) : dialog.dismiss()).catch(() => {});
   }
 
   async function ensureContext(): Promise<BrowserContext> {

@@ -39,7 +39,7 @@ export interface BrowserUseOptions extends NetworkAccess {
   readonly vision?: boolean;
   /** Default 1280 × 800. */
   readonly viewport?: { readonly width: number; readonly height: number };
-  /** Characters of element lines in a page state at most (default 6000, about 1,500 tokens). */
+  /** Characters of element lines in a page state at most (default 4000, at most about 1,600 tokens). */
   readonly maxStateChars?: number;
   /** How long an action on an element may wait for it (default 5000 ms). */
   readonly actionTimeoutMs?: number;

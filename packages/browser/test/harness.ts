@@ -4,8 +4,8 @@ import type { LookupAddress } from 'node:dns';
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { LlmPort } from '@openmanus/core';
-import { type ToolSession, toolSession } from '@openmanus/core/testing';
+import { createResourcePool, type LlmPort, type ToolReturn, type ToolScope } from '@openmanus/core';
+import { scriptedLlm, type ToolSession, toolSession } from '@openmanus/core/testing';
 import type { Resolver } from '@openmanus/tools';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
@@ -48,6 +48,8 @@ export interface Harness {
   tool(options?: BrowserUseOptions): ReturnType<typeof createBrowserUse>;
   /** A run of the tool: its own context, closed when the test ends. */
   run(tool?: ReturnType<typeof createBrowserUse>, options?: { llm?: LlmPort }): Promise<Run>;
+  /** A run calling the tool's own execute, to see what it returns (an image beside the text). */
+  direct(tool: ReturnType<typeof createBrowserUse>): Promise<{ call(args: unknown): Promise<ToolReturn> }>;
   /** Page state with the servers' ports written as PORT, for golden files. */
   normalize(text: string): string;
 }
@@ -149,6 +151,42 @@ export function browserHarness(executablePath: string): Harness {
           const result = await session.call(args);
           expect(result.isError, result.output).toBe(true);
           return result.output;
+        },
+      };
+    },
+    async direct(tool) {
+      const workspace = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-browser-test-')));
+      const pool = createResourcePool();
+      const ended = new AbortController();
+      open.push({
+        close: async () => {
+          ended.abort();
+          await pool.close();
+          await rm(workspace, { recursive: true, force: true });
+        },
+      });
+      let seq = 0;
+      return {
+        async call(args) {
+          const parsed = tool.parse(args);
+          if (!parsed.ok) throw new Error(parsed.error);
+          const id = `call-${++seq}`;
+          const scope: ToolScope = {
+            runId: 'direct',
+            signal: ended.signal,
+            workspace,
+            llm: scriptedLlm([]),
+            resource: (key, make, close) => pool.get(key, make, close),
+            emit: () => {},
+            changeTools: async () => {},
+            callId: id,
+            effectId: id,
+            saveProgress: () => {},
+            data: undefined,
+            setData: () => {},
+            addUsage: () => {},
+          };
+          return tool.execute(parsed.value, scope);
         },
       };
     },

@@ -70,8 +70,14 @@ ${rows}
 /** The fixture site's own answers, then its files. */
 const siteRoute: Route = async (request, response) => {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
-  if (url.pathname === '/favicon.ico') return (response.writeHead(204).end(), true);
-  if (url.pathname === '/rows.html') return (html(response, rowsPage()), true);
+  if (url.pathname === '/favicon.ico') {
+    response.writeHead(204).end();
+    return true;
+  }
+  if (url.pathname === '/rows.html') {
+    html(response, rowsPage());
+    return true;
+  }
   if (url.pathname === '/api/slow') {
     await new Promise((resolve) => setTimeout(resolve, 700));
     response.writeHead(200, { 'content-type': 'application/json' }).end('{"count":42}');
