@@ -147,7 +147,7 @@ export function createSession(config: SessionConfig): Session {
   let openDialog: { dialog: Dialog; tab: number; blocked?: Promise<unknown> } | undefined;
   let dialogOpened: (() => void) | undefined;
   /** While an action runs: what it started. */
-  let watch: { requests: Set<Request>; newTabs: number[]; downloads: Promise<void>[] } | undefined;
+  let watch: { requests: Set<Request>; seen: number; newTabs: number[]; downloads: Promise<void>[] } | undefined;
   let closed = false;
   /** Tabs we are opening ourselves (not the page's doing). */
   let opening = 0;
@@ -246,7 +246,11 @@ export function createSession(config: SessionConfig): Session {
       if (watch) watch.newTabs.push(tab.id);
       else note(`the page opened tab [${tab.id}] on its own`);
     });
-    created.on('request', (request) => watch?.requests.add(request));
+    created.on('request', (request) => {
+      if (!watch) return;
+      watch.requests.add(request);
+      watch.seen++;
+    });
     const done = (request: Request) => watch?.requests.delete(request);
     created.on('requestfinished', done);
     created.on('requestfailed', done);
@@ -292,7 +296,12 @@ export function createSession(config: SessionConfig): Session {
     const target = await page();
     const before = current();
     const from = { tab: before?.id, documents: before?.documents, url: target.url() };
-    const watching = { requests: new Set<Request>(), newTabs: [] as number[], downloads: [] as Promise<void>[] };
+    const watching = {
+      requests: new Set<Request>(),
+      seen: 0,
+      newTabs: [] as number[],
+      downloads: [] as Promise<void>[],
+    };
     watch = watching;
     const until = Date.now() + config.actionTimeoutMs;
     try {
@@ -325,7 +334,8 @@ export function createSession(config: SessionConfig): Session {
       // Downloads finish in their own time; a large one may take a while.
       const downloadsDone = Promise.all(watching.downloads);
       await Promise.race([downloadsDone, sleep(config.navigationTimeoutMs)]);
-      if (pending === 0) await sleep(SETTLE_MS);
+      // What came back may still be on its way into the page.
+      if (watching.seen > 0 && pending === 0) await sleep(SETTLE_MS);
       return { moved, pending, dialogOpened: false };
     } finally {
       watch = undefined;

@@ -192,6 +192,7 @@ export function browserHarness(executablePath: string): Harness {
     },
     normalize: (text) =>
       text
+        .replaceAll(`xport=${xsite.port}`, 'xport=XPORT')
         .replaceAll(`127.0.0.1:${site.port}`, '127.0.0.1:PORT')
         .replaceAll(`xsite.test:${xsite.port}`, 'xsite.test:XPORT'),
   };

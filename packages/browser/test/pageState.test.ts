@@ -62,7 +62,6 @@ const snapshot: AriaNode[] = [
   },
 ];
 const elements = pageElements(snapshot, PAGE);
-const lineOf = (ref: string) => elements.find((element) => element.ref === ref)?.line;
 
 describe('pageElements', () => {
   it('keeps what can be acted on, headings and frames, each with its ref and state; containers are looked through', () => {
