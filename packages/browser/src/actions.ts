@@ -1,9 +1,10 @@
 import type { ToolOutput, ToolScope } from '@openmanus/core';
 import { addressRefusal } from '@openmanus/tools';
-import type { Locator, Page } from 'playwright-core';
+import type { Locator, Page, Response } from 'playwright-core';
 import type { ActionArgs, ActionName } from './actionSchema.js';
 import { extractContent } from './extract.js';
 import { firstLine } from './launch.js';
+import { REFUSAL_HEADER } from './networkGuard.js';
 import { type Acted, ActionError, type Session } from './session.js';
 import type { BrowserSearch } from './settings.js';
 import { findInSnapshot } from './snapshot/find.js';
@@ -44,8 +45,9 @@ async function allowedUrl(text: string, session: Session): Promise<string> {
 
 /** Opens `url` in the page; a refusal by the network policy, on a redirect too, is an error that says so. */
 async function navigate(page: Page, url: string, session: Session): Promise<void> {
+  let response: Response | null;
   try {
-    await page.goto(url, { waitUntil: 'domcontentloaded' });
+    response = await page.goto(url, { waitUntil: 'domcontentloaded' });
   } catch (error) {
     const refused = session.refusalFor(url);
     if (refused) throw new ActionError(`${url} was not opened: ${refused}`);
@@ -53,9 +55,12 @@ async function navigate(page: Page, url: string, session: Session): Promise<void
     if (/net::ERR_ABORTED|Download is starting/.test(String(error))) return;
     throw new ActionError(`could not open ${url}: ${firstLine(error)}`);
   }
+  if (response?.headers()[REFUSAL_HEADER] === undefined) return;
   const landed = page.url();
-  const refused = landed !== url ? session.refusalFor(landed) : undefined;
-  if (refused) throw new ActionError(`${url} redirected to ${landed}, which was not opened: ${refused}`);
+  const why = await response.text();
+  throw new ActionError(
+    landed === url ? `${url} was not opened: ${why}` : `${url} redirected to ${landed}, which was not opened: ${why}`,
+  );
 }
 
 /** A click that an overlay took: which element covers the target, and what to do. */

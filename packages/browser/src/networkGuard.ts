@@ -9,6 +9,9 @@ import type { BrowserContext } from 'playwright-core';
 // URL, a redirect, a subresource, a WebSocket or a name that resolves to a private address later
 // (DNS rebinding), since what is checked is the address the connection goes to.
 
+/** Marks the proxy's own refusal pages (plain http), so a refused page is not taken for the site's. */
+export const REFUSAL_HEADER = 'x-openmanus-refused';
+
 /** Refusals seen, for telling the model why a page did not load. */
 export interface RefusalLog {
   /** The last refusal for this URL's host (and port), if any. */
@@ -43,17 +46,33 @@ function forwardable(raw: readonly string[]): string[] {
   return out;
 }
 
-const hostKey = (url: URL) => `${url.hostname}:${url.port}`;
+const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'ws:': '80', 'https:': '443', 'wss:': '443' };
+
+/** Refusals by host and port, for telling the model why a page did not load. */
+function refusalLog() {
+  const refusals = new Map<string, string>();
+  const keyOf = (url: URL) => `${url.hostname}:${url.port || DEFAULT_PORTS[url.protocol] || ''}`;
+  return {
+    record: (url: URL, message: string) => void refusals.set(keyOf(url), message),
+    refusalFor(target: string): string | undefined {
+      try {
+        return refusals.get(keyOf(new URL(target)));
+      } catch {
+        return undefined;
+      }
+    },
+  };
+}
 const bare = (hostname: string) => hostname.replace(/^\[(.*)\]$/, '$1');
 
 /** Starts the proxy for a browser context under the policy; `resolve` looks names up (default: the system's). */
 export async function startGuardProxy(policy: NetworkPolicy, resolve?: Resolver): Promise<GuardProxy> {
-  const refusals = new Map<string, string>();
+  const log = refusalLog();
   const agent = new Agent({ keepAlive: true });
   const lookupFor = (url: URL): LookupFunction | Error => connectionLookup(url, policy, resolve);
   const refused = (url: URL, error: Error) => {
-    refusals.set(hostKey(url), error.message);
-    return `refused by the browser's network policy: ${error.message}`;
+    log.record(url, error.message);
+    return error.message;
   };
   const isRefusal = (error: Error) => error.name === 'AddressRefusedError';
 
@@ -65,12 +84,19 @@ export async function startGuardProxy(policy: NetworkPolicy, resolve?: Resolver)
       res.writeHead(400).end('this proxy only forwards absolute http:// URLs');
       return;
     }
-    const deny = (status: number, text: string) => {
-      if (!res.headersSent) res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' });
+    const deny = (status: number, text: string, refusal = false) => {
+      if (!res.headersSent) {
+        res.writeHead(status, {
+          'content-type': 'text/plain; charset=utf-8',
+          ...(refusal ? { [REFUSAL_HEADER]: 'network policy' } : {}),
+        });
+      }
       res.end(text);
     };
     const lookup = url.protocol === 'http:' ? lookupFor(url) : new Error(`${url.protocol} is not forwarded`);
-    if (lookup instanceof Error) return deny(403, isRefusal(lookup) ? refused(url, lookup) : lookup.message);
+    if (lookup instanceof Error) {
+      return isRefusal(lookup) ? deny(403, refused(url, lookup), true) : deny(400, lookup.message);
+    }
     const upstream = httpRequest(
       {
         host: bare(url.hostname),
@@ -87,7 +113,9 @@ export async function startGuardProxy(policy: NetworkPolicy, resolve?: Resolver)
       },
     );
     upstream.on('error', (error) =>
-      isRefusal(error) ? deny(403, refused(url, error)) : deny(502, `could not reach ${url.host}: ${error.message}`),
+      isRefusal(error)
+        ? deny(403, refused(url, error), true)
+        : deny(502, `could not reach ${url.host}: ${error.message}`),
     );
     res.on('close', () => upstream.destroy());
     req.pipe(upstream);
@@ -152,13 +180,7 @@ export async function startGuardProxy(policy: NetworkPolicy, resolve?: Resolver)
   const { port } = server.address() as { port: number };
   return {
     server: `http://127.0.0.1:${port}`,
-    refusalFor: (target) => {
-      try {
-        return refusals.get(hostKey(new URL(target)));
-      } catch {
-        return undefined;
-      }
-    },
+    refusalFor: log.refusalFor,
     close: () =>
       new Promise<void>((done) => {
         agent.destroy();
@@ -174,8 +196,12 @@ export async function startGuardProxy(policy: NetworkPolicy, resolve?: Resolver)
  * browser makes it, its name resolved here. It cannot see redirects (the browser follows them
  * itself) nor what the browser's own DNS lookup answers later.
  */
-export async function routeGuard(context: BrowserContext, policy: NetworkPolicy): Promise<RefusalLog> {
-  const refusals = new Map<string, string>();
+export async function routeGuard(
+  context: BrowserContext,
+  policy: NetworkPolicy,
+  resolve?: Resolver,
+): Promise<RefusalLog> {
+  const log = refusalLog();
   const check = async (target: string): Promise<boolean> => {
     let url: URL;
     try {
@@ -185,8 +211,8 @@ export async function routeGuard(context: BrowserContext, policy: NetworkPolicy)
     }
     if (!['http:', 'https:', 'ws:', 'wss:'].includes(url.protocol))
       return url.protocol === 'data:' || url.protocol === 'blob:';
-    const refusal = await addressRefusal(url, policy);
-    if (refusal) refusals.set(hostKey(url), refusal.message);
+    const refusal = await addressRefusal(url, policy, resolve);
+    if (refusal) log.record(url, refusal.message);
     return refusal === undefined;
   };
   await context.route('**/*', async (route) =>
@@ -196,13 +222,5 @@ export async function routeGuard(context: BrowserContext, policy: NetworkPolicy)
     if (await check(socket.url())) socket.connectToServer();
     else await socket.close({ code: 1008, reason: 'refused by the network policy' });
   });
-  return {
-    refusalFor: (target) => {
-      try {
-        return refusals.get(hostKey(new URL(target)));
-      } catch {
-        return undefined;
-      }
-    },
-  };
+  return { refusalFor: log.refusalFor };
 }

@@ -236,7 +236,7 @@ export function createSession(config: SessionConfig): Session {
     created.setDefaultTimeout(config.actionTimeoutMs);
     created.setDefaultNavigationTimeout(config.navigationTimeoutMs);
     await config.onContext?.(created);
-    refusals = config.guard === 'route' ? await routeGuard(created, config.network) : proxy;
+    refusals = config.guard === 'route' ? await routeGuard(created, config.network, config.resolve) : proxy;
     created.on('close', () => {
       if (context === created) contextLost = true;
     });

@@ -12,8 +12,11 @@ import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import { type BrowserUseOptions, CHROMIUM_ARGS, createBrowserUse, findChrome } from '../src/index.js';
 import { type Site, startServer, startSite } from './site.js';
 
-/** The hosts tests may reach: the fixture servers, under their address and the cross-site name. */
-const TEST_HOSTS = new Set(['127.0.0.1', 'xsite.test']);
+/**
+ * The hosts tests may ask for: the fixture servers, under their address and names that the test
+ * resolver maps to it (a cross-site name, and names a hostile page uses).
+ */
+const TEST_HOSTS = new Set(['127.0.0.1', 'xsite.test', 'evil.test', 'rebind.test']);
 
 /** The system Chromium, or why there is none; in CI a missing browser fails instead of skipping. */
 export function chromePath(): string | undefined {
@@ -28,8 +31,9 @@ export function chromePath(): string | undefined {
 
 /** Names resolve only to the fixture servers: nothing in a test asks real DNS. */
 export const testResolver: Resolver = (hostname, _options, callback) => {
-  if (TEST_HOSTS.has(hostname)) callback(null, [{ address: '127.0.0.1', family: 4 } satisfies LookupAddress]);
-  else callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
+  if (hostname === 'xsite.test' || hostname === 'evil.test') {
+    callback(null, [{ address: '127.0.0.1', family: 4 } satisfies LookupAddress]);
+  } else callback(Object.assign(new Error(`getaddrinfo ENOTFOUND ${hostname}`), { code: 'ENOTFOUND' }), []);
 };
 
 /** Launches the system Chromium with the tool's switches; names other than the test hosts do not resolve. */

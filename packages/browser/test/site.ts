@@ -13,7 +13,7 @@ export interface Site {
   /** `127.0.0.1:<port>`, for allowHosts. */
   readonly host: string;
   readonly port: number;
-  /** The paths requested, in order. */
+  /** The paths requested (`upgrade <path>` for a WebSocket handshake), in order. */
   readonly requests: readonly string[];
   close(): Promise<void>;
 }
@@ -34,6 +34,11 @@ export async function startServer(route: Route): Promise<Site> {
         }
       })
       .catch((error: unknown) => response.writeHead(500).end(String(error)));
+  });
+  // WebSocket handshakes are recorded too, and refused.
+  server.on('upgrade', (request, socket) => {
+    requests.push(`upgrade ${request.url ?? '/'}`);
+    socket.destroy();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
