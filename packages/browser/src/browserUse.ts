@@ -27,6 +27,9 @@ Actions and their parameters:
 - open_tab(url), switch_tab(tab_id), close_tab(tab_id?)
 - wait(seconds? | text | text_gone), handle_dialog(accept, prompt_text?), screenshot(full_page?, ref?), get_current_state`;
 
+/** What Playwright says when the page, context or browser went away under it. */
+const CLOSED = /Target page, context or browser has been closed|Browser has been closed|browser has disconnected/i;
+
 /** Actions that work while a dialog blocks the page. */
 const WHILE_DIALOG = new Set<ActionName>(['handle_dialog', 'get_current_state']);
 
@@ -101,12 +104,16 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
       search,
       maxContentLength: options.maxContentLength ?? 30_000,
     };
+    const act = ACTIONS[args.action] as (
+      args: BrowserAction,
+      context: ActionContext,
+    ) => Promise<string | { output: string }>;
     try {
-      const run = ACTIONS[args.action] as (
-        args: BrowserAction,
-        context: ActionContext,
-      ) => Promise<string | { output: string }>;
-      const result = await run(args, context);
+      const result = await act(args, context).catch(async (error: unknown) => {
+        // The browser was gone before the action could do anything: do it in a new one.
+        if (CLOSED.test(String(error)) && (await session.lost())) return act(args, context);
+        throw error;
+      });
       if (typeof result !== 'string' || !options.vision) return result;
       return { output: result, image: await session.screenshot() };
     } catch (error) {

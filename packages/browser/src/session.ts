@@ -95,6 +95,11 @@ export interface Session extends BrowserSession {
   };
   /** Why a URL was refused by the network policy, if it was. */
   refusalFor(url: string): string | undefined;
+  /**
+   * Whether the browser (or this run's context) went away: after an error that says the target
+   * closed, so that the action can be tried again in a new one.
+   */
+  lost(): Promise<boolean>;
   /** An event for the next state. */
   note(event: string): void;
   /** How the last state showed the element (`button "Save" [ref=e4]`), or just its ref. */
@@ -149,6 +154,8 @@ export function createSession(config: SessionConfig): Session {
   /** While an action runs: what it started. */
   let watch: { requests: Set<Request>; seen: number; newTabs: number[]; downloads: Promise<void>[] } | undefined;
   let closed = false;
+  /** Tabs the page closed itself since the last state. */
+  let closedByPage: { id: number; context: BrowserContext }[] = [];
   /** Tabs we are opening ourselves (not the page's doing). */
   let opening = 0;
 
@@ -190,10 +197,13 @@ export function createSession(config: SessionConfig): Session {
       if (watch) watch.downloads.push(saving);
     });
     page.on('close', () => {
+      // A tab of a context gone with its browser is not one of the tabs now.
+      if (tabs.get(tab.id) !== tab) return;
       tabList = removeTab(tabList, tab.id);
       tabs.delete(tab.id);
       if (openDialog?.tab === tab.id) openDialog = undefined;
-      if (!tab.closedByUs && !contextLost) note(`tab [${tab.id}] was closed by the page`);
+      // Told at the next state, unless the whole context went (then that is what is told).
+      if (!tab.closedByUs) closedByPage.push({ id: tab.id, context: page.context() });
     });
     return tab;
   }
@@ -348,7 +358,9 @@ export function createSession(config: SessionConfig): Session {
       const other = tabs.get(id);
       return other ? [{ id, title: other.title, url: other.page.url() }] : [];
     });
-    const taken = events;
+    const closures = closedByPage.filter((closure) => closure.context === context && !contextLost);
+    closedByPage = [];
+    const taken = [...events, ...closures.map(({ id }) => `tab [${id}] was closed by the page`)];
     events = [];
     const errors = consoleErrors;
     consoleErrors = 0;
@@ -468,6 +480,13 @@ export function createSession(config: SessionConfig): Session {
       },
     },
     refusalFor: (url) => refusals?.refusalFor(url),
+    async lost() {
+      const gone = () => contextLost || context?.browser()?.isConnected() === false;
+      // The news of a crash can come a moment after the error it caused.
+      for (let i = 0; i < 10 && !gone(); i++) await sleep(20);
+      if (gone()) contextLost = true;
+      return contextLost;
+    },
     note,
     describe: (ref) => {
       const line = baseline?.elements.find((element) => element.ref === ref)?.line;

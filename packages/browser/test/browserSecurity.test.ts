@@ -49,9 +49,8 @@ describe.skipIf(!chrome)('browser_use against a prompt-injected model and hostil
   it('nor through a name that resolves to it', async () => {
     const guarded = await h.run();
     expect(await attack(guarded, `http://evil.test:${internal.port}`)).toEqual([]);
-    const open = await h.run(h.tool({ allowPrivateNetwork: true, resolve: testResolver }));
-    // (With every address allowed the browser resolves names itself, and the test rules map none.)
-    expect(await attack(open, `http://127.0.0.1:${internal.port}`)).not.toEqual([]);
+    const open = await h.run(h.tool({ allowHosts: [h.site.host, `evil.test:${internal.port}`] }));
+    expect(await attack(open, `http://evil.test:${internal.port}`)).toContain('/fetch');
   });
 
   it('the model cannot open a local address, a name that resolves to one, or a redirect to one', async () => {
