@@ -132,7 +132,7 @@ async function scroll(direction: 1 | -1, args: ActionArgs<'scroll_down' | 'scrol
     );
   }
   const what = args.ref ? ` in ${session.describe(args.ref)}` : '';
-  return `Scrolled ${direction > 0 ? 'down' : 'up'} by ${amount} pixels${what}.\n\n${await session.state()}`;
+  return `Scrolled ${direction > 0 ? 'down' : 'up'} by ${amount} pixels${what}.\n\n${await session.fullState()}`;
 }
 
 /** Every action of browser_use. */
@@ -172,7 +172,7 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
     const match = (await session.page()).getByText(text).first();
     if ((await match.count()) === 0) throw new ActionError(`there is no text ${JSON.stringify(text)} on the page`);
     await match.scrollIntoViewIfNeeded();
-    return `Scrolled to text: ${JSON.stringify(text)}.\n\n${await session.state()}`;
+    return `Scrolled to text: ${JSON.stringify(text)}.\n\n${await session.fullState()}`;
   },
 
   async send_keys({ keys }, { session }) {
@@ -302,7 +302,7 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
     return withState(`Closed tab [${closing}].`, session, acted);
   },
 
-  get_current_state: async (_args, { session }) => session.state(),
+  get_current_state: async (_args, { session }) => session.fullState(),
 
   async find({ text, regex }, { session }) {
     const snapshot = await (await session.page()).ariaSnapshot({ mode: 'ai' });
@@ -341,7 +341,7 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
         image: { base64: bytes.toString('base64'), mimeType: 'image/jpeg' },
       };
     }
-    const image = await session.screenshot({ fullPage: full_page === true });
+    const image = await session.capture({ fullPage: full_page === true });
     return {
       output: `Screenshot of ${full_page ? 'the whole page' : 'the viewport'} of ${(await session.page()).url()}.`,
       image,

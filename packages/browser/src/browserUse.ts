@@ -93,7 +93,7 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
 
   const perform = async (args: BrowserAction, session: Session, scope: ToolScope): Promise<ToolReturn> => {
     const state = () =>
-      session.state().catch((error: unknown) => `(the page state could not be read: ${firstLine(error)})`);
+      session.fullState().catch((error: unknown) => `(the page state could not be read: ${firstLine(error)})`);
     const dialog = session.dialog.open();
     if (dialog && !WHILE_DIALOG.has(args.action)) {
       return err(`A ${dialog.type} dialog is open and blocks the page: call handle_dialog first.\n\n${await state()}`);
@@ -115,7 +115,7 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
         throw error;
       });
       if (typeof result !== 'string' || !options.vision) return result;
-      return { output: result, image: await session.screenshot() };
+      return { output: result, image: await session.capture() };
     } catch (error) {
       if (error instanceof StaleRefError) {
         return err(

@@ -84,6 +84,10 @@ export interface Session extends BrowserSession {
   act(work: (page: Page) => Promise<unknown>): Promise<Acted>;
   /** After an action: the full state when the page moved, else what changed since the last state. */
   report(acted: Acted): Promise<string>;
+  /** The page state, within an action (`state()` waits for the lock). */
+  fullState(): Promise<string>;
+  /** A screenshot, within an action (`screenshot()` waits for the lock). */
+  capture(options?: { readonly fullPage?: boolean }): Promise<ImageData>;
   openTab(url: string): Promise<Acted>;
   switchTab(id: number): Acted;
   closeTab(id?: number): Promise<Acted>;
@@ -126,6 +130,13 @@ interface Baseline {
 
 const SETTLE_MS = 50;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Waits for `work`, at most `ms` (its timer cleared then, so it keeps nothing alive). */
+async function within(work: Promise<unknown>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  await Promise.race([work, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 
 /** Scroll position of the page (runs in the page). */
 const readScroll = (): ScrollPosition => {
@@ -342,8 +353,7 @@ export function createSession(config: SessionConfig): Session {
         await now.page.waitForLoadState('load', { timeout: Math.max(0, until - Date.now()) }).catch(() => {});
       }
       // Downloads finish in their own time; a large one may take a while.
-      const downloadsDone = Promise.all(watching.downloads);
-      await Promise.race([downloadsDone, sleep(config.navigationTimeoutMs)]);
+      await within(Promise.all(watching.downloads), config.navigationTimeoutMs);
       // What came back may still be on its way into the page.
       if (watching.seen > 0 && pending === 0) await sleep(SETTLE_MS);
       return { moved, pending, dialogOpened: false };
@@ -427,6 +437,12 @@ export function createSession(config: SessionConfig): Session {
     return full + pending;
   }
 
+  async function capture(options: { readonly fullPage?: boolean } = {}): Promise<ImageData> {
+    const target = await page();
+    const bytes = await target.screenshot({ type: 'jpeg', quality: 65, fullPage: options.fullPage === true });
+    return { base64: bytes.toString('base64'), mimeType: 'image/jpeg' };
+  }
+
   const session: Session = {
     config,
     lock,
@@ -434,12 +450,10 @@ export function createSession(config: SessionConfig): Session {
     locate,
     act,
     report: (acted) => render(acted),
-    state: () => render(undefined),
-    async screenshot(options = {}) {
-      const target = await page();
-      const bytes = await target.screenshot({ type: 'jpeg', quality: 65, fullPage: options.fullPage === true });
-      return { base64: bytes.toString('base64'), mimeType: 'image/jpeg' };
-    },
+    fullState: () => render(undefined),
+    capture,
+    state: () => lock.run(() => render(undefined)),
+    screenshot: (options) => lock.run(() => capture(options)),
     async openTab(url) {
       const created = await newTab(await ensureContext());
       const tab = [...tabs.values()].find((candidate) => candidate.page === created);

@@ -261,6 +261,26 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     });
   });
 
+  it("gives a host the run's session: its page state and a screenshot, after the action in progress", async () => {
+    const direct = await h.direct(h.tool());
+    const state = await direct.call({ action: 'go_to_url', url: home() });
+    const session = await direct.session();
+    const text = 'typed while the host asked';
+    const typing = direct.call({
+      action: 'input_text',
+      ref: refIn(String(state), 'textbox "Name"'),
+      text,
+      slowly: true,
+    });
+    // Asked while the typing is under way (it takes about half a second).
+    await new Promise((resolve) => setTimeout(resolve, 150));
+    const seen = await session.state();
+    await typing;
+    expect(seen).toMatch(/^URL: http:\/\/127\.0\.0\.1:\d+\/ {3}Title: Fixture Home/);
+    expect(seen).toContain(`"${text}"`);
+    expect((await session.screenshot()).mimeType).toBe('image/jpeg');
+  });
+
   it('extract_content: the main content as Markdown, one forced call of the run model, continued by offset', async () => {
     const llm = scriptedLlm([
       {

@@ -9,7 +9,13 @@ import { scriptedLlm, type ToolSession, toolSession } from '@openmanus/core/test
 import type { Resolver } from '@openmanus/tools';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import { type BrowserUseOptions, CHROMIUM_ARGS, createBrowserUse, findChrome } from '../src/index.js';
+import {
+  type BrowserSession,
+  type BrowserUseOptions,
+  CHROMIUM_ARGS,
+  createBrowserUse,
+  findChrome,
+} from '../src/index.js';
 import { type Site, startServer, startSite } from './site.js';
 
 /**
@@ -53,7 +59,11 @@ export interface Harness {
   /** A run of the tool: its own context, closed when the test ends. */
   run(tool?: ReturnType<typeof createBrowserUse>, options?: { llm?: LlmPort }): Promise<Run>;
   /** A run calling the tool's own execute, to see what it returns (an image beside the text). */
-  direct(tool: ReturnType<typeof createBrowserUse>): Promise<{ call(args: unknown): Promise<ToolReturn> }>;
+  direct(tool: ReturnType<typeof createBrowserUse>): Promise<{
+    call(args: unknown): Promise<ToolReturn>;
+    /** The run's session, as a host (a context provider) gets it. */
+    session(): Promise<BrowserSession>;
+  }>;
   /** Page state with the servers' ports written as PORT, for golden files. */
   normalize(text: string): string;
 }
@@ -170,28 +180,28 @@ export function browserHarness(executablePath: string): Harness {
         },
       });
       let seq = 0;
+      const scope = (id: string): ToolScope => ({
+        runId: 'direct',
+        signal: ended.signal,
+        workspace,
+        llm: scriptedLlm([]),
+        resource: (key, make, close) => pool.get(key, make, close),
+        emit: () => {},
+        changeTools: async () => {},
+        callId: id,
+        effectId: id,
+        saveProgress: () => {},
+        data: undefined,
+        setData: () => {},
+        addUsage: () => {},
+      });
       return {
         async call(args) {
           const parsed = tool.parse(args);
           if (!parsed.ok) throw new Error(parsed.error);
-          const id = `call-${++seq}`;
-          const scope: ToolScope = {
-            runId: 'direct',
-            signal: ended.signal,
-            workspace,
-            llm: scriptedLlm([]),
-            resource: (key, make, close) => pool.get(key, make, close),
-            emit: () => {},
-            changeTools: async () => {},
-            callId: id,
-            effectId: id,
-            saveProgress: () => {},
-            data: undefined,
-            setData: () => {},
-            addUsage: () => {},
-          };
-          return tool.execute(parsed.value, scope);
+          return tool.execute(parsed.value, scope(`call-${++seq}`));
         },
+        session: () => tool.session(scope('host')),
       };
     },
     normalize: (text) =>
