@@ -56,6 +56,8 @@ export interface Harness {
   readonly browser: Browser;
   /** A browser_use tool in the shared browser, allowed to reach the fixture servers. */
   tool(options?: BrowserUseOptions): ReturnType<typeof createBrowserUse>;
+  /** The options `tool` uses: the shared browser, the fixture servers allowed, the request guard. */
+  options(options?: BrowserUseOptions): BrowserUseOptions;
   /** A run of the tool: its own context, closed when the test ends. */
   run(tool?: ReturnType<typeof createBrowserUse>, options?: { llm?: LlmPort }): Promise<Run>;
   /** A run calling the tool's own execute, to see what it returns (an image beside the text). */
@@ -124,23 +126,23 @@ export function browserHarness(executablePath: string): Harness {
     get browser() {
       return browser;
     },
-    tool: (options = {}) =>
-      createBrowserUse({
-        browser,
-        allowHosts: [site.host, `xsite.test:${xsite.port}`],
-        resolve: testResolver,
-        actionTimeoutMs: 2000,
-        ...options,
-        onContext: async (context) => {
-          context.on('request', (request) => {
-            const url = new URL(request.url());
-            if ((url.protocol === 'http:' || url.protocol === 'https:') && !TEST_HOSTS.has(url.hostname)) {
-              stray.push(url.href);
-            }
-          });
-          await options.onContext?.(context);
-        },
-      }),
+    tool: (options = {}) => createBrowserUse(harness.options(options)),
+    options: (options = {}) => ({
+      browser,
+      allowHosts: [site.host, `xsite.test:${xsite.port}`],
+      resolve: testResolver,
+      actionTimeoutMs: 2000,
+      ...options,
+      onContext: async (context) => {
+        context.on('request', (request) => {
+          const url = new URL(request.url());
+          if ((url.protocol === 'http:' || url.protocol === 'https:') && !TEST_HOSTS.has(url.hostname)) {
+            stray.push(url.href);
+          }
+        });
+        await options.onContext?.(context);
+      },
+    }),
     async run(tool = harness.tool(), options = {}) {
       const workspace = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-browser-test-')));
       const session = toolSession(tool, { workspace, ...(options.llm ? { llm: options.llm } : {}) });

@@ -94,6 +94,11 @@ describe('the README snippets', () => {
   });
 });
 
+it('the agents snippet makes the BrowserAgent and Manus with a browser', async () => {
+  const [snippet = ''] = snippetsUnder('Agents');
+  expect(await runSnippet(snippet)).toBe('browser python_execute str_replace_editor ask_human terminate browser_use\n');
+});
+
 describe('the README lists what the package exports', () => {
   const exports = readme.slice(readme.indexOf('\n## Exports\n'));
   const [runtime = '', types = ''] = exports.split('\nTypes ');
