@@ -140,8 +140,9 @@ describe.skipIf(!chrome)('the browser lifecycle', () => {
 
   it('leaves no browser behind when the process exits, or is killed, without ending its runs', async () => {
     const dist = join(import.meta.dirname, '..', 'dist', 'index.js');
-    for (const ending of ['process.exit(0)', "process.kill(process.pid, 'SIGKILL')"]) {
-      const marker = `exit-${process.pid}-${Date.now()}`;
+    const endings = { exit: 'process.exit(0)', kill: "process.kill(process.pid, 'SIGKILL')" };
+    const ended = Object.entries(endings).map(async ([name, ending]) => {
+      const marker = `${name}-${process.pid}-${Date.now()}`;
       const script = `
         import { toolSession } from '@openmanus/core/testing';
         import { createBrowserUse } from ${JSON.stringify(dist)};
@@ -155,6 +156,7 @@ describe.skipIf(!chrome)('the browser lifecycle', () => {
       }).catch((error: { stdout: string }) => error);
       expect(stdout.trim()).toBe('browsing');
       await eventually(() => browsers(marker).length === 0);
-    }
+    });
+    await Promise.all(ended);
   });
 });

@@ -84,7 +84,7 @@ const siteRoute: Route = async (request, response) => {
     return true;
   }
   if (url.pathname === '/api/slow') {
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await new Promise((resolve) => setTimeout(resolve, 300));
     response.writeHead(200, { 'content-type': 'application/json' }).end('{"count":42}');
     return true;
   }
