@@ -1,13 +1,18 @@
 #!/usr/bin/env node
-import { readFileSync } from 'node:fs';
-import { createInterface } from 'node:readline/promises';
+import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
 import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
-import { cancelOnSigint, exitCodeOf, runTask, type SessionIo } from './session.js';
+import { mcpCommand } from './mcpCommand.js';
+import { mcpServerCommand } from './mcpServerCommand.js';
+import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 
 const usage = `Usage: openmanus [options] [task...]
        openmanus --prompt "task"           (as OpenManus's main.py --prompt)
+       openmanus mcp-server [options]      serve bash, str_replace_editor and terminate over MCP
+       openmanus mcp [options] [task...]   the MCP agent: a model with an MCP server's tools
+                                           (each has its own --help)
 
 Runs an agent on a task; without a task, asks for one. The agents:
   manus          python_execute, str_replace_editor, ask_human, terminate, web_search (set up
@@ -33,17 +38,6 @@ Options:
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENMANUS_MODEL, OPENMANUS_CONFIG, NO_COLOR.
 Exit codes: 0 done, 1 stopped short, 2 bad input or config, 130 cancelled.`;
 
-async function readTask(positionals: string[], io: SessionIo): Promise<string> {
-  if (positionals.length > 0) return positionals.join(' ').trim();
-  if (!io.stdin.isTTY) return readFileSync(0, 'utf8').trim();
-  const rl = createInterface({ input: io.stdin, output: io.stderr });
-  try {
-    return (await rl.question('Enter your task: ')).trim();
-  } finally {
-    rl.close();
-  }
-}
-
 const parseArguments = (args: string[]) =>
   parseArgs({
     args,
@@ -63,35 +57,31 @@ const parseArguments = (args: string[]) =>
 
 /** The CLI, testable: returns the exit code instead of exiting. */
 export async function main(argv: string[], io: SessionIo): Promise<number> {
-  const fail = (message: string, code = 2) => {
-    io.stderr.write(`openmanus: ${message}\n`);
-    return code;
-  };
+  // `pnpm openmanus -- --json task` hands the `--` through: drop it.
+  const args = argv[0] === '--' ? argv.slice(1) : argv;
+  if (args[0] === 'mcp-server') return mcpServerCommand(args.slice(1), io);
+  if (args[0] === 'mcp') return mcpCommand(args.slice(1), io, { cliScript: fileURLToPath(import.meta.url) });
+  const fail = failure(io, 'openmanus');
   let parsed: ReturnType<typeof parseArguments>;
   try {
-    // `pnpm openmanus -- --json task` hands the `--` through: drop it.
-    parsed = parseArguments(argv[0] === '--' ? argv.slice(1) : argv);
+    parsed = parseArguments(args);
   } catch (error) {
-    return fail(`${error instanceof Error ? error.message : String(error)}\n\n${usage}`);
+    return fail(`${messageOf(error)}\n\n${usage}`);
   }
   const { values, positionals } = parsed;
   if (values.help) {
     io.stdout.write(`${usage}\n`);
     return 0;
   }
-  const maxSteps = values['max-steps'] === undefined ? undefined : Number(values['max-steps']);
-  if (maxSteps !== undefined && (!Number.isInteger(maxSteps) || maxSteps < 1)) {
-    return fail(`--max-steps must be a positive whole number, got "${values['max-steps']}"`);
-  }
+  const maxSteps = maxStepsOption(values['max-steps']);
+  if (!maxSteps.ok) return fail(maxSteps.error);
   const agentName = values.agent;
   if (!isAgentName(agentName)) {
     const choices = AGENT_NAMES.map((name) => `"${name}"`);
     return fail(`--agent must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${agentName}"`);
   }
-  const sandbox = values.sandbox;
-  if (sandbox !== undefined && sandbox !== 'auto' && sandbox !== 'none' && sandbox !== 'bwrap') {
-    return fail(`--sandbox must be "auto", "bwrap" or "none", got "${sandbox}"`);
-  }
+  const sandbox = sandboxOption(values.sandbox);
+  if (!sandbox.ok) return fail(sandbox.error);
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
   if (!config.ok) return fail(describeConfigError(config.error));
@@ -103,8 +93,8 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, agentName);
   const agent = createCliAgent(agentName, {
     workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
-    maxSteps: maxSteps ?? config.value.agent.maxSteps ?? 20,
-    sandbox: sandbox ?? config.value.agent.sandbox ?? 'auto',
+    maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
+    sandbox: sandbox.value ?? config.value.agent.sandbox ?? 'auto',
     ...(maxInputTokens ? { maxInputTokens } : {}),
     search: config.value.search,
   });
@@ -112,12 +102,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   const cancel = cancelOnSigint(io, (code) => process.exit(code));
   try {
     const outcome = await runTask({ agent, llm, task, json: values.json, io, signal: cancel.signal });
-    const code = exitCodeOf(outcome);
-    if (code !== 0 && !values.json)
-      io.stderr.write(
-        `openmanus: stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}\n`,
-      );
-    return code;
+    return reportOutcome(outcome, io, values.json);
   } finally {
     cancel.dispose();
   }

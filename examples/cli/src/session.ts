@@ -1,9 +1,12 @@
+import { readFileSync } from 'node:fs';
 import { createInterface } from 'node:readline/promises';
 import {
   type Agent,
+  type AgentState,
   compactRunItem,
   createRunEmitter,
   type LlmPort,
+  type ResourcePool,
   type RunItem,
   type RunOutcome,
   run,
@@ -24,6 +27,10 @@ export interface TaskOptions {
   readonly json: boolean;
   readonly io: SessionIo;
   readonly signal: AbortSignal;
+  /** The conversation so far, to continue (the previous task's outcome `state`). */
+  readonly state?: AgentState;
+  /** Resources that outlive this task (a session's connections); the caller closes them. */
+  readonly resources?: ResourcePool;
 }
 
 export const useColor = (stream: { isTTY?: boolean }, env: SessionIo['env']) =>
@@ -36,6 +43,18 @@ async function askOnTerminal(io: SessionIo, question: string): Promise<string> {
   const rl = createInterface({ input: io.stdin, output: io.stderr });
   try {
     return (await rl.question(`\nManus asks: ${question}\nYou: `)).trim();
+  } finally {
+    rl.close();
+  }
+}
+
+/** The task from the arguments, else from piped stdin, else asked for on the terminal. */
+export async function readTask(positionals: readonly string[], io: SessionIo): Promise<string> {
+  if (positionals.length > 0) return positionals.join(' ').trim();
+  if (!io.stdin.isTTY) return readFileSync(0, 'utf8').trim();
+  const rl = createInterface({ input: io.stdin, output: io.stderr });
+  try {
+    return (await rl.question('Enter your task: ')).trim();
   } finally {
     rl.close();
   }
@@ -57,6 +76,8 @@ export async function runTask(options: TaskOptions): Promise<RunOutcome> {
     signal: options.signal,
     emitter,
     onHuman: (question) => askOnTerminal(io, question),
+    ...(options.state ? { state: options.state } : {}),
+    ...(options.resources ? { resources: options.resources } : {}),
   });
   if (!options.json && outcome.answer) io.stdout.write(`${outcome.answer}\n`);
   return outcome;
@@ -66,6 +87,17 @@ export async function runTask(options: TaskOptions): Promise<RunOutcome> {
 export function exitCodeOf(outcome: RunOutcome): number {
   if (outcome.finishReason === 'answered' || outcome.finishReason === 'terminated') return 0;
   return outcome.finishReason === 'cancelled' ? 130 : 1;
+}
+
+/** The exit code of a task's outcome; when it stopped short, says why on stderr (`--json` output says it itself). */
+export function reportOutcome(outcome: RunOutcome, io: SessionIo, json: boolean, command = 'openmanus'): number {
+  const code = exitCodeOf(outcome);
+  if (code !== 0 && !json) {
+    io.stderr.write(
+      `${command}: stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}\n`,
+    );
+  }
+  return code;
 }
 
 /** First Ctrl+C cancels the run cleanly; a second one forces the process out. */

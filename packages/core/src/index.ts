@@ -149,6 +149,7 @@ export {
 } from './shell/scope.js';
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
 export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
+export { createToolRun, type ToolRun, type ToolRunOptions } from './shell/toolRun.js';
 export { askHuman } from './tools/askHuman.js';
 export { NotRegularFileError, type OpenMode, openInside, removeInside, writeAll } from './tools/confinedFile.js';
 export {

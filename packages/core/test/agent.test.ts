@@ -38,6 +38,7 @@ describe('defineAgent', () => {
       memory: { maxMessages: 100 },
       tokenizer: 'cl100k_base',
       keepImages: 1,
+      keepFullObservations: 2,
     });
     expect(defineAgent({ name: 'minimal' })).toEqual({ name: 'minimal', ...defaultAgentConfig });
   });

@@ -142,6 +142,41 @@ describe('agentTool: a child agent as a tool', () => {
     });
   });
 
+  it('snake_case collapses runs of other characters, trims underscores, and falls back to "agent"', () => {
+    expect(agentTool(createAgent({ name: 'Data  --  analyst' })).spec.name).toBe('data_analyst');
+    expect(agentTool(createAgent({ name: '__private agent__' })).spec.name).toBe('private_agent');
+    expect(agentTool(createAgent({ name: '¿¡!' })).spec.name).toBe('agent');
+  });
+
+  it('describes itself and its task after the child, and gives the child 30 minutes unless told otherwise', () => {
+    const spec = agentTool(createAgent({ name: 'Researcher' })).spec;
+    expect(spec.description).toBe('Hand a task to the Researcher agent.');
+    expect(spec.parameters).toMatchObject({
+      properties: { task: { description: 'The task for Researcher, with everything it needs.' } },
+    });
+    expect(spec.timeoutMs).toBe(30 * 60_000);
+    expect(agentTool(createAgent({ name: 'Researcher' }), { timeoutMs: 5_000 }).spec.timeoutMs).toBe(5_000);
+  });
+
+  it('the child runs in the parent’s workspace, under a run id naming the parent run and the call', async () => {
+    const seen: { workspace?: string; runId: string }[] = [];
+    const where = defineTool({
+      name: 'where',
+      description: 'Where am I',
+      parameters: z.object({}),
+      execute: (_args, scope) => {
+        seen.push({ workspace: scope.workspace, runId: scope.runId });
+        return 'here';
+      },
+    });
+    const llm = modelFor({
+      parent: parentReplies(),
+      child: (turn) => (turn === 0 ? { toolCalls: [{ name: 'where', arguments: {} }] } : { content: 'Done.' }),
+    });
+    await run(parentOf(researcher([where])), 'go', { llm, workspace: '/srv/work', runId: 'job-7' });
+    expect(seen).toEqual([{ workspace: '/srv/work', runId: 'job-7/running-1-0' }]);
+  });
+
   it('the child’s items reach the parent’s emitter tagged with their origin; the parent’s own items have none', async () => {
     const llm = modelFor({ parent: parentReplies(), child: childLooksUp });
     const emitter = createRunEmitter();

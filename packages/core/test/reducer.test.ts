@@ -393,6 +393,72 @@ describe('images', () => {
   });
 });
 
+describe('superseded observations', () => {
+  const page = (n: number) => ({
+    type: 'toolCompleted' as const,
+    callId: `p${n}`,
+    output: `clicked ${n}\nPage state ${n}: a long list of elements`,
+    brief: `clicked ${n}`,
+  });
+  const browse = (config: ReturnType<typeof testConfig>, pages: number) =>
+    drive(
+      config,
+      'browse',
+      Array.from({ length: pages }, (_, i) => [
+        replied('', [call('echo', { text: `${i + 1}` }, `p${i + 1}`)]),
+        page(i + 1),
+      ]).flat(),
+    );
+  const toolContents = (messages: readonly Message[]) =>
+    messages.filter((m) => m.role === 'tool').map((m) => m.content);
+
+  it('keeps the newest keepFullObservations of a tool in full; older ones shrink to their brief, in memory and in requests', () => {
+    const { state, effects } = browse(testConfig({ maxSteps: 10 }), 4);
+    const expected = [
+      'clicked 1',
+      'clicked 2',
+      'clicked 3\nPage state 3: a long list of elements',
+      'clicked 4\nPage state 4: a long list of elements',
+    ];
+    expect(toolContents(state.messages)).toEqual(expected);
+    expect(toolContents(lastRequest(effects).messages)).toEqual(expected);
+    // A shrunk observation is a plain tool message: nothing left to shrink, no brief sent on.
+    expect(state.messages.find((m) => m.content === 'clicked 1')).toEqual({
+      role: 'tool',
+      content: 'clicked 1',
+      toolCallId: 'p1',
+      name: 'echo',
+    });
+    expect(toolContents(browse(testConfig({ maxSteps: 10, keepFullObservations: 1 }), 3).state.messages)).toEqual([
+      'clicked 1',
+      'clicked 2',
+      'clicked 3\nPage state 3: a long list of elements',
+    ]);
+  });
+
+  it('counts per tool, and leaves observations without a brief alone', () => {
+    const { state } = drive(testConfig({ maxSteps: 10, keepFullObservations: 1 }), 'browse', [
+      replied('', [call('echo', {}, 'a')]),
+      { type: 'toolCompleted', callId: 'a', output: 'echo full a', brief: 'echo a' },
+      replied('', [call('write', { path: 'x' }, 'b')]),
+      { type: 'toolCompleted', callId: 'b', output: 'write full b', brief: 'write b' },
+      replied('', [call('echo', {}, 'c')]),
+      { type: 'toolCompleted', callId: 'c', output: 'plain c' },
+    ]);
+    expect(toolContents(state.messages)).toEqual(['echo full a', 'write full b', 'plain c']);
+  });
+
+  it('cuts the brief at maxObserve like the output', () => {
+    const { state } = drive(testConfig({ maxSteps: 10, maxObserve: 5 }), 'go', [
+      replied('', [call('echo', {}, 'a')]),
+      { type: 'toolCompleted', callId: 'a', output: 'x', brief: 'a long brief' },
+    ]);
+    const tool = state.messages.find((m) => m.role === 'tool');
+    expect(tool && 'brief' in tool ? tool.brief : undefined).toMatch(/^a lon/);
+    expect(tool && 'brief' in tool ? tool.brief?.length : 0).toBeGreaterThan(5);
+  });
+});
+
 describe('memory window', () => {
   it('sends at most maxMessages on turn boundaries and always the task', () => {
     const config = testConfig({ memory: { maxMessages: 4 }, maxSteps: 20 });

@@ -132,6 +132,28 @@ describe('restoreState: current states', () => {
     expect(restored(JSON.parse(JSON.stringify(saved)))).toEqual(saved);
   });
 
+  it('loads briefs on tool messages and answered calls, and refuses one that is not text', () => {
+    const finished = loadState('state-v2-finished.json');
+    const browsed = (brief: unknown) => ({
+      ...finished,
+      messages: [
+        ...finished.messages,
+        { role: 'assistant', content: '', toolCalls: [{ id: 'b1', name: 'browser_use', arguments: '{}' }] },
+        { role: 'tool', content: 'clicked e3', toolCallId: 'b1', name: 'browser_use', brief },
+      ],
+    });
+    const withMessage = browsed('clicked e3');
+    expect(restored(withMessage)).toBe(withMessage);
+    expect(refusal(browsed(7))).toMatch(/brief/);
+    const waiting = loadState('state-v2-awaiting-tools.json');
+    const [first, ...others] = waiting.turn?.calls ?? [];
+    const withCall = {
+      ...waiting,
+      turn: { calls: [{ ...first, phase: 'done', output: 'clicked e4\nstate', brief: 'clicked e4' }, ...others] },
+    };
+    expect(restored(withCall)).toBe(withCall);
+  });
+
   it('keeps keys it does not know instead of refusing the state', () => {
     const state = loadState('state-v2-finished.json');
     const saved = {

@@ -178,6 +178,13 @@ describe('executeTool: what the tool returns', () => {
     expect(await outcomeOf(ok({ output: 'page shown', image }))).toEqual(expected);
   });
 
+  it('a brief travels with the output (plain or as ok()), for the history to shrink it to later', async () => {
+    const expected = { type: 'toolCompleted', effectId: 'running-1-0', output: 'clicked\nstate', brief: 'clicked' };
+    expect(await outcomeOf({ output: 'clicked\nstate', brief: 'clicked' })).toEqual(expected);
+    expect(await outcomeOf(ok({ output: 'clicked\nstate', brief: 'clicked' }))).toEqual(expected);
+    expect(await outcomeOf({ output: 'clicked\nstate', brief: '' })).toEqual({ ...expected, brief: '' });
+  });
+
   it('ok() with a string is that string', async () => {
     expect(await outcomeOf(ok('fine'))).toEqual({ type: 'toolCompleted', effectId: 'running-1-0', output: 'fine' });
   });

@@ -40,6 +40,11 @@ export interface AgentConfig {
   readonly tokenizer: TokenizerName;
   /** How many of the newest images the history keeps (tool screenshots, user images); older ones are dropped. */
   readonly keepImages: number;
+  /**
+   * How many of a tool's newest observations that have a `brief` the history keeps in full; older
+   * ones shrink to their brief (a page state is stale once a newer one is in memory).
+   */
+  readonly keepFullObservations: number;
   /** Name of the LLM profile (config.toml `[llm.<name>]`) the interpreter should use. */
   readonly llmProfile?: string;
   /** Fresh context gathered before a step's request (e.g. the browser page). */
@@ -62,6 +67,7 @@ export const defaultAgentConfig: Omit<AgentConfig, 'name'> = {
   memory: { maxMessages: 100 },
   tokenizer: 'cl100k_base',
   keepImages: 1,
+  keepFullObservations: 2,
 };
 
 /** Fills in the defaults: `defineAgent({ name: 'x', tools })` is a complete agent. */

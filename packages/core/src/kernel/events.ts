@@ -28,6 +28,8 @@ export type AgentEvent =
       readonly output: string;
       readonly isError?: boolean;
       readonly image?: ImageData;
+      /** The observation's short form, once superseded (a browser action's result without its page state). */
+      readonly brief?: string;
       /** Model calls the tool made itself (its own LLM use, a child agent), counted in the run's usage. */
       readonly usage?: LlmUsage & { readonly llmCalls: number };
       /** The tool's per-run data after the call (kept in `state.toolData` under the tool's name). */

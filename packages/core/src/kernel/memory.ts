@@ -32,6 +32,26 @@ export function selectWindow(messages: readonly Message[], taskIndex: number, ma
 }
 
 /**
+ * Keeps the newest `keep` observations of each tool that have a brief in full; older ones become
+ * their brief. Returns the same array when nothing changes.
+ */
+export function shrinkSupersededObservations(messages: readonly Message[], keep: number): readonly Message[] {
+  const seen = new Map<string, number>();
+  let out: Message[] | undefined;
+  for (let i = messages.length - 1; i >= 0; i--) {
+    const message = messages[i];
+    if (message?.role !== 'tool' || message.brief === undefined) continue;
+    const count = (seen.get(message.name) ?? 0) + 1;
+    seen.set(message.name, count);
+    if (count <= keep) continue;
+    out ??= [...messages];
+    const { brief, ...rest } = message;
+    out[i] = { ...rest, content: brief };
+  }
+  return out ?? messages;
+}
+
+/**
  * Keeps images on only the newest `keep` messages that carry one (screenshots are the costliest
  * part of a history and an old page is stale). Returns the same array when nothing changes.
  */

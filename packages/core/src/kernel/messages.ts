@@ -37,6 +37,8 @@ export interface ToolMessage {
   readonly toolCallId: string;
   readonly name: string;
   readonly image?: ImageData;
+  /** What this observation shrinks to once newer ones of the same tool are in memory (see `keepFullObservations`). */
+  readonly brief?: string;
 }
 
 export type Message = SystemMessage | UserMessage | AssistantMessage | ToolMessage;

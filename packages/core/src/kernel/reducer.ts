@@ -1,7 +1,7 @@
 import type { AgentConfig } from './agent.js';
 import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
 import type { AnyEvent, HostAnswer } from './events.js';
-import { keepNewestImages } from './memory.js';
+import { keepNewestImages, shrinkSupersededObservations } from './memory.js';
 import { assistantMessage, type ImageData, lastAnswer, type Message, type ToolCall } from './messages.js';
 import { defaultPolicies, isStop, type Policy, type PolicyContext, type Stop } from './policies.js';
 import { buildRequest } from './request.js';
@@ -130,7 +130,13 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
           ? counted
           : { ...counted, toolData: { ...state.toolData, [found.pending.call.name]: event.data } };
       const output = truncate(event.output, rules.config.maxObserve);
-      return settle(rules, kept, found.index, answered(found.pending, output, event.isError === true, event.image));
+      const brief = event.brief === undefined ? undefined : truncate(event.brief, rules.config.maxObserve);
+      return settle(
+        rules,
+        kept,
+        found.index,
+        answered(found.pending, output, event.isError === true, { image: event.image, brief }),
+      );
     }
     case 'toolStarted': {
       const found = runningCall(state, event.effectId);
@@ -434,6 +440,7 @@ function observationsOf(calls: readonly PendingCall[]): Message[] {
     toolCallId: c.call.id,
     name: c.call.name,
     ...(c.image ? { image: c.image } : {}),
+    ...(c.brief !== undefined ? { brief: c.brief } : {}),
   }));
 }
 
@@ -442,11 +449,12 @@ function endStep(rules: Rules, state: AgentState): Transition {
   const { turn, ...rest } = state;
   const calls = turn?.calls ?? [];
   const observations = observationsOf(calls);
-  const messages = state.messages.concat(observations);
-  const observed: AgentState = {
-    ...rest,
-    messages: observations.some((m) => 'image' in m) ? keepNewestImages(messages, rules.config.keepImages) : messages,
-  };
+  const added = state.messages.concat(observations);
+  const pictured = observations.some((m) => 'image' in m) ? keepNewestImages(added, rules.config.keepImages) : added;
+  const messages = observations.some((m) => 'brief' in m)
+    ? shrinkSupersededObservations(pictured, rules.config.keepFullObservations)
+    : pictured;
+  const observed: AgentState = { ...rest, messages };
   const stop = firstStop(rules, observed, (policy, context) => policy.afterStep?.(context, calls));
   return stop ? stopRun(observed, stop) : think(rules, observed);
 }
@@ -578,14 +586,20 @@ function addUsage(usage: Usage, more: Usage): Usage {
   };
 }
 
-function answered(pending: PendingCall, output: string, isError: boolean, image?: ImageData): PendingCall {
+function answered(
+  pending: PendingCall,
+  output: string,
+  isError: boolean,
+  extra: { readonly image?: ImageData | undefined; readonly brief?: string | undefined } = {},
+): PendingCall {
   return {
     call: pending.call,
     args: pending.args,
     phase: 'done',
     output,
     ...(isError ? { isError } : {}),
-    ...(image ? { image } : {}),
+    ...(extra.image ? { image: extra.image } : {}),
+    ...(extra.brief !== undefined ? { brief: extra.brief } : {}),
   };
 }
 

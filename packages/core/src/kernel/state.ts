@@ -40,6 +40,7 @@ export interface PendingCall {
   readonly output?: string;
   readonly isError?: boolean;
   readonly image?: ImageData;
+  readonly brief?: string;
   /** The shell recorded that an at-most-once tool began this call (a resume must not run it again). */
   readonly started?: boolean;
   /** What a long-running tool recorded so far (a child agent's state): a resumed call continues from it. */

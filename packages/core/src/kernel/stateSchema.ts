@@ -65,6 +65,7 @@ const messageSchema = z.discriminatedUnion('role', [
     toolCallId: z.string(),
     name: z.string(),
     image: imageSchema.optional(),
+    brief: z.string().optional(),
   }),
 ]);
 
@@ -80,6 +81,7 @@ const pendingCallSchema = z.object({
   output: z.string().optional(),
   isError: z.boolean().optional(),
   image: imageSchema.optional(),
+  brief: z.string().optional(),
   // A long-running tool's own record (a child agent's state): that tool checks it when it resumes.
   progress: z.unknown().optional(),
   started: z.boolean().optional(),

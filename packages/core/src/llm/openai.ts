@@ -265,6 +265,17 @@ const imagePart = (image: ImageData): ChatCompletionContentPart => ({
  * in a user message right after the block of tool results; models without vision get none.
  */
 export function toOpenAiMessages(messages: readonly Message[], vision: boolean): ChatCompletionMessageParam[] {
+  const memo = converted[vision ? 1 : 0];
+  const once = (message: Message) => {
+    let param = memo.get(message);
+    if (!param) {
+      param = toOpenAiMessage(message, vision);
+      memo.set(message, param);
+    }
+    return param;
+  };
+  // Without vision no image is moved: one array of the right size, not one grown push by push.
+  if (!vision) return messages.map(once);
   const out: ChatCompletionMessageParam[] = [];
   let toolImages: { name: string; image: ImageData }[] = [];
   const flushToolImages = () => {
@@ -276,18 +287,10 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
     out.push({ role: 'user', content: parts });
     toolImages = [];
   };
-  const memo = converted[vision ? 1 : 0];
   for (const message of messages) {
     if (message.role !== 'tool') flushToolImages();
-    else if (vision && message.image) toolImages.push({ name: message.name, image: message.image });
-    const known = memo.get(message);
-    if (known) {
-      out.push(known);
-      continue;
-    }
-    const param = toOpenAiMessage(message, vision);
-    memo.set(message, param);
-    out.push(param);
+    else if (message.image) toolImages.push({ name: message.name, image: message.image });
+    out.push(once(message));
   }
   flushToolImages();
   return out;

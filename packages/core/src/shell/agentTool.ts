@@ -102,9 +102,9 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
       if (!isFinal(outcome.state)) return { suspend: { progress: outcome.state, waiting: outcome.pending } };
       if (outcome.status === 'failed') return err(`${agent.config.name} failed: ${outcome.error ?? 'no reason given'}`);
       const answer = outcome.answer || `${agent.config.name} finished (${outcome.finishReason ?? 'no answer'}).`;
-      // Stopped short of its task (the step limit): the parent's model must not take it for a full answer.
-      const early = outcome.finishReason !== 'answered' && outcome.finishReason !== 'terminated' && outcome.error;
-      return early ? `${answer}\n(${agent.config.name} stopped before finishing: ${outcome.error})` : answer;
+      // A finished run carries an error only when it stopped short of its task (the step limit, the
+      // token budget): the parent's model must not take what it had for a full answer.
+      return outcome.error ? `${answer}\n(${agent.config.name} stopped before finishing: ${outcome.error})` : answer;
     },
   });
 }

@@ -57,7 +57,7 @@ export function diffState(previousState: object, nextState: object): StateDelta 
 /**
  * How many leading elements the arrays share by identity. A full scan, not a look at the last
  * element: the reducer also replaces elements inside the array (keepNewestImages strips older
- * images), and a pointer comparison per element stays far below the cost of one write.
+ * images, shrinkSupersededObservations shortens older observations), and a pointer comparison per element stays far below the cost of one write.
  */
 function sharedPrefix(before: readonly unknown[], after: readonly unknown[]): number {
   const end = Math.min(before.length, after.length);

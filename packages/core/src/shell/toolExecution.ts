@@ -42,12 +42,13 @@ export async function executeTool(
     return { usage: spent };
   };
   let data: { value: unknown } | undefined;
-  const completed = (output: string, isError: boolean, image?: ImageData): ToolEvent => ({
+  const completed = (output: string, isError: boolean, image?: ImageData, brief?: string): ToolEvent => ({
     type: 'toolCompleted',
     effectId: effect.id,
     output,
     ...(isError ? { isError } : {}),
     ...(image ? { image } : {}),
+    ...(brief !== undefined ? { brief } : {}),
     ...unreported(),
     ...(data ? { data: data.value } : {}),
   });
@@ -109,8 +110,8 @@ export async function executeTool(
     }
     const result = normalise(returned);
     if (!result.ok) return completed(`Error: ${result.error}`, true);
-    const { output, image } = result.value;
-    return completed(output === '' && !image ? `${call.name} completed with no output.` : output, false, image);
+    const { output, image, brief } = result.value;
+    return completed(output === '' && !image ? `${call.name} completed with no output.` : output, false, image, brief);
   } catch (error) {
     // A tool that rejects from its own abort listener is still reported as the timeout or cancel it was.
     if (link.timedOut() || run.signal.aborted) return stopped();

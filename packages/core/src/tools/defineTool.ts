@@ -9,6 +9,11 @@ import type { RunScope, ToolScope } from '../shell/scope.js';
 export interface ToolOutput {
   readonly output: string;
   readonly image?: ImageData;
+  /**
+   * What the observation shrinks to once newer ones of this tool are in memory: e.g. a browser
+   * action's result without the page state that followed it (`keepFullObservations` keeps the newest).
+   */
+  readonly brief?: string;
 }
 
 /** The tool paused on a person (a child agent's approval): the run pauses until they answer. */

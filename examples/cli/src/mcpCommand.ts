@@ -1,0 +1,210 @@
+import { resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
+import {
+  type AgentState,
+  createLlmFromConfig,
+  createResourcePool,
+  describeConfigError,
+  type LlmPort,
+  llmSettingsFor,
+  loadConfig,
+} from '@openmanus/core';
+import { type ConnectedMcpAgent, type ConnectMcpAgent, connectMcpAgent, type McpServerTarget } from './mcpAgent.js';
+import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
+
+export const mcpUsage = `Usage: openmanus mcp [options] [task...]
+
+Runs OpenManus's MCP agent (run_mcp.py): a model with the tools of one MCP server. Without a
+task, asks for one.
+
+Options:
+  -c, --connection <c>  stdio (default): starts \`openmanus mcp-server\` and uses its tools;
+                        sse or http: a running server at --server-url
+  --server-url <url>    the server for sse or http (default http://127.0.0.1:8000/sse for sse,
+                        http://127.0.0.1:8000/mcp for http)
+  --token <token>       bearer token for the server (default: $OPENMANUS_MCP_TOKEN)
+  -i, --interactive     one task after another in one conversation; exit, quit or q ends it
+  -p, --prompt <task>   the task (the same as giving it as arguments)
+  --workspace <dir>     the workspace of the server stdio starts (default: ./workspace)
+  --sandbox <mode>      isolation of that server's bash: auto (default), bwrap or none
+  --config <file>, --model <name>, --max-steps <n>, --json: as for \`openmanus\`
+  -h, --help            show this help
+
+Uses the [llm.mcp] table of config.toml if there is one, else [llm].`;
+
+/** Words that end an interactive session, as in OpenManus's run_mcp.py. */
+const EXIT_WORDS = new Set(['exit', 'quit', 'q']);
+
+const DEFAULT_URLS = { sse: 'http://127.0.0.1:8000/sse', http: 'http://127.0.0.1:8000/mcp' } as const;
+
+const parseArguments = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      connection: { type: 'string', short: 'c', default: 'stdio' },
+      'server-url': { type: 'string' },
+      token: { type: 'string' },
+      interactive: { type: 'boolean', short: 'i', default: false },
+      prompt: { type: 'string', short: 'p' },
+      workspace: { type: 'string' },
+      sandbox: { type: 'string' },
+      config: { type: 'string' },
+      model: { type: 'string' },
+      'max-steps': { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+
+type Values = ReturnType<typeof parseArguments>['values'];
+
+/** The server the options name, or what is wrong with them. */
+function serverTarget(
+  values: Values,
+  io: SessionIo,
+  cliScript: string,
+  workspace: string | undefined,
+): McpServerTarget | string {
+  const { connection } = values;
+  if (connection === 'stdio') {
+    if (values['server-url'] !== undefined || values.token !== undefined) {
+      return '--server-url and --token are for --connection sse or http';
+    }
+    const sandbox = values.sandbox === undefined ? [] : ['--sandbox', values.sandbox];
+    return {
+      connection,
+      command: process.execPath,
+      args: [
+        cliScript,
+        'mcp-server',
+        '--transport',
+        'stdio',
+        ...(workspace ? ['--workspace', resolve(workspace)] : []),
+        ...sandbox,
+      ],
+    };
+  }
+  if (connection !== 'sse' && connection !== 'http') {
+    return `--connection must be "stdio", "sse" or "http", got "${connection}"`;
+  }
+  if (values.workspace !== undefined || values.sandbox !== undefined) {
+    return '--workspace and --sandbox are for --connection stdio (the server it starts)';
+  }
+  const url = values['server-url'] ?? DEFAULT_URLS[connection];
+  if (!/^https?:\/\//.test(url) || !URL.canParse(url)) return `--server-url must be an http(s) URL, got "${url}"`;
+  const token = values.token ?? (io.env.OPENMANUS_MCP_TOKEN || undefined);
+  return { connection, url, headers: token ? { Authorization: `Bearer ${token}` } : {} };
+}
+
+interface Conversation {
+  readonly connected: ConnectedMcpAgent;
+  readonly llm: LlmPort;
+  readonly json: boolean;
+  readonly io: SessionIo;
+}
+
+/** Tasks typed one after another, each continuing the conversation, until exit, quit, q or the end of input. */
+async function converse({ connected, llm, json, io }: Conversation, signal: AbortSignal): Promise<number> {
+  const resources = createResourcePool();
+  const lines = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
+  // Ctrl+C at the prompt ends the session, as exit does.
+  lines.on('SIGINT', () => lines.close());
+  let state: AgentState | undefined;
+  try {
+    lines.setPrompt('\nEnter your request (exit, quit or q to end): ');
+    lines.prompt();
+    for await (const line of lines) {
+      const task = line.trim();
+      if (EXIT_WORDS.has(task.toLowerCase())) break;
+      if (task) {
+        const outcome = await runTask({
+          agent: connected.agent,
+          llm,
+          task,
+          json,
+          io,
+          signal,
+          resources,
+          ...(state ? { state } : {}),
+        });
+        if (signal.aborted) return reportOutcome(outcome, io, json, 'openmanus mcp');
+        state = outcome.state;
+      }
+      lines.prompt();
+    }
+    return 0;
+  } finally {
+    lines.close();
+    await resources.close();
+  }
+}
+
+export interface McpCommandOptions {
+  /** This CLI's script, run as `node <script> mcp-server` for `--connection stdio`. */
+  readonly cliScript: string;
+  /** Connects the agent to its server (default: `connectMcpAgent`). */
+  readonly connect?: ConnectMcpAgent;
+}
+
+/** `openmanus mcp`: the MCP agent on one task, or interactively; returns the exit code. */
+export async function mcpCommand(argv: string[], io: SessionIo, options: McpCommandOptions): Promise<number> {
+  const fail = failure(io, 'openmanus mcp');
+  let parsed: ReturnType<typeof parseArguments>;
+  try {
+    parsed = parseArguments(argv);
+  } catch (error) {
+    return fail(`${messageOf(error)}\n\n${mcpUsage}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${mcpUsage}\n`);
+    return 0;
+  }
+  const maxSteps = maxStepsOption(values['max-steps']);
+  if (!maxSteps.ok) return fail(maxSteps.error);
+  const sandbox = sandboxOption(values.sandbox);
+  if (!sandbox.ok) return fail(sandbox.error);
+  if (values.interactive && (values.prompt !== undefined || positionals.length > 0)) {
+    return fail('--interactive asks for the tasks: give no task with it');
+  }
+  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
+  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  if (!config.ok) return fail(describeConfigError(config.error));
+  const server = serverTarget(values, io, options.cliScript, values.workspace ?? config.value.agent.workspace);
+  if (typeof server === 'string') return fail(server);
+
+  let task = '';
+  if (!values.interactive) {
+    task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
+    if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
+  }
+  const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, 'mcp');
+  const connected = await (options.connect ?? connectMcpAgent)({
+    server,
+    maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
+    ...(maxInputTokens ? { maxInputTokens } : {}),
+  });
+  if (!connected.ok) return fail(connected.error, 1);
+  const llm = createLlmFromConfig(config.value, 'mcp');
+  const cancel = cancelOnSigint(io, (code) => process.exit(code));
+  try {
+    if (values.interactive) {
+      return await converse({ connected: connected.value, llm, json: values.json, io }, cancel.signal);
+    }
+    const outcome = await runTask({
+      agent: connected.value.agent,
+      llm,
+      task,
+      json: values.json,
+      io,
+      signal: cancel.signal,
+    });
+    return reportOutcome(outcome, io, values.json, 'openmanus mcp');
+  } finally {
+    cancel.dispose();
+    await connected.value.close();
+  }
+}

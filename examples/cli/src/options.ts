@@ -1,0 +1,28 @@
+import { err, ok, type Result, type SandboxMode } from '@openmanus/core';
+import type { SessionIo } from './session.js';
+
+/** Writes `<command>: message` to stderr and gives the exit code (2: bad input or config). */
+export const failure =
+  (io: SessionIo, command: string) =>
+  (message: string, code = 2): number => {
+    io.stderr.write(`${command}: ${message}\n`);
+    return code;
+  };
+
+/** `--sandbox`, checked (undefined when not given). */
+export function sandboxOption(value: string | undefined): Result<SandboxMode | undefined, string> {
+  if (value === undefined || value === 'auto' || value === 'none' || value === 'bwrap') return ok(value);
+  return err(`--sandbox must be "auto", "bwrap" or "none", got "${value}"`);
+}
+
+/** The message of what was thrown (by `parseArgs`, a failed listen). */
+export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+/** `--max-steps`, checked (undefined when not given). */
+export function maxStepsOption(value: string | undefined): Result<number | undefined, string> {
+  const steps = Number(value);
+  if (value === undefined) return ok(undefined);
+  return Number.isInteger(steps) && steps >= 1
+    ? ok(steps)
+    : err(`--max-steps must be a positive whole number, got "${value}"`);
+}

@@ -1,0 +1,23 @@
+import { createStrReplaceEditor, type SandboxMode, type Tool, terminate } from '@openmanus/core';
+import { createBash } from '@openmanus/tools';
+
+/** What the command line says about the tools `openmanus mcp-server` serves. */
+export interface ServedToolSettings {
+  /** Where bash starts and the only place the editor edits (an absolute path). */
+  readonly workspace: string;
+  /** Isolation of bash. */
+  readonly sandbox: SandboxMode;
+}
+
+export type ServedTool = (settings: ServedToolSettings) => Tool;
+
+/**
+ * The tools `openmanus mcp-server` serves, as OpenManus's run_mcp_server.py does: bash,
+ * str_replace_editor and terminate. OpenManus also serves browser_use: it joins this list as
+ * `(settings) => createBrowserUse(...)` once `@openmanus/browser` is part of the repository.
+ */
+export const SERVED_TOOLS: readonly ServedTool[] = [
+  (settings) => createBash({ workspace: settings.workspace, sandbox: settings.sandbox }),
+  (settings) => createStrReplaceEditor({ workspace: settings.workspace }),
+  () => terminate,
+];

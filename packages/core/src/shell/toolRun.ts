@@ -1,0 +1,88 @@
+import type { LlmPort } from '../llm/llm.js';
+import type { Tool } from '../tools/defineTool.js';
+import type { RunItem } from './runItems.js';
+import { createResourcePool, type HostCallbacks, type RunScope } from './scope.js';
+import { executeTool, type ToolEvent } from './toolExecution.js';
+
+export interface ToolRunOptions extends HostCallbacks {
+  readonly workspace?: string;
+  /** The model tools that call it themselves get (default: one that refuses every request). */
+  readonly llm?: LlmPort;
+  readonly runId?: string;
+  /** Time limit for a call of a tool without its own `timeoutMs` (default 120 s). */
+  readonly toolTimeoutMs?: number;
+  /** Receives the items tools announce. */
+  readonly onItem?: (item: RunItem) => void;
+}
+
+export interface ToolRun {
+  readonly runId: string;
+  /**
+   * Calls `tool` as a run would: arguments validated, its time limit, this run's data and
+   * resources (a shell, a browser context), whatever goes wrong as an error observation.
+   */
+  call(tool: Tool, args: unknown, options?: { readonly signal?: AbortSignal }): Promise<ToolEvent>;
+  /** A tool's per-run data after its last call (what a run keeps in its state). */
+  dataOf(toolName: string): unknown;
+  /** Ends the run: calls still going are cancelled, the resources the tools opened are closed. */
+  close(): Promise<void>;
+}
+
+const noModel: LlmPort = {
+  model: 'none',
+  complete: async () => ({ ok: false, error: { kind: 'config', message: 'no model in this tool run' } }),
+};
+
+/**
+ * One run's worth of tool calls without an agent: for hosts that call tools themselves (an MCP
+ * server's session, a test). Each ToolRun has its own resources, closed by `close`.
+ */
+export function createToolRun(options: ToolRunOptions = {}): ToolRun {
+  const pool = createResourcePool();
+  const ended = new AbortController();
+  const data = new Map<string, unknown>();
+  let seq = 0;
+  const runId = options.runId ?? crypto.randomUUID();
+  const scope: RunScope = {
+    runId,
+    signal: ended.signal,
+    llm: options.llm ?? noModel,
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    ...(options.onHuman ? { onHuman: options.onHuman } : {}),
+    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+    resource: (key, open, close) => pool.get(key, open, close),
+    emit: (item) => options.onItem?.(item),
+    // Tools that change the toolset mid-run need an agent whose model sees the change.
+    changeTools: async () => {},
+  };
+  return {
+    runId,
+    async call(tool, args, { signal } = {}) {
+      const id = `call-${++seq}`;
+      const { name, parallelSafe, timeoutMs } = tool.spec;
+      const event = await executeTool(
+        {
+          type: 'callTool',
+          id,
+          call: { id, name, arguments: JSON.stringify(args) ?? '' },
+          args,
+          parallelSafe: parallelSafe === true,
+          ...(timeoutMs !== undefined ? { timeoutMs } : {}),
+        },
+        tool,
+        signal ? { ...scope, signal: AbortSignal.any([signal, ended.signal]) } : scope,
+        {
+          data: data.get(name),
+          ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
+        },
+      );
+      if (event.type === 'toolCompleted' && event.data !== undefined) data.set(name, event.data);
+      return event;
+    },
+    dataOf: (toolName) => data.get(toolName),
+    async close() {
+      ended.abort(new Error('the run has ended'));
+      await pool.close();
+    },
+  };
+}

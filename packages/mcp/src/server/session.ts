@@ -1,0 +1,79 @@
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  type Implementation,
+  ListToolsRequestSchema,
+  McpError,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
+import { createToolRun, type Tool, type ToolEvent, type ToolRunOptions } from '@openmanus/core';
+import { toCallToolResult } from './toolContent.js';
+
+/** One client's connection: its own run of the tools (its shell, its browser context), until it closes. */
+export interface McpSession {
+  /** The run id the session's tools see. */
+  readonly runId: string;
+  /** Resolves once the session has ended and its tools' resources are closed. */
+  readonly closed: Promise<void>;
+  /** Ends the session: closes the connection, cancels calls still going, closes the tools' resources. */
+  close(): Promise<void>;
+}
+
+export interface SessionSettings {
+  readonly info: Implementation;
+  readonly instructions?: string;
+  readonly tools: ReadonlyMap<string, Tool>;
+  /** The tools as listed (see `listTools`). */
+  readonly listing: readonly McpTool[];
+  readonly run: Omit<ToolRunOptions, 'runId'>;
+  readonly onError?: (error: Error) => void;
+}
+
+/** Serves the tools to one client over `transport`, with a run scope of the session's own. */
+export async function openSession(transport: Transport, settings: SessionSettings): Promise<McpSession> {
+  const { tools } = settings;
+  const run = createToolRun(settings.run);
+  const server = new Server(settings.info, {
+    capabilities: { tools: {} },
+    ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}),
+  });
+  // Tools that are not parallel-safe run one call at a time, as in an agent's run (one shell, one editor history).
+  let queue: Promise<unknown> = Promise.resolve();
+  const serially = (call: () => Promise<ToolEvent>) => {
+    const next = queue.then(call);
+    queue = next.catch(() => {});
+    return next;
+  };
+  server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...settings.listing] }));
+  server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
+    const tool = tools.get(params.name);
+    if (!tool) {
+      throw new McpError(
+        ErrorCode.InvalidParams,
+        `Unknown tool "${params.name}"; this server has ${[...tools.keys()].join(', ')}.`,
+      );
+    }
+    const call = () => run.call(tool, params.arguments ?? {}, { signal: extra.signal });
+    return toCallToolResult(await (tool.spec.parallelSafe ? call() : serially(call)));
+  });
+  if (settings.onError) server.onerror = settings.onError;
+
+  let resolveClosed = () => {};
+  const closed = new Promise<void>((resolve) => {
+    resolveClosed = resolve;
+  });
+  let closing: Promise<void> | undefined;
+  const close = () => {
+    // Set before anything runs: closing the server closes the transport, which calls this again.
+    closing ??= Promise.resolve().then(async () => {
+      await Promise.allSettled([server.close(), run.close()]);
+      resolveClosed();
+    });
+    return closing;
+  };
+  server.onclose = () => void close();
+  await server.connect(transport);
+  return { runId: run.runId, closed, close };
+}

@@ -1,0 +1,134 @@
+// The HTTP transport's defences, each probed with raw requests as a hostile page or process would send them.
+import { request } from 'node:http';
+import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createMcpServer, type HttpServeOptions, type HttpServing, type McpToolServer } from '../src/index.js';
+import { testTools } from './fixtures/tools.mjs';
+import { callTool, httpClient, tempWorkspace, textOf } from './helpers.js';
+
+let server: McpToolServer;
+beforeEach(async () => {
+  server = createMcpServer(testTools({ workspace: await tempWorkspace(), marker: '0' }));
+});
+afterEach(async () => {
+  await server.close();
+});
+
+const serve = (options: HttpServeOptions = {}) => server.serveHttp({ port: 0, ...options });
+
+const initialize = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: LATEST_PROTOCOL_VERSION, capabilities: {}, clientInfo: { name: 'probe', version: '1' } },
+});
+
+interface Answer {
+  readonly status: number;
+  readonly headers: Record<string, string | string[] | undefined>;
+  readonly body: string;
+}
+
+/** A POST of `body` to the server's endpoint with exactly these headers (Host included, which fetch cannot set). */
+function post(serving: HttpServing, headers: Record<string, string>, body = initialize): Promise<Answer> {
+  const url = new URL(serving.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'POST',
+        headers: {
+          host: url.host,
+          'content-type': 'application/json',
+          accept: 'application/json, text/event-stream',
+          ...headers,
+        },
+      },
+      (res) => {
+        let text = '';
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
+      },
+    );
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+describe('serveHttp: who may talk to the server', () => {
+  it('listens on 127.0.0.1 by default, with a fresh random token unless one is given', async () => {
+    const first = await serve();
+    const second = await serve();
+    expect(first.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/mcp$/);
+    expect(first.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
+    expect(second.token).not.toBe(first.token);
+    expect((await serve({ token: 'correct horse battery staple' })).token).toBe('correct horse battery staple');
+    await expect(serve({ token: '' })).rejects.toThrow('The bearer token is empty');
+  });
+
+  it('refuses every request without the token, before anything else happens', async () => {
+    const serving = await serve();
+    for (const headers of [
+      {},
+      bearer('guess'),
+      bearer(`${serving.token}x`),
+      { authorization: `Basic ${serving.token}` },
+    ]) {
+      const answer = await post(serving, headers);
+      expect(answer.status, JSON.stringify(headers)).toBe(401);
+      expect(answer.headers['www-authenticate']).toBe('Bearer realm="openmanus"');
+      expect(JSON.parse(answer.body)).toMatchObject({ error: { message: expect.stringMatching(/^Unauthorized/) } });
+    }
+    // A session once opened is no pass: its later requests need the token as well.
+    const opened = await post(serving, bearer(serving.token));
+    expect(opened.status).toBe(200);
+    const session = String(opened.headers['mcp-session-id']);
+    const list = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+    const unauthorised = await post(
+      serving,
+      { 'mcp-session-id': session, 'mcp-protocol-version': LATEST_PROTOCOL_VERSION },
+      list,
+    );
+    expect(unauthorised.status).toBe(401);
+    await expect(httpClient(serving.url, 'guess')).rejects.toThrow(/401|Unauthorized/);
+    const { client } = await httpClient(serving.url, serving.token);
+    expect(textOf(await callTool(client, 'plan_trip', { mode: 'bus', stops: [{ city: 'Uji', nights: 1 }] }))).toBe(
+      'By bus: Uji (1)',
+    );
+    await client.close();
+  });
+
+  it('refuses a Host header that is not this server’s (a name rebound to 127.0.0.1)', async () => {
+    const serving = await serve();
+    const { port } = new URL(serving.url);
+    const rebound = await post(serving, { ...bearer(serving.token), host: `attacker.example:${port}` });
+    expect(rebound.status).toBe(403);
+    expect(rebound.body).toContain(`Invalid Host header: attacker.example:${port}`);
+    expect(rebound.headers['mcp-session-id']).toBeUndefined();
+    expect((await post(serving, { ...bearer(serving.token), host: `localhost:${port}` })).status).toBe(200);
+    const proxied = await serve({ allowedHosts: ['mcp.internal:443'] });
+    expect((await post(proxied, { ...bearer(proxied.token), host: 'mcp.internal:443' })).status).toBe(200);
+  });
+
+  it('refuses requests from web pages of other origins', async () => {
+    const serving = await serve({ allowedOrigins: ['https://console.example'] });
+    const { port } = new URL(serving.url);
+    const foreign = await post(serving, { ...bearer(serving.token), origin: 'https://attacker.example' });
+    expect(foreign.status).toBe(403);
+    expect(foreign.body).toContain('Invalid Origin header: https://attacker.example');
+    for (const origin of [`http://127.0.0.1:${port}`, `http://localhost:${port}`, 'https://console.example']) {
+      expect((await post(serving, { ...bearer(serving.token), origin })).status, origin).toBe(200);
+    }
+  });
+
+  it('answers other paths with 404, naming the endpoint', async () => {
+    const serving = await serve();
+    const answer = await fetch(new URL('/sse', serving.url), { headers: bearer(serving.token) });
+    expect(answer.status).toBe(404);
+    expect(await answer.text()).toContain('the MCP endpoint is /mcp');
+  });
+});
