@@ -84,6 +84,7 @@ export {
 } from './llm/openai.js';
 export { parseToolCalls, toolsPrompt } from './llm/promptTools.js';
 export {
+  type BrowserSettings,
   type ConfigError,
   createLlmFromConfig,
   describeConfigError,
@@ -150,7 +151,7 @@ export { CheckpointConflictError, type CheckpointStore, type StoredRun } from '.
 export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
 export { createToolRun, type ToolRun, type ToolRunOptions } from './shell/toolRun.js';
 export { askHuman } from './tools/askHuman.js';
-export { NotRegularFileError, type OpenMode, openInside, writeAll } from './tools/confinedFile.js';
+export { NotRegularFileError, type OpenMode, openInside, removeInside, writeAll } from './tools/confinedFile.js';
 export {
   defineTool,
   type JsonToolDefinition,

@@ -62,7 +62,9 @@ daytona_api_key = ""
     });
     expect(llmSettingsFor(config, 'Manus')).toMatchObject({ model: 'claude-3-7-sonnet', max_input_tokens: 32000 });
     expect(llmSettingsFor(config, 'unknown').model).toBe('claude-3-7-sonnet');
-    expect(config.sections).toMatchObject({ browser: { headless: false } });
+    expect(config.browser).toEqual({ headless: false });
+    expect(config.sections).toHaveProperty('daytona');
+    expect(config.sections).not.toHaveProperty('browser');
   });
 
   it('lets the environment override the file, and stand alone without one', async () => {
@@ -184,6 +186,56 @@ searxng_url = "https://searx.example.org"
     ];
     for (const [line, expected] of cases) {
       expect(errorOf(loadConfig({ cwd: await project(`${valid}${line}\n`), env: {} }))).toMatch(expected);
+    }
+  });
+
+  it('reads [browser] with OpenManus keys, and is empty without one', async () => {
+    const cwd = await project(`${'[llm]\nmodel = "x"\napi_key = "k"\n'}
+[browser]
+headless = true
+disable_security = false
+extra_chromium_args = ["--lang=en-US"]
+chrome_instance_path = "/opt/chrome/chrome"
+cdp_url = "http://127.0.0.1:9222"
+max_content_length = 5000
+
+[browser.proxy]
+server = "http://proxy.example:3128"
+username = "me"
+password = "secret"
+`);
+    expect(configOf(loadConfig({ cwd, env: {} })).browser).toEqual({
+      headless: true,
+      disable_security: false,
+      extra_chromium_args: ['--lang=en-US'],
+      chrome_instance_path: '/opt/chrome/chrome',
+      cdp_url: 'http://127.0.0.1:9222',
+      max_content_length: 5000,
+      proxy: { server: 'http://proxy.example:3128', username: 'me', password: 'secret' },
+    });
+    expect(
+      configOf(loadConfig({ cwd: await project('[llm]\nmodel = "x"\napi_key = "k"\n'), env: {} })).browser,
+    ).toEqual({});
+  });
+
+  it('names the [browser] key at fault', async () => {
+    const valid = '[llm]\nmodel = "x"\napi_key = "k"\n[browser]\n';
+    const cases: [string, RegExp][] = [
+      ['headless = "yes"', /config\.toml: \[browser\]\.headless: Invalid input: expected boolean, received string$/],
+      ['extra_chromium_args = "--lang=en"', /\[browser\]\.extra_chromium_args: Invalid input: expected array/],
+      ['wss_url = "http://127.0.0.1:3000"', /\[browser\]\.wss_url: must be a ws:\/\/ or wss:\/\/ URL$/],
+      ['cdp_url = "file:///tmp/cdp"', /\[browser\]\.cdp_url: must be an http\(s\):\/\/ or ws\(s\):\/\/ URL$/],
+      [
+        'wss_url = "ws://127.0.0.1:3000"\ncdp_url = "http://127.0.0.1:9222"',
+        /config\.toml: \[browser\]: set wss_url or cdp_url, not both/,
+      ],
+      ['max_content_length = 0', /\[browser\]\.max_content_length: Too small/],
+      ['headles = true', /config\.toml: \[browser\]: unknown key headles$/],
+      ['[browser.proxy]\nusername = "me"', /\[browser\]\.proxy\.server: Invalid input: expected string/],
+      ['[browser.proxy]\nserver = ""', /\[browser\]\.proxy\.server: is required in \[browser\.proxy\]/],
+    ];
+    for (const [lines, expected] of cases) {
+      expect(errorOf(loadConfig({ cwd: await project(`${valid}${lines}\n`), env: {} }))).toMatch(expected);
     }
   });
 

@@ -40,6 +40,9 @@ export {
   StructuredOutputError,
   type StructuredOutputFailure,
 } from './structuredOutput.js';
+export { addressRefusal, connectionLookup, type HostTarget } from './web/addressCheck.js';
 export type { HttpPage, HttpRequest } from './web/http.js';
-export type { NetworkAccess } from './web/networkPolicy.js';
+export { type ReadablePage, readableMarkdown } from './web/markdown.js';
+export { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';
+export type { Resolver } from './web/transport.js';
 export { createWebFetch, fetchWebPage, type WebFetchOptions, type WebPage } from './webFetch.js';

@@ -68,8 +68,31 @@ function buildSchemas({ z }: typeof import('zod')) {
       brave_api_key: z.string().min(1).optional(),
     })
     .strict();
+  // OpenManus's [browser] keys (@openmanus/browser reads them).
+  const browserSection = z
+    .object({
+      headless: z.boolean().optional(),
+      disable_security: z.boolean().optional(),
+      extra_chromium_args: z.array(z.string()).optional(),
+      chrome_instance_path: z.string().min(1).optional(),
+      wss_url: z.url({ protocol: /^wss?$/, error: 'must be a ws:// or wss:// URL' }).optional(),
+      cdp_url: z.url({ protocol: /^(https?|wss?)$/, error: 'must be an http(s):// or ws(s):// URL' }).optional(),
+      proxy: z
+        .object({
+          server: z.string().min(1, { error: 'is required in [browser.proxy] (e.g. "http://proxy.example:3128")' }),
+          username: z.string().optional(),
+          password: z.string().optional(),
+        })
+        .strict()
+        .optional(),
+      max_content_length: z.number().int().positive().max(10_000_000).optional(),
+    })
+    .strict()
+    .refine((browser) => !(browser.wss_url && browser.cdp_url), {
+      error: 'set wss_url or cdp_url, not both: each names the browser to connect to',
+    });
   const envSettings = llmSettings.pick({ api_key: true, base_url: true, model: true }).partial();
-  return { llmSettings, agentSection, searchSection, envSettings };
+  return { llmSettings, agentSection, searchSection, browserSection, envSettings };
 }
 
 let built: ReturnType<typeof buildSchemas> | undefined;
@@ -82,6 +105,8 @@ const loadToml = lazyModule<typeof Toml>('smol-toml');
 export type LlmSettings = Zod.infer<ReturnType<typeof buildSchemas>['llmSettings']>;
 /** `[search]` as written (engine names lowercased); web_search fills in OpenManus's defaults. */
 export type SearchSettings = Zod.output<ReturnType<typeof buildSchemas>['searchSection']>;
+/** `[browser]` as written; the browser tool fills in its defaults (headless, web security on). */
+export type BrowserSettings = Zod.output<ReturnType<typeof buildSchemas>['browserSection']>;
 
 /** The environment variables that override keys of `[llm]` (and of every profile). */
 const ENV_OVERRIDES = { api_key: 'OPENAI_API_KEY', base_url: 'OPENAI_BASE_URL', model: 'OPENMANUS_MODEL' } as const;
@@ -99,7 +124,9 @@ export interface OpenManusConfig {
   };
   /** `[search]`, validated (empty when the file has none). */
   readonly search: SearchSettings;
-  /** Every other section, untouched (browser, mcp, ... for the packages that read them). */
+  /** `[browser]`, validated (empty when the file has none). */
+  readonly browser: BrowserSettings;
+  /** Every other section, untouched (mcp, runflow, ... for the packages that read them). */
   readonly sections: Readonly<Record<string, unknown>>;
 }
 
@@ -142,7 +169,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   }
   const where = hasFile ? { file } : {};
 
-  const { llm: llmTable, agent: agentTable, search: searchTable, ...sections } = raw;
+  const { llm: llmTable, agent: agentTable, search: searchTable, browser: browserTable, ...sections } = raw;
   if (llmTable !== undefined && (typeof llmTable !== 'object' || llmTable === null || Array.isArray(llmTable))) {
     return err({ ...where, key: '[llm]', message: 'expected a table' });
   }
@@ -190,6 +217,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   if (!search.success) return err({ ...where, ...issueOf(search.error, '[search]') });
   const unusable = unusableEngine(search.data);
   if (unusable) return err({ ...where, ...unusable });
+  const browser = schemas().browserSection.safeParse(browserTable ?? {});
+  if (!browser.success) return err({ ...where, ...issueOf(browser.error, '[browser]') });
   return ok({
     ...where,
     llm: llm.value,
@@ -200,6 +229,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
       ...(agent.data.sandbox !== undefined ? { sandbox: agent.data.sandbox } : {}),
     },
     search: search.data,
+    browser: browser.data,
     sections,
   });
 }

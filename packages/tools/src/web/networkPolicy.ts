@@ -83,15 +83,34 @@ export function refusalFor(host: string, address: string): AddressRefusedError |
   return why === undefined ? undefined : new AddressRefusedError(host, address, why);
 }
 
+/** How a connection to a host may be made under a policy. */
+export type ConnectionPlan =
+  /** The policy lets it through, whatever its addresses. */
+  | { readonly kind: 'direct' }
+  /** A name: each address it resolves to is checked by the lookup the connection itself makes. */
+  | { readonly kind: 'checked' }
+  /** An IP address that is not public (sockets do not look an IP address up: it is refused here). */
+  | { readonly kind: 'refused'; readonly error: AddressRefusedError };
+
+/** The plan for connecting to `hostname` (as URLs or connections write it) on this protocol and port. */
+export function connectionPlan(
+  policy: NetworkPolicy,
+  hostname: string,
+  protocol: string,
+  port: string,
+): ConnectionPlan {
+  if (policy.allowPrivateNetwork || hostAllowed(policy, hostname, protocol, port)) return { kind: 'direct' };
+  const address = hostname.replace(/^\[(.*)\]$/, '$1');
+  const refused = isIP(address) ? refusalFor(address, address) : undefined;
+  return refused ? { kind: 'refused', error: refused } : { kind: 'checked' };
+}
+
 /**
  * The refusal for a URL whose host is an IP address (in any of the forms URLs normalise, such as
  * `http://2130706433/`) that the policy does not let it reach. A name is checked where it is
  * resolved, when the connection is made.
  */
 export function urlRefusal(url: URL, policy: NetworkPolicy): AddressRefusedError | undefined {
-  const address = url.hostname.replace(/^\[(.*)\]$/, '$1');
-  if (policy.allowPrivateNetwork || !isIP(address) || hostAllowed(policy, url.hostname, url.protocol, url.port)) {
-    return undefined;
-  }
-  return refusalFor(address, address);
+  const plan = connectionPlan(policy, url.hostname, url.protocol, url.port);
+  return plan.kind === 'refused' ? plan.error : undefined;
 }

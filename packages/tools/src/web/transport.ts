@@ -1,7 +1,7 @@
 import { lookup as dnsLookup, type LookupAddress, type LookupAllOptions } from 'node:dns';
-import { isIP, type LookupFunction } from 'node:net';
+import type { LookupFunction } from 'node:net';
 import type { buildConnector as BuildConnector } from 'undici';
-import { hostAllowed, type NetworkPolicy, refusalFor } from './networkPolicy.js';
+import { connectionPlan, type NetworkPolicy, refusalFor } from './networkPolicy.js';
 
 type Fetch = typeof globalThis.fetch;
 
@@ -19,10 +19,17 @@ export type Resolver = (
  * rebinding) is refused the time it answers the private one.
  */
 export function checkedLookup(resolve: Resolver = dnsLookup): LookupFunction {
+  return lookupWith(resolve, refusalFor);
+}
+
+/** A DNS lookup for sockets through `resolve`, every address passed (for hosts the policy lets through). */
+export const uncheckedLookup = (resolve: Resolver = dnsLookup): LookupFunction => lookupWith(resolve, () => undefined);
+
+function lookupWith(resolve: Resolver, refuse: (host: string, address: string) => Error | undefined): LookupFunction {
   return (hostname, options, callback) => {
     resolve(hostname, { ...options, all: true }, (error, addresses) => {
       if (error) return callback(error, '');
-      const refused = addresses.map(({ address }) => refusalFor(hostname, address)).find((r) => r !== undefined);
+      const refused = addresses.map(({ address }) => refuse(hostname, address)).find((r) => r !== undefined);
       if (refused) return callback(refused, '');
       const [first] = addresses;
       if (options.all) callback(null, addresses);
@@ -40,12 +47,9 @@ function checkedConnector(policy: NetworkPolicy, build: typeof BuildConnector): 
   const direct = build({});
   const checked = build({ lookup: checkedLookup() });
   return (options, callback) => {
-    const { hostname, protocol, port } = options;
-    if (hostAllowed(policy, hostname, protocol, port)) return direct(options, callback);
-    // Sockets do not look an IP address up: it is checked here.
-    const refused = isIP(hostname) ? refusalFor(hostname, hostname) : undefined;
-    if (refused) return callback(refused, null);
-    checked(options, callback);
+    const plan = connectionPlan(policy, options.hostname, options.protocol, options.port);
+    if (plan.kind === 'refused') return callback(plan.error, null);
+    (plan.kind === 'direct' ? direct : checked)(options, callback);
   };
 }
 

@@ -1,0 +1,76 @@
+import { type Agent, createAgent, createStep, defaultPolicies, defineAgent, step, terminate } from '@openmanus/core';
+import { createBrowserUse } from '../browserUse.js';
+import type { BrowserUseOptions } from '../settings.js';
+import { PAGE_CONTEXT, pageContext } from './pageContext.js';
+import { withPrunedPageStates } from './prunePageStates.js';
+
+/** The browser agent's system prompt (OpenManus's asked for JSON replies and a "done" action that no tool has). */
+export const browserSystemPrompt = `You are a browser agent: you do the task by operating a web browser with the browser_use tool.
+- Every browser_use result ends with the page state: the URL, the tabs, the scroll position, what happened (new tabs, downloads, dialogs), and the links, buttons and fields near the viewport, each with a ref such as [ref=e12]. Act on an element by its ref; after an action that does not load a page, only what changed is listed.
+- To find something on a long page use find (free) before scrolling through it; to read a page's content for facts use extract_content.
+- If a ref is no longer on the page, use the fresh state you are given. If something covers the page (a cookie banner, a dialog), deal with it first.
+- When the task is done, answer with what you found (or call terminate if there is nothing to say); if it cannot be done, say why.`;
+
+export const browserNextStepPrompt =
+  'What is the next step? Look at the page state, then act with browser_use — or answer if the task is done.';
+
+export interface BrowserAgentOptions extends BrowserUseOptions {
+  /** Default 20 (OpenManus's). */
+  readonly maxSteps?: number;
+  /** Longest observation kept, in characters (default 10000, OpenManus's). */
+  readonly maxObserve?: number;
+  /** config.toml `[llm.<name>]` profile (default `browser`). */
+  readonly llmProfile?: string;
+}
+
+/**
+ * The tool for an agent, and the page context that feeds its state into the next step. With
+ * `vision`, the screenshot goes with the context (once per step), not with every result.
+ */
+function browserParts(options: BrowserUseOptions) {
+  const { vision, ...toolOptions } = options;
+  const tool = createBrowserUse(toolOptions);
+  return { tool, ...pageContext(tool, vision !== undefined ? { vision } : {}) };
+}
+
+/**
+ * OpenManus's BrowserAgent ("browser": browser_use and terminate, 20 steps, observations cut at
+ * 10000): the page state comes into each step's prompt while the browser is in use, and older
+ * page states are left out of what is sent.
+ */
+export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
+  const { maxSteps, maxObserve, llmProfile, ...browserOptions } = options;
+  const { tool, provider, gatherer } = browserParts(browserOptions);
+  return createAgent({
+    name: 'browser',
+    description: 'A browser agent that can control a browser to accomplish tasks.',
+    systemPrompt: browserSystemPrompt,
+    nextStepPrompt: browserNextStepPrompt,
+    tools: [tool, terminate],
+    maxSteps: maxSteps ?? 20,
+    maxObserve: maxObserve ?? 10_000,
+    llmProfile: llmProfile ?? 'browser',
+    contextProviders: [provider],
+    contextGatherers: { [PAGE_CONTEXT]: gatherer },
+    step: withPrunedPageStates(createStep(defaultPolicies)),
+  });
+}
+
+/**
+ * The agent with browser_use added (Manus: `withBrowser(createManus(...))`): the tool, the page
+ * context while the browser is in use, and older page states left out of what is sent. The agent's
+ * own step, if it has one, is kept and wrapped.
+ */
+export function withBrowser(agent: Agent, options: BrowserUseOptions = {}): Agent {
+  const { tool, provider, gatherer } = browserParts(options);
+  return {
+    config: defineAgent({
+      ...agent.config,
+      tools: [...agent.config.tools, tool.spec],
+      contextProviders: [...(agent.config.contextProviders ?? []), provider],
+    }),
+    tools: [...agent.tools, tool],
+    contextGatherers: { ...agent.contextGatherers, [PAGE_CONTEXT]: gatherer },
+    step: withPrunedPageStates(agent.step ?? step),
+  };
+}

@@ -1,0 +1,20 @@
+// @openmanus/browser: OpenManus's browser_use tool on playwright-core and a system Chrome or Chromium.
+
+export {
+  type BrowserAgentOptions,
+  browserNextStepPrompt,
+  browserSystemPrompt,
+  createBrowserAgent,
+  withBrowser,
+} from './agents/browserAgent.js';
+export { PAGE_CONTEXT, type PageContext, pageContext } from './agents/pageContext.js';
+export { prunePageStates, withPrunedPageStates } from './agents/prunePageStates.js';
+export { type BrowserUseTool, createBrowserUse } from './browserUse.js';
+export {
+  BrowserUnavailableError,
+  CHROMIUM_ARGS,
+  findChrome,
+  STANDARD_CHROME_PATHS,
+} from './launch.js';
+export type { BrowserSession } from './session.js';
+export { type BrowserSearch, type BrowserUseOptions, browserOptionsFrom, type DialogPolicy } from './settings.js';

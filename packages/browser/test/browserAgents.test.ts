@@ -1,0 +1,188 @@
+// The agents: the page context fed into the next step while the browser is in use (and not after),
+// older page states left out of what is sent, the BrowserAgent preset and Manus with a browser.
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import {
+  type AgentState,
+  assistantMessage,
+  createManus,
+  initialState,
+  type Message,
+  manusNextStepPrompt,
+  run,
+  userMessage,
+} from '@openmanus/core';
+import { type ScriptedLlm, scriptedLlm } from '@openmanus/core/testing';
+import { describe, expect, it } from 'vitest';
+import {
+  browserNextStepPrompt,
+  createBrowserAgent,
+  PAGE_CONTEXT,
+  pageContext,
+  prunePageStates,
+  withBrowser,
+} from '../src/index.js';
+import { browserHarness, chromePath, refIn } from './harness.js';
+
+const chrome = chromePath();
+
+const call = (name: string, id: string) => assistantMessage('', [{ id, name, arguments: '{}' }]);
+const result = (name: string, id: string, content: string): Message => ({
+  role: 'tool',
+  toolCallId: id,
+  name,
+  content,
+});
+
+describe('prunePageStates', () => {
+  it('cuts every browser_use result but the newest to its first line; other tools are left alone', () => {
+    const messages: Message[] = [
+      userMessage('task'),
+      call('browser_use', 'a'),
+      result('browser_use', 'a', 'Navigated to https://a/.\n\nURL: https://a/ …\nElements …'),
+      call('python_execute', 'b'),
+      result('python_execute', 'b', 'line one\nline two'),
+      call('browser_use', 'c'),
+      result('browser_use', 'c', 'Clicked link "B".\n\nURL: https://b/ …'),
+    ];
+    const pruned = prunePageStates(messages);
+    expect(pruned[2]).toEqual(
+      result(
+        'browser_use',
+        'a',
+        'Navigated to https://a/.\n[the page state of this earlier step is left out; the newest one is below]',
+      ),
+    );
+    expect(pruned.slice(3)).toEqual(messages.slice(3));
+    expect(messages[2]).toMatchObject({ content: expect.stringContaining('Elements') });
+    const one = messages.slice(0, 5);
+    expect(prunePageStates(one)).toBe(one);
+    expect(prunePageStates(messages, 2)).toBe(messages);
+  });
+});
+
+describe('pageContext', () => {
+  const tool = createBrowserAgent().tools[0];
+  if (!tool) throw new Error('no tool');
+  const { provider } = pageContext(tool as never);
+  const stateWith = (messages: Message[]): AgentState => ({ ...initialState(), messages });
+
+  it('asks for the page while browser_use was called in the last three messages, then not', () => {
+    const used = [userMessage('task'), call('browser_use', 'a'), result('browser_use', 'a', 'ok')];
+    expect(provider.when(stateWith(used))).toBe(true);
+    const later = [...used, call('terminate', 'b'), result('terminate', 'b', 'ok')];
+    expect(provider.when(stateWith(later.slice(0, 4)))).toBe(true);
+    expect(provider.when(stateWith(later))).toBe(false);
+  });
+
+  it('puts the state before the next-step prompt, and a screenshot after the history; nothing when it failed', () => {
+    const request = { nextStepPrompt: 'Next?', messages: [] };
+    const image = { base64: '/9j/', mimeType: 'image/jpeg' };
+    expect(provider.apply({ state: 'URL: https://a/' }, request)).toEqual({
+      nextStepPrompt: 'The browser now:\nURL: https://a/\n\nNext?',
+      messages: [],
+    });
+    expect(provider.apply({ state: 'URL: https://a/', screenshot: image }, request).messages).toEqual([
+      userMessage('Current browser screenshot:', image),
+    ]);
+    expect(provider.apply(undefined, request)).toBe(request);
+  });
+});
+
+describe('createBrowserAgent', () => {
+  it("is OpenManus's BrowserAgent: browser_use and terminate, 20 steps, observations cut at 10000", () => {
+    const agent = createBrowserAgent();
+    expect(agent.config).toMatchObject({ name: 'browser', maxSteps: 20, maxObserve: 10_000, llmProfile: 'browser' });
+    expect(agent.tools.map((tool) => tool.spec.name)).toEqual(['browser_use', 'terminate']);
+    expect(agent.config.contextProviders?.map((provider) => provider.name)).toEqual([PAGE_CONTEXT]);
+    expect(agent.config.systemPrompt).not.toMatch(/\{\{|"done"|JSON/);
+  });
+});
+
+describe.skipIf(!chrome)('the agents in a real Chromium', () => {
+  const h = browserHarness(chrome ?? '');
+  /** The text of the last user message of a request: the next-step prompt with what providers added. */
+  const lastPrompt = (llm: ScriptedLlm, index: number) =>
+    String(llm.requests[index]?.messages.findLast((message) => message.role === 'user')?.content);
+  const lastObservation = (llm: ScriptedLlm, index: number) =>
+    String(llm.requests[index]?.messages.findLast((message) => message.role === 'tool')?.content);
+
+  it('BrowserAgent: the page state comes into the next step, and older page states are left out of requests', async () => {
+    const llm = scriptedLlm([
+      {
+        toolCalls: [
+          { name: 'browser_use', arguments: { action: 'go_to_url', url: `${h.site.url}/travel/index.html` } },
+        ],
+      },
+      (request) => ({
+        toolCalls: [
+          {
+            name: 'browser_use',
+            arguments: {
+              action: 'click_element',
+              ref: refIn(String(request.messages.findLast((m) => m.role === 'tool')?.content), 'Nara: deer'),
+            },
+          },
+        ],
+      }),
+      { content: 'Tōdai-ji costs 800 yen.' },
+    ]);
+    const agent = createBrowserAgent(h.options());
+    const outcome = await run(agent, 'What does Tōdai-ji cost?', { llm });
+    expect(outcome.answer).toBe('Tōdai-ji costs 800 yen.');
+    // Before the browser is used, the prompt is the agent's own.
+    expect(lastPrompt(llm, 0)).toBe(browserNextStepPrompt);
+    expect(lastPrompt(llm, 1)).toMatch(
+      /^The browser now:\nURL: http:\/\/127\.0\.0\.1:\d+\/travel\/index\.html {3}Title: Kansai Travel/,
+    );
+    expect(lastPrompt(llm, 1).endsWith(`\n\n${browserNextStepPrompt}`)).toBe(true);
+    expect(lastPrompt(llm, 2)).toContain('Title: Nara');
+    const third = llm.requests[2]?.messages.filter((message) => message.role === 'tool') ?? [];
+    expect(third.map((message) => message.content.split('\n'))).toEqual([
+      [
+        expect.stringMatching(/^Navigated to http:\/\/127/),
+        '[the page state of this earlier step is left out; the newest one is below]',
+      ],
+      expect.arrayContaining([
+        expect.stringMatching(/^Clicked link "Nara: deer and the Great Buddha"/),
+        expect.stringMatching(/Title: Nara/),
+      ]),
+    ]);
+    llm.assertConsumed();
+  });
+
+  it('Manus with a browser: the page (and, with vision, a screenshot) while browsing; the normal prompt after', async () => {
+    const workspace = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-browser-manus-')));
+    try {
+      const view = { name: 'str_replace_editor', arguments: { command: 'view', path: workspace } };
+      const llm = scriptedLlm([
+        { toolCalls: [{ name: 'browser_use', arguments: { action: 'go_to_url', url: `${h.site.url}/page2.html` } }] },
+        { toolCalls: [view] },
+        { toolCalls: [view] },
+        { content: 'Done.' },
+      ]);
+      const manus = withBrowser(createManus({ workspace }), h.options({ vision: true }));
+      expect(manus.tools.map((tool) => tool.spec.name)).toContain('browser_use');
+      const outcome = await run(manus, 'Look at page two, then at the workspace.', { llm });
+      expect(outcome.answer).toBe('Done.');
+      expect(lastPrompt(llm, 1)).toMatch(/^The browser now:\nURL: .*Title: Page Two/);
+      expect(lastPrompt(llm, 1).endsWith(manusNextStepPrompt)).toBe(true);
+      const screenshot = llm.requests[1]?.messages.find(
+        (message) => message.role === 'user' && 'image' in message && message.image,
+      );
+      expect(screenshot).toMatchObject({ content: 'Current browser screenshot:', image: { mimeType: 'image/jpeg' } });
+      // The tool's own results carry no image: vision goes with the context, once a step.
+      expect(lastObservation(llm, 1)).toMatch(/^Navigated to /);
+      expect(
+        llm.requests[1]?.messages.some((message) => message.role === 'tool' && 'image' in message && message.image),
+      ).toBe(false);
+      // Two steps without the browser: the prompt is Manus's own again, and no screenshot is sent.
+      expect(lastPrompt(llm, 3)).toBe(manusNextStepPrompt);
+      expect(llm.requests[3]?.messages.some((message) => 'image' in message && message.image)).toBe(false);
+      llm.assertConsumed();
+    } finally {
+      await rm(workspace, { recursive: true, force: true });
+    }
+  });
+});
