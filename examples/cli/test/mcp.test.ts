@@ -1,12 +1,14 @@
 // `openmanus mcp`: its options and its interactive loop, driven in this process through the
 // `connect` seam with a plain agent; then the built CLI end to end, with createMcpAgent connected
 // to real MCP servers (ours, over stdio and HTTP, and the reference "everything" server).
+import { execFile } from 'node:child_process';
 import { readFile, writeFile } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
+import { promisify } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createAgent, ok, terminate } from '@openmanus/core';
 import {
@@ -313,6 +315,35 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
       `openmanus mcp: cannot connect to the MCP server (${missing}): could not start "${missing}" (no such program)\n`,
     );
     expect(server.requests).toEqual([]);
+  });
+
+  it('the README’s command for the everything server works as written, from the repository root', async () => {
+    const root = join(dist('..'), '..', '..');
+    const readme = await readFile(join(root, 'examples', 'cli', 'README.md'), 'utf8');
+    const block = readme.slice(
+      readme.indexOf('<!-- mcp-commands:start -->'),
+      readme.indexOf('<!-- mcp-commands:end -->'),
+    );
+    const command = block.split('\n').find((line) => line.includes('server-everything'));
+    if (!command?.startsWith('pnpm openmanus mcp ')) throw new Error(`no everything command in: ${block}`);
+    // The root README shows the same command.
+    expect(await readFile(join(root, 'README.md'), 'utf8')).toContain(command);
+    const { server, env } = await endpoint([
+      { toolCalls: [{ name: 'mcp_server_get-sum', arguments: { a: 2, b: 3 } }] },
+      { content: '2 + 3 = 5.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
+    ]);
+    // `pnpm openmanus` is a build, then this script.
+    const script = command.replace('pnpm openmanus', `"${process.execPath}" "${dist('cli.js')}"`);
+    const { stdout } = await promisify(execFile)('sh', ['-c', script], {
+      cwd: root,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env },
+    });
+    expect(stdout).toBe('2 + 3 = 5.\n');
+    expect(server.requests[0]?.messages).toContainEqual({
+      role: 'user',
+      content: "Add 2 and 3 with the server's tool",
+    });
+    expect(toolMessage(server.requests[1])).toBe('The sum of 2 and 3 is 5.');
   });
 
   it('--help shows its options', async () => {
