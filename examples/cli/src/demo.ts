@@ -44,14 +44,16 @@ async function recordedTranscript(file: string, values: Readonly<Record<string, 
   return JSON.parse(text) as ScriptedAnswer[];
 }
 
-/** Why no browser can be started for these options, or undefined when one can (or one is reached remotely). */
-function missingBrowser(options: BrowserUseOptions, env: SessionIo['env']): string | undefined {
-  if (options.wssUrl || options.cdpUrl) return undefined;
+/**
+ * The browser options with the Chrome to start named (the one the demo checked is the one the
+ * tool starts), or why there is none. A browser reached by `wss_url` or `cdp_url` needs no Chrome here.
+ */
+function withChrome(options: BrowserUseOptions, env: SessionIo['env']): BrowserUseOptions | { missing: string } {
+  if (options.wssUrl || options.cdpUrl) return options;
   try {
-    findChrome(options.chromeInstancePath, env);
-    return undefined;
+    return { ...options, chromeInstancePath: findChrome(options.chromeInstancePath, env) };
   } catch (error) {
-    if (error instanceof BrowserUnavailableError) return error.message;
+    if (error instanceof BrowserUnavailableError) return { missing: error.message };
     throw error;
   }
 }
@@ -134,30 +136,30 @@ export async function demo(io: SessionIo, cwd = process.cwd(), options: DemoOpti
     io.stderr.write(`openmanus demo: ${describeConfigError(config.error)}\n`);
     return 2;
   }
-  const browser = config?.ok ? browserOptionsFrom(config.value.browser) : {};
-  const noBrowser = missingBrowser(browser, io.env);
-  if (noBrowser) {
-    io.stderr.write(
-      `No browser for the travel demo: ${noBrowser}\n` +
-        'Then run `pnpm demo` again. Until then, here is the CSV analysis demo instead.\n\n',
-    );
-  }
+  const browser = withChrome(config?.ok ? browserOptionsFrom(config.value.browser) : {}, io.env);
 
   await rm(workspace, { recursive: true, force: true });
   await mkdir(workspace, { recursive: true });
-  let pages = 0;
-  const site = noBrowser
-    ? undefined
-    : await startTravelSite({
-        ...options.site,
-        onRequest: (method, url) => {
-          if (url.endsWith('.html') || url.endsWith('/')) pages++;
-          options.site?.onRequest?.(method, url);
-        },
-      });
-  if (!site) await copyFile(bundled('sales.csv'), resolve(workspace, 'sales.csv'));
-  const job: DemoCase = site ? travelCase(workspace, site, () => pages, browser) : salesCase(workspace);
-
+  let site: TravelSite | undefined;
+  let job: DemoCase;
+  if ('missing' in browser) {
+    io.stderr.write(
+      `No browser for the travel demo: ${browser.missing}\n` +
+        'Then run `pnpm demo` again. Until then, here is the CSV analysis demo instead.\n\n',
+    );
+    await copyFile(bundled('sales.csv'), resolve(workspace, 'sales.csv'));
+    job = salesCase(workspace);
+  } else {
+    let pages = 0;
+    site = await startTravelSite({
+      ...options.site,
+      onRequest: (method, url) => {
+        if (url.endsWith('.html') || url.endsWith('/')) pages++;
+        options.site?.onRequest?.(method, url);
+      },
+    });
+    job = travelCase(workspace, site, () => pages, browser);
+  }
   const model = await modelFor(config?.ok ? config.value : undefined, job, io);
   io.stderr.write(`${job.title}\nWorkspace: ${workspace}\n\n`);
 
