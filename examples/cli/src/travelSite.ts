@@ -16,6 +16,8 @@ export interface TravelSite {
 export interface TravelSiteOptions {
   /** The directory served (default: the bundled site). Nothing outside it is ever served. */
   readonly root?: string;
+  /** Told of each request as it arrives: its method and URL path (to see what a browser fetched). */
+  readonly onRequest?: (method: string, url: string) => void;
 }
 
 const CONTENT_TYPES: Readonly<Record<string, string>> = {
@@ -129,6 +131,7 @@ async function respond(root: string, req: IncomingMessage, res: ServerResponse):
 export async function startTravelSite(options: TravelSiteOptions = {}): Promise<TravelSite> {
   const root = resolve(options.root ?? travelSiteRoot);
   const server = createServer((req, res) => {
+    options.onRequest?.(req.method ?? '', req.url ?? '');
     respond(root, req, res).catch(() => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('500 Internal Server Error\n');

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -32,16 +33,27 @@ async function expectedFigures() {
   };
 }
 
-describe('pnpm demo', () => {
-  it('offline: Manus analyses the bundled CSV and writes the report and the page', async () => {
+/** A PATH without any Chrome or Chromium on it, and CHROME_PATH naming a file that is not there. */
+const NO_BROWSER = { CHROME_PATH: '/nonexistent/chromium' };
+
+describe('pnpm demo without a browser', () => {
+  it('says how to get one, then Manus analyses the bundled CSV and writes the report and the page', async () => {
     const cwd = await tempDir();
     const workspace = join(cwd, 'workspace', 'demo');
-    const { code, stdout, stderr } = await runNode('demo.js', [], { cwd });
+    const { code, stdout, stderr } = await runNode('demo.js', [], { cwd, env: NO_BROWSER });
     expect(code, stderr).toBe(0);
+    expect(stderr).toContain(
+      'No browser for the travel demo: CHROME_PATH names /nonexistent/chromium, which is not an executable file.',
+    );
+    expect(stderr).toContain('`apt-get install chromium`');
+    expect(stderr).toContain('`bash scripts/setup.sh`');
+    expect(stderr).toContain('Until then, here is the CSV analysis demo instead.');
     expect(stderr).toContain('offline: a local server replays recorded model replies; the tools really run.');
     expect(stderr).toContain('Step 5/20');
+    expect(stderr).not.toContain('browser_use');
     expect(stderr).toMatch(/Deliverables:\n {2}workspace\/demo\/report\.md\n {2}workspace\/demo\/report\.html/);
     expect(stdout).toContain(`${workspace}/report.md`);
+    expect(existsSync(join(workspace, 'handbook.html'))).toBe(false);
 
     const figures = await expectedFigures();
     const report = await readFile(join(workspace, 'report.md'), 'utf8');
@@ -54,14 +66,19 @@ describe('pnpm demo', () => {
     expect(page).toContain(`<strong>${figures.total}</strong>`);
     expect(page.match(/class="bar"/g)).toHaveLength(6);
   });
+});
 
-  it('live: with an endpoint configured it talks to that endpoint instead', async () => {
+describe('pnpm demo', () => {
+  it('live: with an endpoint configured the travel task goes to that endpoint instead', async () => {
     const cwd = await tempDir();
     const { code, stderr } = await runNode('demo.js', [], {
       cwd,
       env: { OPENAI_API_KEY: 'sk-x', OPENAI_BASE_URL: 'http://127.0.0.1:9/v1' },
     });
     expect(stderr).toContain('live: model gpt-4o-mini (http://127.0.0.1:9/v1)');
+    expect(stderr).toMatch(
+      /researches the bundled Kyoto travel site \(http:\/\/127\.0\.0\.1:\d+\/\) in a real browser/,
+    );
     expect(stderr).toMatch(/network/);
     expect(code).toBe(1);
   });
