@@ -93,6 +93,8 @@ describe.skipIf(!chrome)('an agent with browser_use', () => {
       );
 
       expect(result.finishReason).toBe('terminated');
+      // Every request the model server answered counts once in the run's usage, extract_content's too.
+      expect(result.state.usage.llmCalls).toBe(model.requests.length);
       expect(await readFile(report, 'utf8')).toBe(`# Kyoto temples\n\n${FACTS}\n`);
       const [, clicked, extracted, extraction, written] = model.requests;
       expect(lastObservation(clicked as RecordedRequest)).toContain('link "Kyoto: temples and gardens"');
