@@ -115,6 +115,7 @@ describe('openmanus mcp', () => {
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
         'bash',
+        'browser_use',
         'str_replace_editor',
         'terminate',
       ]);

@@ -20,6 +20,8 @@ export interface BrowserAgentOptions extends BrowserUseOptions {
   readonly maxObserve?: number;
   /** config.toml `[llm.<name>]` profile (default `browser`). */
   readonly llmProfile?: string;
+  /** Input tokens one request may carry (the profile's `max_input_tokens`); unlimited by default. */
+  readonly maxInputTokens?: number;
 }
 
 /**
@@ -44,7 +46,7 @@ function browserParts(options: BrowserUseOptions) {
  * page states shrink in memory to what their action did.
  */
 export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
-  const { maxSteps, maxObserve, llmProfile, ...browserOptions } = options;
+  const { maxSteps, maxObserve, llmProfile, maxInputTokens, ...browserOptions } = options;
   const { tool, provider, gatherer } = browserParts(browserOptions);
   return createAgent({
     name: 'browser',
@@ -55,6 +57,7 @@ export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
     maxSteps: maxSteps ?? 20,
     maxObserve: maxObserve ?? 10_000,
     llmProfile: llmProfile ?? 'browser',
+    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
     contextProviders: [provider],
     contextGatherers: { [PAGE_CONTEXT]: gatherer },
     keepFullObservations: KEEP_FULL_PAGE_STATES,
