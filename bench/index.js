@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import { browserStateTable, browserStateTokens } from './browser-state.mjs';
 import { footprint } from './footprint.mjs';
 import {
   checkpointedRuns,
@@ -191,6 +192,11 @@ const saved = [await checkpointedRuns(100), await checkpointedRuns(2000)];
 // The hidden cost of safety: Python per call under each isolation, and the confined editor's speed.
 const python = await pythonCost({ calls: 20 });
 const editorOps = await editorOpsPerSecond();
+// What a browser step costs in model input: our page state against OpenManus's and Playwright's full snapshot.
+const pageStates = await browserStateTokens().catch((error) => {
+  errors['browser page state'] = error.message;
+  return undefined;
+});
 const perStep = (r) => `${r.first.toFixed(0)} → ${r.last.toFixed(0)}`;
 const checkpoints = [
   '',
@@ -210,7 +216,6 @@ const extras = [
   `- Our own work per step (driver, reducer, a tool; an instant in-process model): ${own50.toFixed(0)} µs at 50 steps, ${own400.toFixed(0)} µs at 400 — flat as the history grows.`,
   `- Token counting per step on an 800-message run: ${tokens.memoUs.toFixed(0)} µs with the per-message memo, ${(tokens.freshUs / 1000).toFixed(1)} ms without it.`,
   `- Parallel tool turns: ${serialOverParallel.toFixed(1)}× faster than the serial loop (5 calls of 50 ms per turn).`,
-  '- Browser page-state tokens: not measured yet — `@openmanus/browser` does not exist yet.',
   `- python_execute per call (\`print(1)\`, median ms): ${Object.entries(python)
     .map(([mode, { median }]) => `${mode} ${median.toFixed(0)}`)
     .join(' · ')}.`,
@@ -229,6 +234,14 @@ const report = [
   '',
   ...extras,
   ...checkpoints,
+  ...(pageStates
+    ? [
+        '',
+        'Browser page state, tokens (o200k_base) per step — OpenManus sends its JSON plus a full-page JPEG (quality 100) with every state:',
+        '',
+        ...browserStateTable(pageStates),
+      ]
+    : []),
   ...(failures.length ? ['', ...failures] : []),
 ].join('\n');
 console.log(`\n${report}\n`);

@@ -1,4 +1,5 @@
-import { type Agent, err, type Result } from '@openmanus/core';
+import { type Agent, err, ok, type Result } from '@openmanus/core';
+import { createMcpAgent, type McpServerConfig } from '@openmanus/mcp';
 
 /** The MCP server `openmanus mcp` takes its tools from, as its options say. */
 export type McpServerTarget =
@@ -15,7 +16,7 @@ export type McpServerTarget =
 export interface McpAgentSettings {
   readonly server: McpServerTarget;
   readonly maxSteps: number;
-  /** `max_input_tokens` of the agent's `[llm.mcp]` profile. */
+  /** `max_input_tokens` of the agent's `[llm.mcp_agent]` profile. */
   readonly maxInputTokens?: number;
 }
 
@@ -27,12 +28,32 @@ export interface ConnectedMcpAgent {
 
 export type ConnectMcpAgent = (settings: McpAgentSettings) => Promise<Result<ConnectedMcpAgent, string>>;
 
+/** The server's id: its tools reach the model as `mcp_server_<tool>`. */
+export const MCP_SERVER_ID = 'server';
+
+const serverConfig = (server: McpServerTarget): McpServerConfig =>
+  server.connection === 'stdio'
+    ? { command: server.command, args: [...server.args] }
+    : { type: server.connection, url: server.url, headers: { ...server.headers } };
+
+const describe = (server: McpServerTarget) =>
+  server.connection === 'stdio' ? [server.command, ...server.args].join(' ') : server.url;
+
 /**
- * OpenManus's MCPAgent (run_mcp.py) connected to `settings.server`: `createMcpAgent` of
- * @openmanus/mcp, which this build does not have yet — until it does, an error that says so.
+ * OpenManus's MCPAgent (run_mcp.py), `createMcpAgent` of @openmanus/mcp, connected to
+ * `settings.server` before the first task: a server that cannot be reached is an error here, not a
+ * run whose model is told it has no tools.
  */
-export const connectMcpAgent: ConnectMcpAgent = async () =>
-  err(
-    'the MCP client agent is not part of this build yet (createMcpAgent of @openmanus/mcp); ' +
-      '`openmanus mcp-server` works, and any MCP client can use it.',
-  );
+export const connectMcpAgent: ConnectMcpAgent = async ({ server, maxSteps, maxInputTokens }) => {
+  const agent = createMcpAgent({
+    servers: { [MCP_SERVER_ID]: serverConfig(server) },
+    maxSteps,
+    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
+  });
+  await agent.mcp.connect();
+  const status = agent.mcp.status()[MCP_SERVER_ID];
+  if (status?.state === 'connected') return ok({ agent, close: () => agent.close() });
+  // The client would retry in the background; the command gives up instead.
+  await agent.close();
+  return err(`cannot connect to the MCP server (${describe(server)}): ${status?.error ?? 'no answer'}`);
+};

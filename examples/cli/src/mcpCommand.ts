@@ -10,29 +10,35 @@ import {
   llmSettingsFor,
   loadConfig,
 } from '@openmanus/core';
+import { MCP_AGENT_NAME } from '@openmanus/mcp';
 import { type ConnectedMcpAgent, type ConnectMcpAgent, connectMcpAgent, type McpServerTarget } from './mcpAgent.js';
 import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 
 export const mcpUsage = `Usage: openmanus mcp [options] [task...]
 
-Runs OpenManus's MCP agent (run_mcp.py): a model with the tools of one MCP server. Without a
-task, asks for one.
+Runs OpenManus's MCP agent (run_mcp.py): a model with the tools of one MCP server, named
+mcp_server_<tool>. Without a task, asks for one.
 
 Options:
-  -c, --connection <c>  stdio (default): starts \`openmanus mcp-server\` and uses its tools;
+  -c, --connection <c>  stdio (default): starts an MCP server and uses its tools — this CLI's
+                        \`openmanus mcp-server\`, or --server-command;
                         sse or http: a running server at --server-url
+  --server-command <c>  for stdio: the server program to start instead (e.g. node, npx)
+  --server-arg <arg>    an argument of --server-command; repeat it, one per argument
+                        (--server-arg=-y for one that starts with a dash)
   --server-url <url>    the server for sse or http (default http://127.0.0.1:8000/sse for sse,
                         http://127.0.0.1:8000/mcp for http)
   --token <token>       bearer token for the server (default: $OPENMANUS_MCP_TOKEN)
   -i, --interactive     one task after another in one conversation; exit, quit or q ends it
   -p, --prompt <task>   the task (the same as giving it as arguments)
-  --workspace <dir>     the workspace of the server stdio starts (default: ./workspace)
+  --workspace <dir>     the workspace of the openmanus mcp-server stdio starts (default: ./workspace)
   --sandbox <mode>      isolation of that server's bash: auto (default), bwrap or none
   --config <file>, --model <name>, --max-steps <n>, --json: as for \`openmanus\`
   -h, --help            show this help
 
-Uses the [llm.mcp] table of config.toml if there is one, else [llm].`;
+Uses the [llm.${MCP_AGENT_NAME}] table of config.toml if there is one, else [llm].
+A server that cannot be reached ends the command with exit code 1.`;
 
 /** Words that end an interactive session, as in OpenManus's run_mcp.py. */
 const EXIT_WORDS = new Set(['exit', 'quit', 'q']);
@@ -45,6 +51,8 @@ const parseArguments = (args: string[]) =>
     allowPositionals: true,
     options: {
       connection: { type: 'string', short: 'c', default: 'stdio' },
+      'server-command': { type: 'string' },
+      'server-arg': { type: 'string', multiple: true },
       'server-url': { type: 'string' },
       token: { type: 'string' },
       interactive: { type: 'boolean', short: 'i', default: false },
@@ -69,10 +77,20 @@ function serverTarget(
   workspace: string | undefined,
 ): McpServerTarget | string {
   const { connection } = values;
+  const command = values['server-command'];
+  const commandArgs = values['server-arg'] ?? [];
   if (connection === 'stdio') {
     if (values['server-url'] !== undefined || values.token !== undefined) {
       return '--server-url and --token are for --connection sse or http';
     }
+    if (command !== undefined) {
+      if (values.workspace !== undefined || values.sandbox !== undefined) {
+        return '--workspace and --sandbox are for openmanus mcp-server, not for --server-command';
+      }
+      if (command.trim() === '') return '--server-command is empty';
+      return { connection, command, args: commandArgs };
+    }
+    if (commandArgs.length > 0) return '--server-arg goes with --server-command';
     const sandbox = values.sandbox === undefined ? [] : ['--sandbox', values.sandbox];
     return {
       connection,
@@ -92,6 +110,9 @@ function serverTarget(
   }
   if (values.workspace !== undefined || values.sandbox !== undefined) {
     return '--workspace and --sandbox are for --connection stdio (the server it starts)';
+  }
+  if (command !== undefined || commandArgs.length > 0) {
+    return '--server-command and --server-arg are for --connection stdio';
   }
   const url = values['server-url'] ?? DEFAULT_URLS[connection];
   if (!/^https?:\/\//.test(url) || !URL.canParse(url)) return `--server-url must be an http(s) URL, got "${url}"`;
@@ -181,14 +202,15 @@ export async function mcpCommand(argv: string[], io: SessionIo, options: McpComm
     task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
     if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
   }
-  const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, 'mcp');
+  // The agent's own `[llm.mcp_agent]` profile: its model, and how much input one request may carry.
+  const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, MCP_AGENT_NAME);
   const connected = await (options.connect ?? connectMcpAgent)({
     server,
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
     ...(maxInputTokens ? { maxInputTokens } : {}),
   });
   if (!connected.ok) return fail(connected.error, 1);
-  const llm = createLlmFromConfig(config.value, 'mcp');
+  const llm = createLlmFromConfig(config.value, MCP_AGENT_NAME);
   const cancel = cancelOnSigint(io, (code) => process.exit(code));
   try {
     if (values.interactive) {

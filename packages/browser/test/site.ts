@@ -58,29 +58,11 @@ export async function startServer(route: Route): Promise<Site> {
 const html = (response: ServerResponse, body: string, status = 200) =>
   response.writeHead(status, { 'content-type': 'text/html; charset=utf-8' }).end(body);
 
-/** 500 rows of a price list: the page the token budget is measured on. */
-export const rowsPage = (): string => {
-  const rows = Array.from(
-    { length: 500 },
-    (_, i) =>
-      `<tr><td><a href="/item/${i + 1}">Item ${i + 1}</a></td><td>${(i + 1) * 3}.00 USD</td>` +
-      `<td><button type="button">Add to cart</button></td></tr>`,
-  ).join('\n');
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Price List</title></head><body>
-<h1>Price list</h1><table><thead><tr><th>Item</th><th>Price</th><th></th></tr></thead><tbody>
-${rows}
-</tbody></table></body></html>`;
-};
-
 /** The fixture site's own answers, then its files. */
 const siteRoute: Route = async (request, response) => {
   const url = new URL(request.url ?? '/', 'http://127.0.0.1');
   if (url.pathname === '/favicon.ico') {
     response.writeHead(204).end();
-    return true;
-  }
-  if (url.pathname === '/rows.html') {
-    html(response, rowsPage());
     return true;
   }
   if (url.pathname === '/api/slow') {

@@ -3,6 +3,7 @@
 // The client: MCP servers' tools for any agent, and the MCPAgent preset.
 export {
   createMcpAgent,
+  MCP_AGENT_NAME,
   type McpAgentOptions,
   mcpAgentNextStepPrompt,
   mcpAgentSystemPrompt,

@@ -20,26 +20,34 @@ export async function blocksUnder(heading: string, lang: string): Promise<string
 }
 
 /**
- * For a test file: runs a snippet as a module in a fresh directory inside the package (so that
- * '@openmanus/mcp' and '@openmanus/core' resolve to the built packages as they do for a user),
- * with `files` written beside it; the directory is removed when the test ends.
+ * For a test file: makes fresh directories inside the package (so that '@openmanus/mcp' and
+ * '@openmanus/core' resolve to the built packages as they do for a user) holding `files`; each is
+ * removed when its test ends.
  */
-export function snippetRunner() {
+export function snippetDirs() {
   const dirs: string[] = [];
   afterEach(async () => {
     await Promise.all(dirs.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
   });
-  return async (
-    code: string,
-    files: Readonly<Record<string, string>> = {},
-  ): Promise<{ dir: string; stdout: string }> => {
+  return async (files: Readonly<Record<string, string>>): Promise<string> => {
     const dir = await realpath(await mkdtemp(join(packageDir, 'test', '.snippet-')));
     dirs.push(dir);
     for (const [name, text] of Object.entries(files)) {
       await mkdir(dirname(join(dir, name)), { recursive: true });
       await writeFile(join(dir, name), text);
     }
-    await writeFile(join(dir, 'snippet.mjs'), code);
+    return dir;
+  };
+}
+
+/** For a test file: runs a snippet as a module in a fresh directory (see `snippetDirs`), with `files` written beside it. */
+export function snippetRunner() {
+  const snippetDir = snippetDirs();
+  return async (
+    code: string,
+    files: Readonly<Record<string, string>> = {},
+  ): Promise<{ dir: string; stdout: string }> => {
+    const dir = await snippetDir({ ...files, 'snippet.mjs': code });
     const { stdout } = await promisify(execFile)(process.execPath, ['snippet.mjs'], {
       cwd: dir,
       env: { PATH: process.env.PATH ?? '' },

@@ -18,6 +18,7 @@ import { bwrapArgs, hostPath, type SandboxMode, sandboxEnv } from './sandbox.js'
 import {
   leaseUid,
   lendWorkspace,
+  queueSettled,
   reapMarked,
   reapMarkedNow,
   reapNamespace,
@@ -296,6 +297,9 @@ export function createPythonExecute(options: PythonExecuteOptions) {
   const run = async (mode: Isolation, code: string, seconds: number, signal: AbortSignal, workspace: string) => {
     const host = { PATH: hostPath() };
     if (mode === 'bwrap') {
+      // A cancelled call of another mode may still be giving the workspace back from a lent uid:
+      // until it has, bubblewrap's user namespace could not even enter it.
+      await queueSettled(workspace);
       const [command, args] = await pythonBwrapCommand(python, workspace);
       const launch: Launch = {
         command,

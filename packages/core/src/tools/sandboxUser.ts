@@ -297,6 +297,9 @@ export function serialized<T>(key: string, task: () => Promise<T>): Promise<T> {
   return next;
 }
 
+/** Settles once every task queued so far for `key` has (a lent workspace is given back). */
+export const queueSettled = (key: string): Promise<unknown> => queues.get(key) ?? Promise.resolve();
+
 /** The pids whose parent is `pid`. */
 function childrenOf(pid: number): number[] {
   const found: number[] = [];

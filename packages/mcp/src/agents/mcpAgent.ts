@@ -3,6 +3,9 @@ import type { McpServers } from '../client/config.js';
 import type { McpClient } from '../client/mcpClient.js';
 import { type McpAgent, type WithMcpOptions, withMcp } from './withMcp.js';
 
+/** The MCPAgent's name, which is also its `[llm.<profile>]` of config.toml. */
+export const MCP_AGENT_NAME = 'mcp_agent';
+
 export const mcpAgentSystemPrompt = [
   'You are an AI assistant whose tools come from Model Context Protocol (MCP) servers.',
   'Use them to complete the task: pick the tool that fits each step, give it well-formed arguments,',
@@ -24,7 +27,7 @@ export type McpAgentOptions = Omit<WithMcpOptions, 'name'> & {
   readonly maxInputTokens?: number;
   readonly systemPrompt?: string;
   readonly nextStepPrompt?: string;
-  /** `[llm.<profile>]` of config.toml to use (default `mcp_agent`). */
+  /** `[llm.<profile>]` of config.toml to use (default `mcp_agent`, the agent's name). */
   readonly llmProfile?: string;
   /** Tools of ours beside the servers' (terminate is always there). */
   readonly extraTools?: readonly Tool[];
@@ -56,7 +59,7 @@ export function createMcpAgent(options: McpAgentOptions): McpAgent {
   const source = client ?? servers;
   if (source === undefined) throw new TypeError('createMcpAgent needs servers or a client');
   const agent = createAgent({
-    name: 'mcp_agent',
+    name: MCP_AGENT_NAME,
     description: 'An agent that solves tasks with the tools of MCP servers.',
     systemPrompt: systemPrompt ?? mcpAgentSystemPrompt,
     nextStepPrompt: nextStepPrompt ?? mcpAgentNextStepPrompt,
@@ -64,7 +67,7 @@ export function createMcpAgent(options: McpAgentOptions): McpAgent {
     maxSteps: maxSteps ?? 20,
     // OpenManus kept observations whole; a server's 10 MB answer must not fill the context.
     maxObserve: maxObserve ?? 10_000,
-    llmProfile: llmProfile ?? 'mcp_agent',
+    llmProfile: llmProfile ?? MCP_AGENT_NAME,
     ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
   });
   return withMcp(agent, source, rest);
