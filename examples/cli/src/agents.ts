@@ -1,4 +1,5 @@
-import { type Agent, createManus, type SandboxMode, type SearchSettings } from '@openmanus/core';
+import { browserOptionsFrom, createBrowserAgent, withBrowser } from '@openmanus/browser';
+import { type Agent, type BrowserSettings, createManus, type SandboxMode, type SearchSettings } from '@openmanus/core';
 import {
   createDataAnalysis,
   createSweAgent,
@@ -17,24 +18,37 @@ export interface AgentSettings {
   readonly maxInputTokens?: number;
   /** `[search]` of config.toml. */
   readonly search: SearchSettings;
+  /** `[browser]` of config.toml. */
+  readonly browser: BrowserSettings;
 }
 
 const tokenLimit = (settings: AgentSettings) =>
   settings.maxInputTokens !== undefined ? { maxInputTokens: settings.maxInputTokens } : {};
 
+/** browser_use as config.toml sets it up: `[browser]`, its web_search action searching as `[search]` says. */
+const browserOptions = (settings: AgentSettings) => ({
+  ...browserOptionsFrom(settings.browser),
+  workspace: settings.workspace,
+  search: searchOptionsFrom(settings.search),
+});
+
 /**
  * The agents `--agent` names: OpenManus's presets. Each uses the `[llm.<name>]` profile of its
- * name, as the preset defines. Manus also searches and reads the web (OpenManus's Manus could not).
+ * name, as the preset defines. Manus also searches and reads the web (OpenManus's Manus could not),
+ * and has the browser, as OpenManus's Manus does.
  */
 const AGENTS = {
   manus: (settings: AgentSettings) =>
-    createManus({
-      workspace: settings.workspace,
-      maxSteps: settings.maxSteps,
-      python: { sandbox: settings.sandbox },
-      ...tokenLimit(settings),
-      extraTools: [createWebSearch(searchOptionsFrom(settings.search)), createWebFetch()],
-    }),
+    withBrowser(
+      createManus({
+        workspace: settings.workspace,
+        maxSteps: settings.maxSteps,
+        python: { sandbox: settings.sandbox },
+        ...tokenLimit(settings),
+        extraTools: [createWebSearch(searchOptionsFrom(settings.search)), createWebFetch()],
+      }),
+      browserOptions(settings),
+    ),
   swe: (settings: AgentSettings) =>
     createSweAgent({
       workspace: settings.workspace,
@@ -49,6 +63,8 @@ const AGENTS = {
       python: { sandbox: settings.sandbox },
       ...tokenLimit(settings),
     }),
+  browser: (settings: AgentSettings) =>
+    createBrowserAgent({ ...browserOptions(settings), maxSteps: settings.maxSteps, ...tokenLimit(settings) }),
 } satisfies Record<string, (settings: AgentSettings) => Agent>;
 
 export type AgentName = keyof typeof AGENTS;

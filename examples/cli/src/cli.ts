@@ -10,21 +10,23 @@ import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from
 
 const usage = `Usage: openmanus [options] [task...]
        openmanus --prompt "task"           (as OpenManus's main.py --prompt)
-       openmanus mcp-server [options]      serve bash, str_replace_editor and terminate over MCP
+       openmanus mcp-server [options]      serve bash, browser_use, str_replace_editor and
+                                           terminate over MCP
        openmanus mcp [options] [task...]   the MCP agent: a model with an MCP server's tools
                                            (each has its own --help)
 
 Runs an agent on a task; without a task, asks for one. The agents:
   manus          python_execute, str_replace_editor, ask_human, terminate, web_search (set up
-                 by [search] in config.toml) and web_fetch
+                 by [search] in config.toml), web_fetch and browser_use (set up by [browser])
   swe            a programmer: bash, str_replace_editor and terminate
   data_analysis  python_execute, visualization_preparation, data_visualization (charts) and
                  terminate
+  browser        a browser agent: browser_use (set up by [browser] in config.toml) and terminate
 Each uses its own [llm.<name>] table of config.toml if there is one, else [llm].
 
 Options:
   -p, --prompt <task>  the task (the same as giving it as arguments)
-  --agent <name>       manus (default), swe or data_analysis
+  --agent <name>       manus (default), swe, data_analysis or browser
   --config <file>      config.toml to use (default: config/config.toml, or the environment)
   --workspace <dir>    where the agent reads and writes files (default: ./workspace)
   --max-steps <n>      step limit (default 20)
@@ -97,6 +99,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     sandbox: sandbox.value ?? config.value.agent.sandbox ?? 'auto',
     ...(maxInputTokens ? { maxInputTokens } : {}),
     search: config.value.search,
+    browser: config.value.browser,
   });
   const llm = createLlmFromConfig(config.value, agentName);
   const cancel = cancelOnSigint(io, (code) => process.exit(code));

@@ -8,7 +8,7 @@ import type { SessionIo } from './session.js';
 
 export const mcpServerUsage = `Usage: openmanus mcp-server [--transport stdio|http] [--port <n>] [--token <token>]
 
-Serves OpenManus's tools over MCP, as OpenManus's run_mcp_server.py does: bash,
+Serves OpenManus's tools over MCP, as OpenManus's run_mcp_server.py does: bash, browser_use,
 str_replace_editor and terminate. Each client session has its own shell and edit history;
 they share the workspace.
 

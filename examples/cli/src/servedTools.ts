@@ -1,3 +1,4 @@
+import { createBrowserUse } from '@openmanus/browser';
 import { createStrReplaceEditor, type SandboxMode, type Tool, terminate } from '@openmanus/core';
 import { createBash } from '@openmanus/tools';
 
@@ -13,11 +14,12 @@ export type ServedTool = (settings: ServedToolSettings) => Tool;
 
 /**
  * The tools `openmanus mcp-server` serves, as OpenManus's run_mcp_server.py does: bash,
- * str_replace_editor and terminate. OpenManus also serves browser_use: it joins this list as
- * `(settings) => createBrowserUse(...)` once `@openmanus/browser` is part of the repository.
+ * browser_use (public sites only; downloads and uploads in the workspace), str_replace_editor and
+ * terminate.
  */
 export const SERVED_TOOLS: readonly ServedTool[] = [
   (settings) => createBash({ workspace: settings.workspace, sandbox: settings.sandbox }),
+  (settings) => createBrowserUse({ workspace: settings.workspace }),
   (settings) => createStrReplaceEditor({ workspace: settings.workspace }),
   () => terminate,
 ];

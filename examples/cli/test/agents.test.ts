@@ -2,6 +2,7 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { findChrome } from '@openmanus/browser';
 import {
   type OpenAiServer,
   processesMatching,
@@ -10,6 +11,7 @@ import {
   startOpenAiServer,
 } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startTravelSite } from '../src/travelSite.js';
 import { runNode, tempDir } from './helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
@@ -57,7 +59,7 @@ const lastObservation = (request: RecordedRequest | undefined) =>
 const done = { content: 'All done.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] };
 
 describe('openmanus --agent', () => {
-  it('Manus, the default, offers the model web_search and web_fetch besides its own tools', async () => {
+  it('Manus, the default, offers the model web_search, web_fetch and browser_use besides its own tools', async () => {
     const server = await model([done, done]);
     const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
     for (const args of [[], ['--agent', 'manus']]) {
@@ -72,6 +74,7 @@ describe('openmanus --agent', () => {
         'terminate',
         'web_search',
         'web_fetch',
+        'browser_use',
       ]);
     }
     expect(server.requests).toHaveLength(2);
@@ -212,12 +215,12 @@ describe('openmanus --agent', () => {
 
   it('an unknown agent is a clear error naming the choices, and nothing runs', async () => {
     const server = await model([done]);
-    const { code, stdout, stderr } = await runNode('cli.js', ['--agent', 'browser', 'x'], {
+    const { code, stdout, stderr } = await runNode('cli.js', ['--agent', 'toaster', 'x'], {
       env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL },
     });
     expect(code).toBe(2);
     expect(stdout).toBe('');
-    expect(stderr).toBe('openmanus: --agent must be "manus", "swe" or "data_analysis", got "browser"\n');
+    expect(stderr).toBe('openmanus: --agent must be "manus", "swe", "data_analysis" or "browser", got "toaster"\n');
     expect(server.hits).toBe(0);
     expect((await runNode('cli.js', ['--agent'], {})).stderr).toMatch(
       /^openmanus: Option '--agent <value>' argument missing/,
@@ -227,8 +230,72 @@ describe('openmanus --agent', () => {
   it('--help documents --agent and the agents', async () => {
     const { code, stdout } = await runNode('cli.js', ['--help'], {});
     expect(code).toBe(0);
-    expect(stdout).toContain('--agent <name>       manus (default), swe or data_analysis');
+    expect(stdout).toContain('--agent <name>       manus (default), swe, data_analysis or browser');
     expect(stdout).toMatch(/^ {2}swe {12}a programmer: bash, str_replace_editor and terminate$/m);
     expect(stdout).toMatch(/^ {2}data_analysis {2}python_execute, visualization_preparation/m);
+    expect(stdout).toMatch(/^ {2}browser {8}a browser agent: browser_use \(set up by \[browser\] in config\.toml\)/m);
+  });
+});
+
+/** The system's Chrome or Chromium; without one the browser tests are skipped, except in CI. */
+function chromePath(): string | undefined {
+  try {
+    return findChrome(undefined, process.env);
+  } catch (error) {
+    if (process.env.CI) throw error;
+    console.warn(`\n*** CLI browser tests skipped: ${(error as Error).message} ***\n`);
+    return undefined;
+  }
+}
+
+describe.skipIf(!chromePath())('openmanus and the browser', () => {
+  const lastPrompt = (request: RecordedRequest | undefined) =>
+    String(request?.messages.filter((m) => m.role === 'user').at(-1)?.content);
+
+  it('--agent browser browses the bundled travel site that [browser].allow_hosts lets it reach, then terminates', async () => {
+    const travel = await startTravelSite();
+    closers.push(() => travel.close());
+    const page = new URL('sights/kinkaku-ji.html', travel.url).href;
+    const server = await model([
+      { toolCalls: [{ name: 'browser_use', arguments: { action: 'go_to_url', url: page } }] },
+      { toolCalls: [{ name: 'browser_use', arguments: { action: 'find', text: 'yen' } }] },
+      done,
+    ]);
+    const config = await configFile(
+      server,
+      `[llm.browser]\nmodel = "browser-model"\n[browser]\nallow_hosts = ["${new URL(travel.url).host}"]\n`,
+    );
+    const { code, stdout, stderr } = await runNode(
+      'cli.js',
+      ['--agent', 'browser', '--config', config, '--workspace', await tempDir(), 'What does Kinkaku-ji cost?'],
+      {},
+    );
+    expect(code, stderr).toBe(0);
+    expect(stdout).toBe('All done.\n');
+    expect(server.requests.map((r) => r.model)).toEqual(['browser-model', 'browser-model', 'browser-model']);
+    expect(toolNames(server.requests[0])).toEqual(['browser_use', 'terminate']);
+    const opened = String(lastObservation(server.requests[1]));
+    expect(opened).toMatch(/^Navigated to http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji\.html\.\n\nURL: /);
+    expect(opened).toContain('Title: Kinkaku-ji: hours, admission and how to get there');
+    // The page comes into the next step while the browser is in use.
+    expect(lastPrompt(server.requests[1])).toMatch(
+      /^The browser now:\nURL: http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji/,
+    );
+    expect(String(lastObservation(server.requests[2]))).toMatch(/yen/);
+  });
+
+  it("Manus's browser_use refuses this machine's addresses unless [browser].allow_hosts names them", async () => {
+    const travel = await startTravelSite();
+    closers.push(() => travel.close());
+    const server = await model([
+      { toolCalls: [{ name: 'browser_use', arguments: { action: 'go_to_url', url: travel.url } }] },
+      done,
+    ]);
+    const { code, stderr } = await runNode('cli.js', ['--workspace', await tempDir(), 'open the site'], {
+      env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL },
+    });
+    expect(code, stderr).toBe(0);
+    expect(lastObservation(server.requests[1])).toMatch(/refused: 127\.0\.0\.1 is a loopback address/);
+    expect(lastObservation(server.requests[1])).not.toContain('Kyoto Journeys');
   });
 });

@@ -103,7 +103,7 @@ describe('openmanus', () => {
   it('survives a model that calls an unknown tool, python that loops forever and a path outside the workspace', async () => {
     const workspace = await tempDir();
     const { server, env } = await endpoint([
-      { toolCalls: [{ name: 'browser_use', arguments: { action: 'go_to_url' } }] },
+      { toolCalls: [{ name: 'planning', arguments: { command: 'create' } }] },
       { toolCalls: [{ name: 'python_execute', arguments: { code: 'while True: pass', timeout: 1 } }] },
       { toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: '/etc/passwd' } }] },
       done,
@@ -114,7 +114,7 @@ describe('openmanus', () => {
       .slice(1)
       .map((r) => r.messages.filter((m) => m.role === 'tool').at(-1)?.content);
     expect(observations[0]).toMatch(
-      /^Error: unknown tool 'browser_use'\. Available tools: python_execute, str_replace_editor, ask_human, terminate, web_search, web_fetch\./,
+      /^Error: unknown tool 'planning'\. Available tools: python_execute, str_replace_editor, ask_human, terminate, web_search, web_fetch, browser_use\./,
     );
     expect(observations[1]).toMatch(/Execution timed out after 1 seconds; the process and its children were killed\.$/);
     expect(observations[2]).toBe(

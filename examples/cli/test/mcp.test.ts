@@ -128,6 +128,7 @@ describe('openmanus mcp', () => {
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
         'bash',
+        'browser_use',
         'str_replace_editor',
         'terminate',
       ]);
@@ -233,6 +234,7 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
     expect(toolNames(server.requests[0])).toEqual([
       'terminate',
       'mcp_server_bash',
+      'mcp_server_browser_use',
       'mcp_server_str_replace_editor',
       'mcp_server_terminate',
     ]);

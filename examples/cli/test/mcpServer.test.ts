@@ -51,11 +51,11 @@ async function connect(url: string, token: string) {
 }
 
 describe('openmanus mcp-server --transport stdio (the default)', () => {
-  it('serves bash, str_replace_editor and terminate with their full schemas', async () => {
+  it('serves bash, browser_use, str_replace_editor and terminate with their full schemas', async () => {
     const workspace = await tempDir();
     const { client, stderr } = await stdioServer(workspace);
     const { tools } = await client.listTools();
-    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'str_replace_editor', 'terminate']);
+    expect(tools.map((tool) => tool.name)).toEqual(['bash', 'browser_use', 'str_replace_editor', 'terminate']);
     expect(tools.map((tool) => tool.name)).toEqual(
       SERVED_TOOLS.map((tool) => tool({ workspace, sandbox: 'none' }).spec.name),
     );
@@ -74,7 +74,7 @@ describe('openmanus mcp-server --transport stdio (the default)', () => {
     });
     expect(client.getInstructions()).toContain(`Files are in ${workspace}`);
     expect(stderr()).toBe(
-      `openmanus mcp-server: serving bash, str_replace_editor, terminate over stdio; workspace ${workspace}\n`,
+      `openmanus mcp-server: serving bash, browser_use, str_replace_editor, terminate over stdio; workspace ${workspace}\n`,
     );
   });
 
@@ -140,7 +140,7 @@ describe('openmanus mcp-server --transport http', () => {
     expect(server.token).toMatch(/^[A-Za-z0-9_-]{43}$/);
     expect(server.stderr()).toBe(
       [
-        'openmanus mcp-server: serving bash, str_replace_editor, terminate over streamable HTTP',
+        'openmanus mcp-server: serving bash, browser_use, str_replace_editor, terminate over streamable HTTP',
         `  url:       ${server.url}`,
         `  token:     ${server.token}   (clients send "Authorization: Bearer <token>")`,
         `  workspace: ${workspace}`,
@@ -204,7 +204,7 @@ describe('openmanus mcp-server --transport http', () => {
       expect(server.stderr()).not.toContain(secret);
       expect(server.stderr()).toContain('  token:     the one given');
       const { client } = await connect(server.url, secret);
-      expect((await client.listTools()).tools).toHaveLength(3);
+      expect((await client.listTools()).tools).toHaveLength(4);
       server.child.kill('SIGINT');
       expect(await server.exited).toBe(0);
     }
@@ -240,7 +240,7 @@ describe('openmanus mcp-server --transport http', () => {
 });
 
 describe('the tools mcp-server serves', () => {
-  it('are SERVED_TOOLS: a tool added there (browser_use, when it exists) is served with the rest', async () => {
+  it('are SERVED_TOOLS: a tool added there is served with the rest', async () => {
     const picture = defineTool({
       name: 'picture',
       description: 'A picture of the workspace.',
@@ -260,6 +260,7 @@ describe('the tools mcp-server serves', () => {
     const { client } = await connect(url, token ?? '');
     expect((await client.listTools()).tools.map((tool) => tool.name)).toEqual([
       'bash',
+      'browser_use',
       'str_replace_editor',
       'terminate',
       'picture',

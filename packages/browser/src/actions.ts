@@ -84,8 +84,17 @@ async function click(target: Locator, ref: string, double: boolean, session: Ses
   }
 }
 
+/** Once a newer page state is in memory, an action's result shrinks to what it did (core's `keepFullObservations`). */
+const STATE_LEFT_OUT = '[the page state after this action is left out: a newer one follows]';
+
+/** What the action did, then the page state; its brief is what it did without the state. */
+const stateOutput = (outcome: string, state: string): ToolOutput => ({
+  output: `${outcome}\n\n${state}`,
+  brief: `${outcome}\n${STATE_LEFT_OUT}`,
+});
+
 const withState = async (outcome: string, session: Session, acted: Acted) =>
-  `${outcome}\n\n${await session.report(acted)}`;
+  stateOutput(outcome, await session.report(acted));
 
 /** The options of a native <select>, or undefined for another kind of dropdown. */
 const nativeOptions = (target: Locator) =>
@@ -132,7 +141,10 @@ async function scroll(direction: 1 | -1, args: ActionArgs<'scroll_down' | 'scrol
     );
   }
   const what = args.ref ? ` in ${session.describe(args.ref)}` : '';
-  return `Scrolled ${direction > 0 ? 'down' : 'up'} by ${amount} pixels${what}.\n\n${await session.fullState()}`;
+  return stateOutput(
+    `Scrolled ${direction > 0 ? 'down' : 'up'} by ${amount} pixels${what}.`,
+    await session.fullState(),
+  );
 }
 
 /** Every action of browser_use. */
@@ -172,7 +184,7 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
     const match = (await session.page()).getByText(text).first();
     if ((await match.count()) === 0) throw new ActionError(`there is no text ${JSON.stringify(text)} on the page`);
     await match.scrollIntoViewIfNeeded();
-    return `Scrolled to text: ${JSON.stringify(text)}.\n\n${await session.fullState()}`;
+    return stateOutput(`Scrolled to text: ${JSON.stringify(text)}.`, await session.fullState());
   },
 
   async send_keys({ keys }, { session }) {
@@ -302,7 +314,10 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
     return withState(`Closed tab [${closing}].`, session, acted);
   },
 
-  get_current_state: async (_args, { session }) => session.fullState(),
+  get_current_state: async (_args, { session }) => ({
+    output: await session.fullState(),
+    brief: `Read the page state.\n${STATE_LEFT_OUT}`,
+  }),
 
   async find({ text, regex }, { session }) {
     const snapshot = await (await session.page()).ariaSnapshot({ mode: 'ai' });

@@ -1,5 +1,13 @@
 import { resolve } from 'node:path';
-import { defineTool, err, type RunScope, type Tool, type ToolReturn, type ToolScope } from '@openmanus/core';
+import {
+  defineTool,
+  err,
+  type RunScope,
+  type Tool,
+  type ToolOutput,
+  type ToolReturn,
+  type ToolScope,
+} from '@openmanus/core';
 import { networkPolicy, searchWeb } from '@openmanus/tools';
 import { type ActionName, type BrowserAction, browserUseParameters, parseAction } from './actionSchema.js';
 import { ACTIONS, type ActionContext } from './actions.js';
@@ -104,18 +112,16 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
       search,
       maxContentLength: options.maxContentLength ?? 30_000,
     };
-    const act = ACTIONS[args.action] as (
-      args: BrowserAction,
-      context: ActionContext,
-    ) => Promise<string | { output: string }>;
+    const act = ACTIONS[args.action] as (args: BrowserAction, context: ActionContext) => Promise<string | ToolOutput>;
     try {
       const result = await act(args, context).catch(async (error: unknown) => {
         // The browser was gone before the action could do anything: do it in a new one.
         if (CLOSED.test(String(error)) && (await session.lost())) return act(args, context);
         throw error;
       });
-      if (typeof result !== 'string' || !options.vision) return result;
-      return { output: result, image: await session.capture() };
+      const output = typeof result === 'string' ? { output: result } : result;
+      if (!options.vision || output.image) return output;
+      return { ...output, image: await session.capture() };
     } catch (error) {
       if (error instanceof StaleRefError) {
         return err(

@@ -8,7 +8,6 @@ export {
   withBrowser,
 } from './agents/browserAgent.js';
 export { PAGE_CONTEXT, type PageContext, pageContext } from './agents/pageContext.js';
-export { prunePageStates, withPrunedPageStates } from './agents/prunePageStates.js';
 export { type BrowserUseTool, createBrowserUse } from './browserUse.js';
 export {
   BrowserUnavailableError,

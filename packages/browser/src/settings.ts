@@ -68,5 +68,6 @@ export function browserOptionsFrom(settings: BrowserSettings): BrowserUseOptions
     ...(settings.cdp_url ? { cdpUrl: settings.cdp_url } : {}),
     ...(settings.proxy ? { proxy: settings.proxy } : {}),
     ...(settings.max_content_length !== undefined ? { maxContentLength: settings.max_content_length } : {}),
+    ...(settings.allow_hosts ? { allowHosts: settings.allow_hosts } : {}),
   };
 }

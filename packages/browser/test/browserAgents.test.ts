@@ -1,5 +1,6 @@
 // The agents: the page context fed into the next step while the browser is in use (and not after),
-// older page states left out of what is sent, the BrowserAgent preset and Manus with a browser.
+// older page states shrunk in memory to what their action did (core's keepFullObservations), the
+// BrowserAgent preset and Manus with a browser.
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,18 +12,13 @@ import {
   type Message,
   manusNextStepPrompt,
   run,
+  type StepFunction,
+  step,
   userMessage,
 } from '@openmanus/core';
 import { type ScriptedLlm, scriptedLlm } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import {
-  browserNextStepPrompt,
-  createBrowserAgent,
-  PAGE_CONTEXT,
-  pageContext,
-  prunePageStates,
-  withBrowser,
-} from '../src/index.js';
+import { browserNextStepPrompt, createBrowserAgent, PAGE_CONTEXT, pageContext, withBrowser } from '../src/index.js';
 import { browserHarness, chromePath, refIn } from './harness.js';
 
 const chrome = chromePath();
@@ -33,33 +29,6 @@ const result = (name: string, id: string, content: string): Message => ({
   toolCallId: id,
   name,
   content,
-});
-
-describe('prunePageStates', () => {
-  it('cuts every browser_use result but the newest to its first line; other tools are left alone', () => {
-    const messages: Message[] = [
-      userMessage('task'),
-      call('browser_use', 'a'),
-      result('browser_use', 'a', 'Navigated to https://a/.\n\nURL: https://a/ …\nElements …'),
-      call('python_execute', 'b'),
-      result('python_execute', 'b', 'line one\nline two'),
-      call('browser_use', 'c'),
-      result('browser_use', 'c', 'Clicked link "B".\n\nURL: https://b/ …'),
-    ];
-    const pruned = prunePageStates(messages);
-    expect(pruned[2]).toEqual(
-      result(
-        'browser_use',
-        'a',
-        'Navigated to https://a/.\n[the page state of this earlier step is left out; the newest one is below]',
-      ),
-    );
-    expect(pruned.slice(3)).toEqual(messages.slice(3));
-    expect(messages[2]).toMatchObject({ content: expect.stringContaining('Elements') });
-    const one = messages.slice(0, 5);
-    expect(prunePageStates(one)).toBe(one);
-    expect(prunePageStates(messages, 2)).toBe(messages);
-  });
 });
 
 describe('pageContext', () => {
@@ -97,6 +66,24 @@ describe('createBrowserAgent', () => {
     expect(agent.tools.map((tool) => tool.spec.name)).toEqual(['browser_use', 'terminate']);
     expect(agent.config.contextProviders?.map((provider) => provider.name)).toEqual([PAGE_CONTEXT]);
     expect(agent.config.systemPrompt).not.toMatch(/\{\{|"done"|JSON/);
+    expect(agent.config.keepFullObservations).toBe(1);
+  });
+});
+
+describe('withBrowser', () => {
+  it("adds browser_use and the page context, keeps only the newest page state in full, and keeps the agent's step", () => {
+    const own: StepFunction = (config, state, event) => step(config, state, event);
+    const manus = createManus({ workspace: 'workspace' });
+    const browsing = withBrowser({ ...manus, step: own });
+    expect(browsing.tools.map((tool) => tool.spec.name)).toEqual([
+      ...manus.tools.map((t) => t.spec.name),
+      'browser_use',
+    ]);
+    expect(browsing.config.tools.map((tool) => tool.name)).toContain('browser_use');
+    expect(browsing.config.contextProviders?.map((provider) => provider.name)).toContain(PAGE_CONTEXT);
+    expect(browsing.config.keepFullObservations).toBe(1);
+    expect(browsing.step).toBe(own);
+    expect(withBrowser(manus).step).toBe(manus.step);
   });
 });
 
@@ -108,7 +95,7 @@ describe.skipIf(!chrome)('the agents in a real Chromium', () => {
   const lastObservation = (llm: ScriptedLlm, index: number) =>
     String(llm.requests[index]?.messages.findLast((message) => message.role === 'tool')?.content);
 
-  it('BrowserAgent: the page state comes into the next step, and older page states are left out of requests', async () => {
+  it('BrowserAgent: the page state comes into the next step; older page states shrink to their action in memory and requests', async () => {
     const llm = scriptedLlm([
       {
         toolCalls: [
@@ -126,6 +113,8 @@ describe.skipIf(!chrome)('the agents in a real Chromium', () => {
           },
         ],
       }),
+      { toolCalls: [{ name: 'browser_use', arguments: { action: 'find', text: 'yen' } }] },
+      { toolCalls: [{ name: 'browser_use', arguments: { action: 'scroll_down' } }] },
       { content: 'Tōdai-ji costs 800 yen.' },
     ]);
     const agent = createBrowserAgent(h.options());
@@ -138,17 +127,33 @@ describe.skipIf(!chrome)('the agents in a real Chromium', () => {
     );
     expect(lastPrompt(llm, 1).endsWith(`\n\n${browserNextStepPrompt}`)).toBe(true);
     expect(lastPrompt(llm, 2)).toContain('Title: Nara');
-    const third = llm.requests[2]?.messages.filter((message) => message.role === 'tool') ?? [];
-    expect(third.map((message) => message.content.split('\n'))).toEqual([
-      [
-        expect.stringMatching(/^Navigated to http:\/\/127/),
-        '[the page state of this earlier step is left out; the newest one is below]',
-      ],
+    const left = '[the page state after this action is left out: a newer one follows]';
+    const toolLines = (messages: readonly Message[] | undefined) =>
+      (messages ?? []).filter((message) => message.role === 'tool').map((message) => message.content.split('\n'));
+    // After the click, the first page state is only what its action did; the newest is whole.
+    expect(toolLines(llm.requests[2]?.messages)).toEqual([
+      [expect.stringMatching(/^Navigated to http:\/\/127.*\/travel\/index\.html\.$/), left],
       expect.arrayContaining([
         expect.stringMatching(/^Clicked link "Nara: deer and the Great Buddha"/),
         expect.stringMatching(/Title: Nara/),
       ]),
     ]);
+    // find's lines are no page state: they stay, and do not push the click's state out.
+    const fourth = toolLines(llm.requests[3]?.messages);
+    expect(fourth[1]).toEqual(expect.arrayContaining([expect.stringMatching(/Title: Nara/)]));
+    expect(fourth[2]?.join('\n')).toContain('800 yen');
+    // The history itself keeps only the newest page state in full: a long run does not grow by one per step.
+    const memory = toolLines(outcome.state.messages);
+    expect(memory).toEqual([
+      [expect.stringMatching(/^Navigated to /), left],
+      [expect.stringMatching(/^Clicked link "Nara: deer and the Great Buddha"/), left],
+      fourth[2],
+      expect.arrayContaining([
+        expect.stringMatching(/^Scrolled down by \d+ pixels\.$/),
+        expect.stringMatching(/^URL: /),
+      ]),
+    ]);
+    expect(toolLines(llm.requests[4]?.messages)).toEqual(memory);
     llm.assertConsumed();
   });
 

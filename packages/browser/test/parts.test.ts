@@ -240,6 +240,7 @@ describe('browserOptionsFrom', () => {
         cdp_url: 'http://127.0.0.1:9222',
         proxy: { server: 'http://proxy:3128', username: 'me', password: 'pw' },
         max_content_length: 2000,
+        allow_hosts: ['127.0.0.1:8080'],
       }),
     ).toEqual({
       headless: false,
@@ -249,6 +250,7 @@ describe('browserOptionsFrom', () => {
       cdpUrl: 'http://127.0.0.1:9222',
       proxy: { server: 'http://proxy:3128', username: 'me', password: 'pw' },
       maxContentLength: 2000,
+      allowHosts: ['127.0.0.1:8080'],
     });
     expect(browserOptionsFrom({})).toEqual({});
     expect(browserOptionsFrom({ wss_url: 'ws://127.0.0.1:3000/' })).toEqual({ wssUrl: 'ws://127.0.0.1:3000/' });

@@ -83,6 +83,7 @@ export {
   toOpenAiMessages,
 } from './llm/openai.js';
 export { parseToolCalls, toolsPrompt } from './llm/promptTools.js';
+export { allowedHostOf } from './manus/allowedHost.js';
 export {
   type BrowserSettings,
   type ConfigError,

@@ -198,6 +198,7 @@ extra_chromium_args = ["--lang=en-US"]
 chrome_instance_path = "/opt/chrome/chrome"
 cdp_url = "http://127.0.0.1:9222"
 max_content_length = 5000
+allow_hosts = ["127.0.0.1:8080", "intranet.example"]
 
 [browser.proxy]
 server = "http://proxy.example:3128"
@@ -211,6 +212,7 @@ password = "secret"
       chrome_instance_path: '/opt/chrome/chrome',
       cdp_url: 'http://127.0.0.1:9222',
       max_content_length: 5000,
+      allow_hosts: ['127.0.0.1:8080', 'intranet.example'],
       proxy: { server: 'http://proxy.example:3128', username: 'me', password: 'secret' },
     });
     expect(
@@ -233,6 +235,9 @@ password = "secret"
       ['headles = true', /config\.toml: \[browser\]: unknown key headles$/],
       ['[browser.proxy]\nusername = "me"', /\[browser\]\.proxy\.server: Invalid input: expected string/],
       ['[browser.proxy]\nserver = ""', /\[browser\]\.proxy\.server: is required in \[browser\.proxy\]/],
+      ['allow_hosts = "127.0.0.1:8080"', /\[browser\]\.allow_hosts: Invalid input: expected array/],
+      ['allow_hosts = ["http://127.0.0.1:8080/"]', /\[browser\]\.allow_hosts\.0: expected a host or host:port/],
+      ['allow_hosts = ["a b"]', /\[browser\]\.allow_hosts\.0: expected a host or host:port/],
     ];
     for (const [lines, expected] of cases) {
       expect(errorOf(loadConfig({ cwd: await project(`${valid}${lines}\n`), env: {} }))).toMatch(expected);

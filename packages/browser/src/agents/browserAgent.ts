@@ -1,8 +1,7 @@
-import { type Agent, createAgent, createStep, defaultPolicies, defineAgent, step, terminate } from '@openmanus/core';
+import { type Agent, createAgent, defineAgent, terminate } from '@openmanus/core';
 import { createBrowserUse } from '../browserUse.js';
 import type { BrowserUseOptions } from '../settings.js';
 import { PAGE_CONTEXT, pageContext } from './pageContext.js';
-import { withPrunedPageStates } from './prunePageStates.js';
 
 /** The browser agent's system prompt (OpenManus's asked for JSON replies and a "done" action that no tool has). */
 export const browserSystemPrompt = `You are a browser agent: you do the task by operating a web browser with the browser_use tool.
@@ -21,7 +20,15 @@ export interface BrowserAgentOptions extends BrowserUseOptions {
   readonly maxObserve?: number;
   /** config.toml `[llm.<name>]` profile (default `browser`). */
   readonly llmProfile?: string;
+  /** Input tokens one request may carry (the profile's `max_input_tokens`); unlimited by default. */
+  readonly maxInputTokens?: number;
 }
+
+/**
+ * Page states kept in full in memory: the newest one. Older browser_use results shrink to what the
+ * action did (their brief), so a long browsing run does not grow a page state per step.
+ */
+const KEEP_FULL_PAGE_STATES = 1;
 
 /**
  * The tool for an agent, and the page context that feeds its state into the next step. With
@@ -36,10 +43,10 @@ function browserParts(options: BrowserUseOptions) {
 /**
  * OpenManus's BrowserAgent ("browser": browser_use and terminate, 20 steps, observations cut at
  * 10000): the page state comes into each step's prompt while the browser is in use, and older
- * page states are left out of what is sent.
+ * page states shrink in memory to what their action did.
  */
 export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
-  const { maxSteps, maxObserve, llmProfile, ...browserOptions } = options;
+  const { maxSteps, maxObserve, llmProfile, maxInputTokens, ...browserOptions } = options;
   const { tool, provider, gatherer } = browserParts(browserOptions);
   return createAgent({
     name: 'browser',
@@ -50,16 +57,17 @@ export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
     maxSteps: maxSteps ?? 20,
     maxObserve: maxObserve ?? 10_000,
     llmProfile: llmProfile ?? 'browser',
+    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
     contextProviders: [provider],
     contextGatherers: { [PAGE_CONTEXT]: gatherer },
-    step: withPrunedPageStates(createStep(defaultPolicies)),
+    keepFullObservations: KEEP_FULL_PAGE_STATES,
   });
 }
 
 /**
  * The agent with browser_use added (Manus: `withBrowser(createManus(...))`): the tool, the page
- * context while the browser is in use, and older page states left out of what is sent. The agent's
- * own step, if it has one, is kept and wrapped.
+ * context while the browser is in use, and only the newest page state kept in full in memory. The
+ * agent's own step, if it has one, is kept.
  */
 export function withBrowser(agent: Agent, options: BrowserUseOptions = {}): Agent {
   const { tool, provider, gatherer } = browserParts(options);
@@ -68,9 +76,10 @@ export function withBrowser(agent: Agent, options: BrowserUseOptions = {}): Agen
       ...agent.config,
       tools: [...agent.config.tools, tool.spec],
       contextProviders: [...(agent.config.contextProviders ?? []), provider],
+      keepFullObservations: KEEP_FULL_PAGE_STATES,
     }),
     tools: [...agent.tools, tool],
     contextGatherers: { ...agent.contextGatherers, [PAGE_CONTEXT]: gatherer },
-    step: withPrunedPageStates(agent.step ?? step),
+    ...(agent.step ? { step: agent.step } : {}),
   };
 }

@@ -6,6 +6,7 @@ import { lazyModule, loadZod } from '../lazyModule.js';
 import type { LlmPort } from '../llm/llm.js';
 import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
 import { err, ok, type Result } from '../result.js';
+import { allowedHostOf } from './allowedHost.js';
 
 /** Longest request timeout, in seconds: a day (Node's timers overflow past about 24.8 days and fire at once). */
 const MAX_TIMEOUT_SECONDS = 86_400;
@@ -86,6 +87,14 @@ function buildSchemas({ z }: typeof import('zod')) {
         .strict()
         .optional(),
       max_content_length: z.number().int().positive().max(10_000_000).optional(),
+      // Ours: hosts the browser may reach beside public ones (its allowHosts), e.g. a site on this machine.
+      allow_hosts: z
+        .array(
+          z.string().refine((entry) => allowedHostOf(entry) !== undefined, {
+            error: 'expected a host or host:port (e.g. "intranet.example:8080", "127.0.0.1:3000")',
+          }),
+        )
+        .optional(),
     })
     .strict()
     .refine((browser) => !(browser.wss_url && browser.cdp_url), {

@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { allowedHostOf } from '@openmanus/core';
 import { whyNotPublic } from './publicAddress.js';
 
 /**
@@ -38,20 +39,14 @@ export function networkPolicy(access: NetworkAccess, owner: string): NetworkPoli
 }
 
 function allowedHost(entry: string, owner: string): string {
-  let url: URL | undefined;
-  try {
-    // Nothing but a host and a port: no path, query, fragment or user.
-    if (!/[/\\?#@]/.test(entry)) url = new URL(`http://${entry}`);
-  } catch {}
-  if (!url) {
+  const host = allowedHostOf(entry);
+  if (host === undefined) {
     throw new RangeError(
       `${owner}: allowHosts entry ${JSON.stringify(entry)} is not a host or host:port ` +
         `(e.g. "intranet.example:8080", "127.0.0.1:3000", "[::1]:8080")`,
     );
   }
-  // The URL drops a port that is the scheme's default; the entry keeps what it says.
-  const port = /:(\d+)$/.exec(entry)?.[1];
-  return port === undefined ? url.hostname : `${url.hostname}:${Number(port)}`;
+  return host;
 }
 
 /** The port a connection for this URL protocol and port ('' for the default) goes to. */
