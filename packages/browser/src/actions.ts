@@ -88,9 +88,10 @@ async function click(target: Locator, ref: string, double: boolean, session: Ses
 const STATE_LEFT_OUT = '[the page state after this action is left out: a newer one follows]';
 
 /** What the action did, then the page state; its brief is what it did without the state. */
-const stateOutput = (outcome: string, state: string): ToolOutput => ({
+export const stateOutput = (outcome: string, state: string, isError = false): ToolOutput => ({
   output: `${outcome}\n\n${state}`,
   brief: `${outcome}\n${STATE_LEFT_OUT}`,
+  ...(isError ? { isError } : {}),
 });
 
 const withState = async (outcome: string, session: Session, acted: Acted) =>

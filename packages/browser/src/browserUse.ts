@@ -10,7 +10,7 @@ import {
 } from '@openmanus/core';
 import { networkPolicy, searchWeb } from '@openmanus/tools';
 import { type ActionName, type BrowserAction, browserUseParameters, parseAction } from './actionSchema.js';
-import { ACTIONS, type ActionContext } from './actions.js';
+import { ACTIONS, type ActionContext, stateOutput } from './actions.js';
 import { createBrowserHost } from './host.js';
 import { BrowserUnavailableError, firstLine, launchBrowser } from './launch.js';
 import { ActionError, type BrowserSession, createSession, type Session, StaleRefError } from './session.js';
@@ -104,7 +104,11 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
       session.fullState().catch((error: unknown) => `(the page state could not be read: ${firstLine(error)})`);
     const dialog = session.dialog.open();
     if (dialog && !WHILE_DIALOG.has(args.action)) {
-      return err(`A ${dialog.type} dialog is open and blocks the page: call handle_dialog first.\n\n${await state()}`);
+      return stateOutput(
+        `A ${dialog.type} dialog is open and blocks the page: call handle_dialog first.`,
+        await state(),
+        true,
+      );
     }
     const context: ActionContext = {
       session,
@@ -124,14 +128,16 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
       return { ...output, image: await session.capture() };
     } catch (error) {
       if (error instanceof StaleRefError) {
-        return err(
-          `ref ${error.ref} is not on the page any more (it changed since the state you saw): use a ref from this state.\n\n${await state()}`,
+        return stateOutput(
+          `ref ${error.ref} is not on the page any more (it changed since the state you saw): use a ref from this state.`,
+          await state(),
+          true,
         );
       }
       if (error instanceof BrowserUnavailableError) return err(error.message);
       if (error instanceof UploadRefusedError) return err(`upload_file: ${error.message}`);
       const message = error instanceof ActionError ? error.message : `failed: ${firstLine(error)}`;
-      return err(`${args.action}: ${message}\n\n${await state()}`);
+      return stateOutput(`${args.action}: ${message}`, await state(), true);
     }
   };
 

@@ -185,6 +185,20 @@ describe('executeTool: what the tool returns', () => {
     expect(await outcomeOf({ output: 'clicked\nstate', brief: '' })).toEqual({ ...expected, brief: '' });
   });
 
+  it('an output marked isError is an error observation that keeps its brief and image', async () => {
+    const image = { base64: 'AAAA', mimeType: 'image/png' as const };
+    expect(
+      await outcomeOf({ output: 'ref e5 is stale\n\nstate', brief: 'ref e5 is stale', isError: true, image }),
+    ).toEqual({
+      type: 'toolCompleted',
+      effectId: 'running-1-0',
+      output: 'Error: ref e5 is stale\n\nstate',
+      isError: true,
+      image,
+      brief: 'ref e5 is stale',
+    });
+  });
+
   it('ok() with a string is that string', async () => {
     expect(await outcomeOf(ok('fine'))).toEqual({ type: 'toolCompleted', effectId: 'running-1-0', output: 'fine' });
   });

@@ -110,7 +110,8 @@ export async function executeTool(
     }
     const result = normalise(returned);
     if (!result.ok) return completed(`Error: ${result.error}`, true);
-    const { output, image, brief } = result.value;
+    const { output, image, brief, isError } = result.value;
+    if (isError) return completed(`Error: ${output}`, true, image, brief);
     return completed(output === '' && !image ? `${call.name} completed with no output.` : output, false, image, brief);
   } catch (error) {
     // A tool that rejects from its own abort listener is still reported as the timeout or cancel it was.

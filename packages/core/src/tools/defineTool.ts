@@ -14,6 +14,8 @@ export interface ToolOutput {
    * action's result without the page state that followed it (`keepFullObservations` keeps the newest).
    */
   readonly brief?: string;
+  /** The output reports a failure (an error observation, `Error: ` put before it), yet keeps its image and brief. */
+  readonly isError?: boolean;
 }
 
 /** The tool paused on a person (a child agent's approval): the run pauses until they answer. */
