@@ -25,6 +25,8 @@ const log = (line) => process.stderr.write(`${line}\n`);
 // (the first one names its version; all of them count for the install footprint).
 const contenders = [
   { id: 'raw', label: 'raw openai loop', packages: ['openai'] },
+  // The same loop checking the tool's arguments with zod: the cost of zod itself, beside ours with a zod tool.
+  { id: 'rawZod', label: 'raw openai loop + zod', packages: ['openai', 'zod'] },
   { id: 'ours', label: '@openmanus/core', packages: ['@openmanus/core'] },
   // The same agent with its tool described by a plain JSON Schema, as the raw loop does: no zod loaded.
   { id: 'oursJson', label: '@openmanus/core, JSON Schema tool', packages: ['@openmanus/core'] },
