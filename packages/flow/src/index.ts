@@ -1,0 +1,1 @@
+// @openmanus/flow: the planning tool and PlanningFlow.
