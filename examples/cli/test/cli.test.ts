@@ -1,26 +1,11 @@
 import { spawn } from 'node:child_process';
 import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  type OpenAiServer,
-  processesMatching,
-  type RecordedRequest,
-  type ScriptEntry,
-  startOpenAiServer,
-} from '@openmanus/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
-import { dist, runNode, tempDir } from './helpers.js';
+import { processesMatching, type RecordedRequest } from '@openmanus/core/testing';
+import { describe, expect, it } from 'vitest';
+import { dist, runNode, scriptedModels, tempDir } from './helpers.js';
 
-const servers: OpenAiServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function endpoint(script: ScriptEntry<RecordedRequest>[]) {
-  const server = await startOpenAiServer({ script });
-  servers.push(server);
-  return { server, env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL } };
-}
+const endpoint = scriptedModels();
 
 const done = { content: 'All done.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] };
 

@@ -3,9 +3,27 @@ import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
+import { afterEach } from 'vitest';
 
 export const dist = (file: string) => fileURLToPath(new URL(`../dist/${file}`, import.meta.url));
 export const tempDir = async () => realpath(await mkdtemp(join(tmpdir(), 'openmanus-cli-')));
+
+/**
+ * For a test file: `endpoint(script)` starts a scripted model server and gives the environment that
+ * points the CLI at it; every server is closed after each test.
+ */
+export function scriptedModels() {
+  const servers: OpenAiServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((server) => server.close()));
+  });
+  return async (script: ScriptEntry<RecordedRequest>[]) => {
+    const server = await startOpenAiServer({ script });
+    servers.push(server);
+    return { server, env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL } };
+  };
+}
 
 export interface Ran {
   code: number | null;

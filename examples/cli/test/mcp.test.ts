@@ -11,30 +11,15 @@ import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { createAgent, ok, terminate } from '@openmanus/core';
-import {
-  type OpenAiServer,
-  processesMatching,
-  type RecordedRequest,
-  type ScriptEntry,
-  startOpenAiServer,
-} from '@openmanus/core/testing';
-import { afterEach, describe, expect, it } from 'vitest';
+import { processesMatching, type RecordedRequest } from '@openmanus/core/testing';
+import { describe, expect, it } from 'vitest';
 import type { ConnectMcpAgent, McpAgentSettings } from '../src/mcpAgent.js';
 import { mcpCommand } from '../src/mcpCommand.js';
 import type { SessionIo } from '../src/session.js';
-import { dist, runNode, tempDir } from './helpers.js';
+import { dist, runNode, scriptedModels, tempDir } from './helpers.js';
 import { connectClient, startHttpServer } from './mcpHelpers.js';
 
-const servers: OpenAiServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((server) => server.close()));
-});
-
-async function endpoint(script: ScriptEntry<RecordedRequest>[]) {
-  const server = await startOpenAiServer({ script });
-  servers.push(server);
-  return { server, env: { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL } };
-}
+const endpoint = scriptedModels();
 
 /** The command in this process: `input` is what the person types; stdout and stderr are collected. */
 function session(env: Record<string, string>, input = '') {
