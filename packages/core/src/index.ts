@@ -114,6 +114,7 @@ export {
   type Performers,
 } from './shell/driver.js';
 export { createFileStore } from './shell/fileStore.js';
+export { type ItemSink, itemStream } from './shell/itemStream.js';
 export { createMemoryStore } from './shell/memoryStore.js';
 export {
   type AgentPerformer,

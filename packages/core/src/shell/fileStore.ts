@@ -12,9 +12,9 @@ import { CheckpointConflictError, type CheckpointStore, type StoredRun } from '.
 const COMPACT_MIN_BYTES = 64 * 1024;
 
 /** What this store knows of a run's file, as of the last line it wrote or read. */
-interface KnownRun {
+interface KnownRun<S extends object = object> {
   /** The state of the last line: the base of the next delta. */
-  readonly state: AgentState;
+  readonly state: S;
   readonly version: number;
   /** The file's size after the last line. */
   readonly end: number;
@@ -37,12 +37,12 @@ interface KnownRun {
  * A save survives a crash of the process; appends are not flushed to the disk, so a power cut
  * may lose the latest ones (a rewrite is flushed before it replaces the file).
  */
-export function createFileStore(directory: string): CheckpointStore {
+export function createFileStore<S extends object = AgentState>(directory: string): CheckpointStore<S> {
   const writerId = Buffer.from(crypto.getRandomValues(new Uint8Array(6))).toString('base64url');
   let linesWritten = 0;
   const nextLineId = () => `${writerId}.${(linesWritten++).toString(36)}`;
   // Holds the last state of each run saved or loaded here, until the run is deleted.
-  const known = new Map<string, KnownRun>();
+  const known = new Map<string, KnownRun<S>>();
   const fileOf = (runId: string) => join(directory, runFileName(runId));
   let directoryMade: Promise<unknown> | undefined;
   const makeDirectory = () => (directoryMade ??= mkdir(directory, { recursive: true }));
@@ -51,14 +51,19 @@ export function createFileStore(directory: string): CheckpointStore {
    * The run as the open file of `size` bytes holds it: the known one when the file still ends
    * with its last line (two syscalls), else read anew.
    */
-  async function current(handle: FileHandle, size: number, file: string, runId: string): Promise<KnownRun | undefined> {
+  async function current(
+    handle: FileHandle,
+    size: number,
+    file: string,
+    runId: string,
+  ): Promise<KnownRun<S> | undefined> {
     const run = known.get(runId);
     if (run && run.end === size && (await endsWithLine(handle, run))) return run;
     const log = readRunLog(await readBytes(handle, size), file);
     if (!log) return undefined;
     // Bytes only: whether the state can be run is for `resume` to check (it validates the whole state).
     const read = {
-      state: log.state as unknown as AgentState,
+      state: log.state as unknown as S,
       version: log.version,
       end: log.end,
       lastLineStart: log.lastLineStart,
@@ -74,9 +79,9 @@ export function createFileStore(directory: string): CheckpointStore {
     handle: FileHandle,
     size: number,
     file: string,
-    run: KnownRun,
-    state: AgentState,
-  ): Promise<KnownRun> {
+    run: KnownRun<S>,
+    state: S,
+  ): Promise<KnownRun<S>> {
     const version = run.version + 1;
     const id = nextLineId();
     const line = Buffer.from(deltaLine(version, id, diffState(run.state, state)));
@@ -91,7 +96,7 @@ export function createFileStore(directory: string): CheckpointStore {
   }
 
   return {
-    async save(runId: string, state: AgentState, expectedVersion: number): Promise<number> {
+    async save(runId: string, state: S, expectedVersion: number): Promise<number> {
       const file = fileOf(runId);
       await makeDirectory();
       return withFileLock(`${file}.lock`, async () => {
@@ -113,7 +118,7 @@ export function createFileStore(directory: string): CheckpointStore {
       });
     },
 
-    async load(runId: string): Promise<StoredRun | undefined> {
+    async load(runId: string): Promise<StoredRun<S> | undefined> {
       const file = fileOf(runId);
       const handle = await open(file, 'r').catch(ignoreCode('ENOENT'));
       if (!handle) return undefined;
@@ -149,7 +154,12 @@ async function endsWithLine(handle: FileHandle, run: KnownRun): Promise<boolean>
 }
 
 /** The file as one snapshot line, replaced atomically (a new file renamed over the old one). */
-async function writeSnapshot(file: string, version: number, id: string, state: AgentState): Promise<KnownRun> {
+async function writeSnapshot<S extends object>(
+  file: string,
+  version: number,
+  id: string,
+  state: S,
+): Promise<KnownRun<S>> {
   const line = Buffer.from(snapshotLine(version, id, state));
   const temporary = `${file}.tmp`;
   const handle = await open(temporary, 'w');

@@ -8,6 +8,7 @@ import { loadTokenizer } from '../kernel/tokens.js';
 import type { LlmPort } from '../llm/llm.js';
 import type { Tool } from '../tools/defineTool.js';
 import { drive, type Machine } from './driver.js';
+import { type ItemSink, itemStream } from './itemStream.js';
 import { agentPerformers, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
@@ -55,7 +56,7 @@ async function startTask(
   agent: Agent,
   input: string,
   options: StartOptions,
-  sink?: (item: RunItem) => Promise<void> | undefined,
+  sink?: ItemSink<RunItem>,
 ): Promise<RunOutcome> {
   const started: AnyEvent = { type: 'started', input, ...(options.image ? { image: options.image } : {}) };
   return runFrom(agent, ready(await startingPoint(options), options), started, options, sink);
@@ -91,56 +92,7 @@ export async function resumeWith(
  * Leaving the loop early cancels the run; a slow consumer slows the run (the buffer is bounded).
  */
 export function stream(agent: Agent, input: string, options: StartOptions): AsyncIterableIterator<RunItem> {
-  const HIGH_WATER = 64;
-  const stop = new AbortController();
-  const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
-  const buffered: RunItem[] = [];
-  let wake: (() => void) | undefined;
-  let drained: (() => void) | undefined;
-  let done = false;
-  let failure: unknown;
-  const sink = (item: RunItem): Promise<void> | undefined => {
-    buffered.push(item);
-    wake?.();
-    if (buffered.length < HIGH_WATER || stop.signal.aborted) return undefined;
-    return new Promise<void>((resolve) => {
-      drained = resolve;
-    });
-  };
-  const release = () => {
-    drained?.();
-    drained = undefined;
-  };
-  const finished = (async () => {
-    await startTask(agent, input, { ...options, signal }, sink);
-  })()
-    .catch((error: unknown) => {
-      failure = error;
-    })
-    .finally(() => {
-      done = true;
-      wake?.();
-    });
-  const iterator: AsyncIterableIterator<RunItem> = {
-    [Symbol.asyncIterator]: () => iterator,
-    async next(): Promise<IteratorResult<RunItem>> {
-      while (buffered.length === 0 && !done) await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
-      const item = buffered.shift();
-      if (buffered.length < HIGH_WATER / 2) release();
-      if (item) return { value: item, done: false };
-      if (failure) throw failure;
-      return { value: undefined, done: true };
-    },
-    async return(): Promise<IteratorResult<RunItem>> {
-      stop.abort(new Error('the stream was closed before the run ended'));
-      release();
-      await finished;
-      buffered.length = 0;
-      return { value: undefined, done: true };
-    },
-  };
-  return iterator;
+  return itemStream<RunItem>((sink, signal) => startTask(agent, input, { ...options, signal }, sink), options.signal);
 }
 
 /** Where a run starts, and the store version it was read at under which id (a later save must not be overwritten). */
@@ -178,7 +130,7 @@ async function runFrom(
   start: Start,
   first: AnyEvent,
   options: RunOptions,
-  sink?: (item: RunItem) => Promise<void> | undefined,
+  sink?: ItemSink<RunItem>,
 ): Promise<RunOutcome> {
   const from = start.state;
   if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');

@@ -1,8 +1,8 @@
 import type { AgentState } from '../kernel/state.js';
 
 /** A saved run as a store returns it: the state and the version it was saved as. */
-export interface StoredRun {
-  readonly state: AgentState;
+export interface StoredRun<S extends object = AgentState> {
+  readonly state: S;
   /** Counts saves of this run: 1 after the first. */
   readonly version: number;
 }
@@ -22,11 +22,12 @@ export class CheckpointConflictError extends Error {
 /**
  * Where runs are checkpointed. `save` succeeds only when the stored version is
  * `expectedVersion` (0: the run is not stored yet), so two writers cannot overwrite each other.
+ * Agent runs store their `AgentState`; a flow stores its own state in the same kinds of store.
  */
-export interface CheckpointStore {
+export interface CheckpointStore<S extends object = AgentState> {
   /** Resolves with the new version; rejects with `CheckpointConflictError` on a version mismatch. */
-  save(runId: string, state: AgentState, expectedVersion: number): Promise<number>;
-  load(runId: string): Promise<StoredRun | undefined>;
+  save(runId: string, state: S, expectedVersion: number): Promise<number>;
+  load(runId: string): Promise<StoredRun<S> | undefined>;
   list(): Promise<readonly string[]>;
   delete(runId: string): Promise<void>;
 }
