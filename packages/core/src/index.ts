@@ -1,78 +1,4 @@
-export type {
-  Agent,
-  AgentConfig,
-  AgentConfigInput,
-  AgentInput,
-  ContextGatherer,
-  MemoryPolicy,
-  TokenizerName,
-  ToolChoice,
-} from './kernel/agent.js';
-export { createAgent, defaultAgentConfig, defineAgent } from './kernel/agent.js';
-export type { ContextProvider, ContextState, RequestAdditions } from './kernel/context.js';
-export type {
-  AnyEffect,
-  Effect,
-  EffectType,
-  HostEffect,
-  LlmRequest,
-  Observation,
-  RunResult,
-} from './kernel/effects.js';
-export type { AgentEvent, AgentEventType, AnyEvent, HostAnswer, HostEvent, LlmUsage } from './kernel/events.js';
-export { selectWindow } from './kernel/memory.js';
-export type {
-  AssistantMessage,
-  ImageData,
-  Message,
-  Role,
-  SystemMessage,
-  ToolCall,
-  ToolMessage,
-  UserMessage,
-} from './kernel/messages.js';
-export { assistantMessage, lastAnswer, systemMessage, userMessage } from './kernel/messages.js';
-export {
-  defaultPolicies,
-  type Policy,
-  type PolicyContext,
-  type Stop,
-  stepLimit,
-  stuckDetection,
-  terminalTools,
-  tokenBudget,
-} from './kernel/policies.js';
-export {
-  createStep,
-  InvalidEventError,
-  initialState,
-  initialStep,
-  pendingInputs,
-  type StepFunction,
-  step,
-  type Transition,
-} from './kernel/reducer.js';
-export { buildRequest } from './kernel/request.js';
-export type {
-  AgentState,
-  CallPhase,
-  FinishReason,
-  PendingCall,
-  PendingInput,
-  RunStatus,
-  Turn,
-  Usage,
-} from './kernel/state.js';
-export { isFinal, SCHEMA_VERSION } from './kernel/state.js';
-export {
-  imageTokens,
-  loadTokenizer,
-  messageTokens,
-  requestTokens,
-  textTokens,
-  tokenizerReady,
-} from './kernel/tokens.js';
-export type { JsonSchema, ToolSpec } from './kernel/tool.js';
+export * from './kernel/index.js';
 export type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm/llm.js';
 export { describeLlmError } from './llm/llm.js';
 export {
@@ -99,7 +25,6 @@ export {
   type SearchSettings,
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
-export { err, ok, type Result } from './result.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';
 export { type AgentToolOptions, agentTool } from './shell/agentTool.js';
 export {

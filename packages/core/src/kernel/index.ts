@@ -1,0 +1,79 @@
+// @openmanus/core/kernel: the pure agent loop and its data — no I/O, nothing from the shell.
+// Other packages' reducers (flows) import from here so that they stay pure too.
+
+export { err, ok, type Result } from '../result.js';
+export type {
+  Agent,
+  AgentConfig,
+  AgentConfigInput,
+  AgentInput,
+  ContextGatherer,
+  MemoryPolicy,
+  TokenizerName,
+  ToolChoice,
+} from './agent.js';
+export { createAgent, defaultAgentConfig, defineAgent } from './agent.js';
+export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
+export type {
+  AnyEffect,
+  Effect,
+  EffectType,
+  HostEffect,
+  LlmRequest,
+  Observation,
+  RunResult,
+} from './effects.js';
+export type { AgentEvent, AgentEventType, AnyEvent, HostAnswer, HostEvent, LlmUsage } from './events.js';
+export { selectWindow } from './memory.js';
+export type {
+  AssistantMessage,
+  ImageData,
+  Message,
+  Role,
+  SystemMessage,
+  ToolCall,
+  ToolMessage,
+  UserMessage,
+} from './messages.js';
+export { assistantMessage, lastAnswer, systemMessage, userMessage } from './messages.js';
+export {
+  defaultPolicies,
+  type Policy,
+  type PolicyContext,
+  type Stop,
+  stepLimit,
+  stuckDetection,
+  terminalTools,
+  tokenBudget,
+} from './policies.js';
+export {
+  createStep,
+  InvalidEventError,
+  initialState,
+  initialStep,
+  pendingInputs,
+  type StepFunction,
+  step,
+  type Transition,
+} from './reducer.js';
+export { buildRequest } from './request.js';
+export type {
+  AgentState,
+  CallPhase,
+  FinishReason,
+  PendingCall,
+  PendingInput,
+  RunStatus,
+  Turn,
+  Usage,
+} from './state.js';
+export { isFinal, SCHEMA_VERSION } from './state.js';
+export {
+  imageTokens,
+  loadTokenizer,
+  messageTokens,
+  requestTokens,
+  textTokens,
+  tokenizerReady,
+} from './tokens.js';
+export type { JsonSchema, ToolSpec } from './tool.js';
