@@ -1,5 +1,6 @@
 // Plans as data: the planning tool's commands as a pure function from one plan book to the next.
-import { err, ok, type Result } from '@openmanus/core';
+import { err, ok, type Result } from '@openmanus/core/kernel';
+import { z } from 'zod';
 
 export const STEP_STATUSES = ['not_started', 'in_progress', 'completed', 'blocked'] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
@@ -35,6 +36,27 @@ export interface PlanningCommand {
   readonly step_status?: StepStatus;
   readonly step_notes?: string;
 }
+
+/** The planning tool's arguments, as OpenManus names them: only `command` is required, nothing else is allowed. */
+export const planningParameters = z.strictObject({
+  command: z
+    .enum(PLANNING_COMMANDS)
+    .describe('The command to run: create, update, list, get, set_active, mark_step or delete.'),
+  plan_id: z
+    .string()
+    .optional()
+    .describe(
+      'The plan. Required for create, update, set_active and delete; get and mark_step use the active plan without it.',
+    ),
+  title: z.string().optional().describe("The plan's title. Required for create; optional for update."),
+  steps: z
+    .array(z.string())
+    .optional()
+    .describe("The plan's steps. Required for create; for update, a step keeps its status only if unchanged in place."),
+  step_index: z.number().int().optional().describe('The step to mark (from 0). Required for mark_step.'),
+  step_status: z.enum(STEP_STATUSES).optional().describe('The status to give the step, for mark_step.'),
+  step_notes: z.string().optional().describe('Notes on the step, for mark_step.'),
+});
 
 export interface PlanningOutcome {
   readonly book: PlanBook;

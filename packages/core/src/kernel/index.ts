@@ -67,7 +67,7 @@ export type {
   Turn,
   Usage,
 } from './state.js';
-export { isFinal, SCHEMA_VERSION } from './state.js';
+export { addUsage, isFinal, SCHEMA_VERSION, usageSince } from './state.js';
 export {
   imageTokens,
   loadTokenizer,

@@ -7,6 +7,7 @@ import { defaultPolicies, isStop, type Policy, type PolicyContext, type Stop } f
 import { buildRequest } from './request.js';
 import {
   type AgentState,
+  addUsage,
   emptyUsage,
   type FinishReason,
   isFinal,
@@ -576,14 +577,6 @@ export function pendingInputs(config: AgentConfig, state: AgentState): readonly 
     }
     return (pending.waiting ?? []).map((input) => ({ ...input, effectId: `${effectId}/${input.effectId}` }));
   });
-}
-
-function addUsage(usage: Usage, more: Usage): Usage {
-  return {
-    inputTokens: usage.inputTokens + more.inputTokens,
-    outputTokens: usage.outputTokens + more.outputTokens,
-    llmCalls: usage.llmCalls + more.llmCalls,
-  };
 }
 
 function answered(

@@ -91,3 +91,20 @@ export const emptyUsage: Usage = {
 };
 
 export const isFinal = (state: AgentState): boolean => state.status === 'finished' || state.status === 'failed';
+
+export function addUsage(usage: Usage, more: Usage): Usage {
+  return {
+    inputTokens: usage.inputTokens + more.inputTokens,
+    outputTokens: usage.outputTokens + more.outputTokens,
+    llmCalls: usage.llmCalls + more.llmCalls,
+  };
+}
+
+/** What was used since `before` (a state's usage counts every task it ran; one run's share is the difference). */
+export function usageSince(now: Usage, before: Usage): Usage {
+  return {
+    inputTokens: Math.max(0, now.inputTokens - before.inputTokens),
+    outputTokens: Math.max(0, now.outputTokens - before.outputTokens),
+    llmCalls: Math.max(0, now.llmCalls - before.llmCalls),
+  };
+}

@@ -1,5 +1,5 @@
 import type { Agent } from '../kernel/agent.js';
-import { type AgentState, isFinal, type Usage } from '../kernel/state.js';
+import { type AgentState, isFinal, type Usage, usageSince } from '../kernel/state.js';
 import type { LlmPort } from '../llm/llm.js';
 import { err } from '../result.js';
 import { defineTool, type Tool } from '../tools/defineTool.js';
@@ -70,13 +70,8 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
       let counted = usageOf(scope.progress);
       const count = (state: AgentState) => {
         if (!options.llm) return;
-        const now = state.usage;
-        scope.addUsage({
-          inputTokens: Math.max(0, now.inputTokens - counted.inputTokens),
-          outputTokens: Math.max(0, now.outputTokens - counted.outputTokens),
-          llmCalls: Math.max(0, now.llmCalls - counted.llmCalls),
-        });
-        counted = now;
+        scope.addUsage(usageSince(state.usage, counted));
+        counted = state.usage;
       };
       const child: RunOptions = {
         llm: options.llm ?? scope.llm,
