@@ -1,5 +1,14 @@
 // PlanningFlow as data: its config, state, events and effects. The reducer is flowStep.ts.
-import type { AgentState, LlmRequest, LlmUsage, RunStatus, FinishReason as AgentFinishReason, ToolCall, ToolSpec, Usage } from '@openmanus/core/kernel';
+import type {
+  FinishReason as AgentFinishReason,
+  AgentState,
+  LlmRequest,
+  LlmUsage,
+  RunStatus,
+  ToolCall,
+  ToolSpec,
+  Usage,
+} from '@openmanus/core/kernel';
 import type { PlanBook } from './plans.js';
 
 /** Version of the saved flow format. */

@@ -1,0 +1,274 @@
+/**
+ * The flow's shell: core's one driver runs the flow's reducer, with performers for its two kinds
+ * of work — a model call, and an executor agent's run (itself core's `run`, on the same driver).
+ */
+import {
+  type CheckpointStore,
+  createResourcePool,
+  createRunEmitter,
+  describeLlmError,
+  drive,
+  type HostCallbacks,
+  InvalidStateError,
+  type ItemSink,
+  itemStream,
+  type LlmPort,
+  type Machine,
+  type Performers,
+  type ResourcePool,
+  type RunItem,
+  run,
+  type Usage,
+  usageSince,
+} from '@openmanus/core';
+import { restoreFlow } from './flowSchema.js';
+import {
+  type FlowEffect,
+  type FlowEvent,
+  type FlowFinishReason,
+  type FlowObservation,
+  type FlowState,
+  type FlowStatus,
+  isFlowFinal,
+} from './flowState.js';
+import { initialFlowState, planOf } from './flowStep.js';
+import type { PlanningFlow } from './planningFlow.js';
+import type { Plan } from './plans.js';
+
+export interface FlowRunOptions extends HostCallbacks {
+  /** The model for the plan and the summary, and for every executor run. */
+  readonly llm: LlmPort;
+  /** The flow's id (default: the saved state's, else a new UUID); executor runs are `{flowId}/{effect id}`. */
+  readonly flowId?: string;
+  readonly signal?: AbortSignal;
+  /** Saves every transition of the flow under its id (resume it with `resumeFlow(flow, flowId, { store })`). */
+  readonly store?: CheckpointStore<FlowState>;
+  /** Gets the flow's state after every transition. */
+  readonly checkpoint?: (state: FlowState) => void | Promise<void>;
+  readonly workspace?: string;
+  /** Time limit of a tool call without its own, in executor runs. */
+  readonly toolTimeoutMs?: number;
+  /** Resources shared beyond this flow (the host closes them); by default the flow's executors share a pool closed at its end. */
+  readonly resources?: ResourcePool;
+}
+
+/** How a flow ended. */
+export interface FlowOutcome {
+  readonly status: FlowStatus;
+  readonly finishReason?: FlowFinishReason;
+  /** The summary (`Plan completed: …`), or each step's result when the flow stopped early. */
+  readonly answer: string;
+  readonly error?: string;
+  readonly usage: Usage;
+  readonly plan: Plan;
+  /** Each finished step's answer, or why it was blocked. */
+  readonly results: readonly string[];
+  readonly flowId: string;
+  readonly state: FlowState;
+}
+
+/** One thing that happened in a flow, in order: its own effects, events and observations, its executors' run items, the result. */
+export type FlowItem =
+  | { readonly type: 'effect'; readonly effect: Exclude<FlowEffect, { type: 'emit' }> }
+  | { readonly type: 'event'; readonly event: FlowEvent; readonly state: FlowState }
+  | { readonly type: 'observation'; readonly observation: FlowObservation }
+  /** An item of an executor's run: the step it works on (none for the summary), and the item as core's `stream` yields it. */
+  | {
+      readonly type: 'agent';
+      readonly executor: string;
+      readonly effectId: string;
+      readonly stepIndex?: number;
+      readonly item: RunItem;
+    }
+  | { readonly type: 'result'; readonly result: FlowOutcome };
+
+/** Runs a task as a planning flow, to its end. */
+export async function runFlow(flow: PlanningFlow, input: string, options: FlowRunOptions): Promise<FlowOutcome> {
+  return startFlow(flow, input, options);
+}
+
+/**
+ * The same flow as `runFlow`, as an async iterator of its items and its executors'; the last is
+ * the result. Leaving the loop early cancels the flow.
+ */
+export function streamFlow(
+  flow: PlanningFlow,
+  input: string,
+  options: FlowRunOptions,
+): AsyncIterableIterator<FlowItem> {
+  return itemStream<FlowItem>((sink, signal) => startFlow(flow, input, { ...options, signal }, sink), options.signal);
+}
+
+/**
+ * Continues a saved flow (a state, or the id of one in `options.store`): what it was waiting for
+ * is done again — a step interrupted midway runs again from its start, with the executor's memory
+ * as it was before that step.
+ */
+export async function resumeFlow(flow: PlanningFlow, saved: unknown, options: FlowRunOptions): Promise<FlowOutcome> {
+  if (typeof saved === 'string') {
+    if (!options.store) throw new TypeError(`resuming flow "${saved}" needs a store to load it from`);
+    const stored = await options.store.load(saved);
+    if (!stored) throw new Error(`flow "${saved}" is not in the store`);
+    const state = await restoreFlow(stored.state);
+    return driveFlow(flow, state, { type: 'resumed', flowId: saved }, options, stored.version);
+  }
+  const state = await restoreFlow(saved);
+  const flowId = options.flowId ?? state.flowId ?? crypto.randomUUID();
+  const version = options.store ? ((await options.store.load(flowId))?.version ?? 0) : 0;
+  return driveFlow(flow, state, { type: 'resumed', flowId }, options, version);
+}
+
+async function startFlow(
+  flow: PlanningFlow,
+  input: string,
+  options: FlowRunOptions,
+  sink?: ItemSink<FlowItem>,
+): Promise<FlowOutcome> {
+  const flowId = options.flowId ?? crypto.randomUUID();
+  if (options.store && (await options.store.load(flowId))) {
+    throw new InvalidStateError(`flow "${flowId}" is already in the store: continue it with resumeFlow`);
+  }
+  // Plans are the flow's own data, so the id needs to be unique within the flow only.
+  const started: FlowEvent = { type: 'started', input, planId: `plan_${Date.now()}`, flowId };
+  return driveFlow(flow, initialFlowState(), started, options, 0, sink);
+}
+
+const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
+const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
+
+async function driveFlow(
+  flow: PlanningFlow,
+  from: FlowState,
+  first: FlowEvent,
+  options: FlowRunOptions,
+  storedVersion: number,
+  sink?: ItemSink<FlowItem>,
+): Promise<FlowOutcome> {
+  const flowId =
+    (first.type === 'started' || first.type === 'resumed' ? first.flowId : undefined) ?? crypto.randomUUID();
+  const { store, llm } = options;
+  let version = storedVersion;
+  let ended = false;
+  // Nothing the flow started (an executor still stopping) speaks after it returned.
+  const announce = (item: FlowItem) => (ended ? undefined : sink?.(item));
+  const pool = options.resources ?? createResourcePool();
+
+  const performers: Performers<FlowState, FlowEvent, FlowEffect> = {
+    callLlm: async (effect, { signal }) => {
+      try {
+        const result = await llm.complete(effect.request, { signal });
+        if (result.ok) {
+          const { content, toolCalls, usage } = result.value;
+          return { type: 'llmResponded', effectId: effect.id, content, toolCalls, ...(usage ? { usage } : {}) };
+        }
+        return signal.aborted
+          ? undefined
+          : { type: 'llmFailed', effectId: effect.id, error: describeLlmError(result.error) };
+      } catch (error) {
+        return { type: 'llmFailed', effectId: effect.id, error: `the LLM port threw: ${messageOf(error)}` };
+      }
+    },
+    runAgent: async (effect, { signal }) => {
+      const agent = flow.agents[effect.executor];
+      if (!agent)
+        return { type: 'agentFailed', effectId: effect.id, error: `the flow has no agent "${effect.executor}"` };
+      const emitter = createRunEmitter();
+      const tag = {
+        executor: effect.executor,
+        effectId: effect.id,
+        ...(effect.stepIndex !== undefined ? { stepIndex: effect.stepIndex } : {}),
+      };
+      for (const type of ['effect', 'event', 'observation', 'result'] as const) {
+        emitter.on(type, (item: RunItem) => void announce({ type: 'agent', ...tag, item }));
+      }
+      try {
+        const outcome = await run(agent, effect.prompt, {
+          llm,
+          runId: `${flowId}/${effect.id}`,
+          signal,
+          emitter,
+          resources: pool,
+          ...(effect.state ? { state: effect.state } : {}),
+          ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+          ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
+          ...(options.onHuman ? { onHuman: options.onHuman } : {}),
+          ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+        });
+        const { status, answer, state } = outcome;
+        const report = {
+          status,
+          answer,
+          state,
+          usage: usageSince(outcome.usage, effect.state?.usage ?? noUsage),
+          ...(outcome.finishReason ? { finishReason: outcome.finishReason } : {}),
+          ...(outcome.error ? { error: outcome.error } : {}),
+        };
+        return { type: 'agentFinished', effectId: effect.id, report };
+      } catch (error) {
+        return {
+          type: 'agentFailed',
+          effectId: effect.id,
+          error: `the ${effect.executor} run could not start: ${messageOf(error)}`,
+        };
+      }
+    },
+    emit: (effect) => {
+      void announce({ type: 'observation', observation: effect.observation });
+      return undefined;
+    },
+  };
+
+  const machine: Machine<FlowState, FlowEvent, FlowEffect> = {
+    step: flow.step,
+    isFinal: isFlowFinal,
+    cancelled: (reason) => ({ type: 'cancelled', reason }),
+    faulted: (error) => ({ type: 'faulted', error }),
+  };
+  let timer: NodeJS.Timeout | undefined;
+  let driven: Awaited<ReturnType<typeof drive<FlowState, FlowEvent, FlowEffect>>>;
+  try {
+    driven = await drive(
+      {
+        machine,
+        performers,
+        ...(options.signal ? { signal: options.signal } : {}),
+        announce: (item) => announce(item as FlowItem),
+        quiet: (effect) => effect.type === 'emit',
+        attach: (control) => {
+          const afterMs = flow.config.timeoutMs;
+          timer = setTimeout(() => void control.dispatch({ type: 'timedOut', afterMs }), afterMs);
+        },
+        ...(store || options.checkpoint
+          ? {
+              save: async (state: FlowState) => {
+                if (store) version = await store.save(flowId, state, version);
+                await options.checkpoint?.(state);
+              },
+            }
+          : {}),
+      },
+      from,
+      first,
+    );
+  } finally {
+    clearTimeout(timer);
+    ended = true;
+    if (!options.resources) await pool.close();
+  }
+  const { state, fault } = driven;
+  // A flow whose last state could not be saved did not end as it says: report the fault.
+  const failed = fault !== undefined && state.status !== 'failed';
+  const outcome: FlowOutcome = {
+    status: failed ? 'failed' : state.status,
+    answer: state.answer ?? state.results.join('\n'),
+    usage: state.usage,
+    plan: planOf(state),
+    results: state.results,
+    flowId,
+    state,
+    ...(failed ? { finishReason: 'error' as const } : state.finishReason ? { finishReason: state.finishReason } : {}),
+    ...(failed ? { error: fault } : state.error ? { error: state.error } : {}),
+  };
+  await sink?.({ type: 'result', result: outcome });
+  return outcome;
+}
