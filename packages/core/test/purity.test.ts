@@ -1,29 +1,11 @@
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { importGraphOf } from './importGraph.js';
 
 const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
-// `import type` is erased at compile time, so it is not part of the runtime graph.
-const IMPORT = /(?:import|export)\s(?!type\s)[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
-
-/** Every module the file reaches through its imports, with the bare specifiers it names. */
-function importGraph(entry: string, { dynamic = true } = {}) {
-  const files = new Set<string>();
-  const external = new Set<string>();
-  const visit = (file: string) => {
-    if (files.has(file)) return;
-    files.add(file);
-    for (const match of readFileSync(file, 'utf8').matchAll(IMPORT)) {
-      if (!dynamic && match[2]) continue;
-      const spec = match[1] ?? match[2] ?? '';
-      if (spec.startsWith('.')) visit(resolve(dirname(file), spec.replace(/\.js$/, '.ts')));
-      else external.add(spec);
-    }
-  };
-  visit(resolve(src, entry));
-  return { files: [...files].map((f) => f.slice(src.length + 1)), external: [...external] };
-}
+const importGraph = (entry: string, options?: { dynamic?: boolean }) => importGraphOf(src, entry, options);
 
 describe('the functional core', () => {
   const kernel = readdirSync(resolve(src, 'kernel')).filter((f) => f.endsWith('.ts') && f !== 'stateSchema.ts');

@@ -1,0 +1,24 @@
+import { dirname, resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { importGraphOf } from '../../core/test/importGraph.js';
+
+const src = resolve(dirname(fileURLToPath(import.meta.url)), '../src');
+
+describe("the flow's functional core", () => {
+  it.each(['flowStep.ts', 'flowState.ts', 'flowPrompts.ts', 'plans.ts'])(
+    '%s reaches no I/O: only itself, the pure kernel of core, and zod',
+    (file) => {
+      const { files, external } = importGraphOf(src, file);
+      expect(files.filter((f) => !['flowStep.ts', 'flowState.ts', 'flowPrompts.ts', 'plans.ts'].includes(f))).toEqual(
+        [],
+      );
+      expect(external.filter((s) => s !== '@openmanus/core/kernel' && s !== 'zod')).toEqual([]);
+    },
+  );
+
+  it('the check itself sees the shell where it is', () => {
+    const { external } = importGraphOf(src, 'runFlow.ts');
+    expect(external).toContain('@openmanus/core');
+  });
+});
