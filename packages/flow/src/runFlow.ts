@@ -36,8 +36,10 @@ import type { PlanningFlow } from './planningFlow.js';
 import type { Plan } from './plans.js';
 
 export interface FlowRunOptions extends HostCallbacks {
-  /** The model for the plan and the summary, and for every executor run. */
+  /** The model for the plan and the summary, and for executors without one in `llms`. */
   readonly llm: LlmPort;
+  /** An executor's own model, by its key (as `[llm.<name>]` profiles give each agent its own). */
+  readonly llms?: Readonly<Record<string, LlmPort>>;
   /** The flow's id (default: the saved state's, else a new UUID); executor runs are `{flowId}/{effect id}`. */
   readonly flowId?: string;
   readonly signal?: AbortSignal;
@@ -183,7 +185,7 @@ async function driveFlow(
       }
       try {
         const outcome = await run(agent, effect.prompt, {
-          llm,
+          llm: options.llms?.[effect.executor] ?? llm,
           runId: `${flowId}/${effect.id}`,
           signal,
           emitter,

@@ -10,7 +10,7 @@ import {
   InvalidStateError,
   terminate,
 } from '@openmanus/core';
-import { type OpenAiServer, type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
+import { type OpenAiServer, type RecordedRequest, scriptedLlm, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
@@ -316,6 +316,21 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     const items = streamFlow(createPlanningFlow({ agents: { worker } }), 'Work', { llm: again });
     for await (const item of items) if (item.type === 'agent') break;
     expect(server?.requests.length).toBeLessThanOrEqual(2);
+  });
+  it("gives an executor its own model when `llms` names one, the others the flow's", async () => {
+    const dir = await workspace();
+    const llm = await model([
+      plan(['[WRITER] Write', '[CHECKER] Check']),
+      finish('success', 'Written.'),
+      { content: 'ok' },
+    ]);
+    const checkerModel = scriptedLlm([finish('success', 'Checked by the second model.')]);
+    const outcome = await runFlow(flowOf(dir), 'Write and check', { llm, llms: { checker: checkerModel } });
+    expect(outcome.results).toEqual(['Written.', 'Checked by the second model.']);
+    expect(systemOf(server?.requests[1])).toBe('You are the writer.');
+    expect(checkerModel.requests).toHaveLength(1);
+    expect(checkerModel.requests[0]?.messages[0]).toEqual({ role: 'system', content: 'You are the checker.' });
+    server?.assertConsumed();
   });
 });
 
