@@ -1,5 +1,6 @@
 import type { RunScope } from '../shell/scope.js';
 import type { Tool } from '../tools/defineTool.js';
+import type { SummarizePolicy } from './compaction.js';
 import type { ContextProvider } from './context.js';
 import type { Policy } from './policies.js';
 import { createStep, type StepFunction } from './reducer.js';
@@ -12,6 +13,10 @@ export type TokenizerName = 'cl100k_base' | 'o200k_base' | 'estimate';
 export interface MemoryPolicy {
   /** Most messages sent per request; cut on turn boundaries, the task always kept. */
   readonly maxMessages: number;
+  /** Most tokens of history sent per request (the task and the newest turn always go), cut on turn boundaries. */
+  readonly maxTokens?: number;
+  /** Summarise older turns through the model once the history passes a token threshold. */
+  readonly summarize?: SummarizePolicy;
 }
 
 /** The agent *is* this object: plain data the reducer reads. */

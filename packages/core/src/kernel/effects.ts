@@ -46,6 +46,10 @@ export type Observation =
   /** A policy added a hint to the next request (stuck detection's "change strategy"). */
   | { readonly kind: 'hint'; readonly policy: string; readonly hint: string }
   | { readonly kind: 'memoryTrimmed'; readonly dropped: number }
+  /** Older messages were summarised: requests now carry the summary instead of them. */
+  | { readonly kind: 'memoryCompacted'; readonly summarised: number }
+  /** The summary could not be written: the request goes without it (cut to the window instead). */
+  | { readonly kind: 'compactionFailed'; readonly error: string }
   | { readonly kind: 'toolCallsIgnored'; readonly count: number }
   /** The budget was checked with an estimate: the configured tokenizer was not loaded. */
   | { readonly kind: 'tokensEstimated'; readonly tokenizer: string };

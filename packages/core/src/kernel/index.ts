@@ -13,6 +13,7 @@ export type {
   ToolChoice,
 } from './agent.js';
 export { createAgent, defaultAgentConfig, defineAgent } from './agent.js';
+export type { HistorySummary, SummarizePolicy } from './compaction.js';
 export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
 export type {
   AnyEffect,
@@ -24,7 +25,7 @@ export type {
   RunResult,
 } from './effects.js';
 export type { AgentEvent, AgentEventType, AnyEvent, HostAnswer, HostEvent, LlmUsage } from './events.js';
-export { selectWindow } from './memory.js';
+export { selectWindow, type TokenBudget } from './memory.js';
 export type {
   AssistantMessage,
   ImageData,

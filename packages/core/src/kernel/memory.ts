@@ -6,28 +6,49 @@ export interface MemoryWindow {
   readonly dropped: number;
 }
 
+/** A limit on the tokens of the window, with the (memoised) count of one message. */
+export interface TokenBudget {
+  readonly maxTokens: number;
+  readonly count: (message: Message) => number;
+}
+
 /**
  * Picks the history sent with a request: whole turns from the end (an assistant message
- * with tool calls travels with all its tool results), at most `maxMessages` when turns allow,
- * and the task message always included. Work is proportional to the window, not the history.
+ * with tool calls travels with all its tool results), at most `maxMessages` — and at most
+ * `budget.maxTokens` — when turns allow, and the task message always included. Work is
+ * proportional to the window, not the history.
  */
-export function selectWindow(messages: readonly Message[], taskIndex: number, maxMessages: number): MemoryWindow {
-  if (messages.length <= maxMessages) return { messages, dropped: 0 };
+export function selectWindow(
+  messages: readonly Message[],
+  taskIndex: number,
+  maxMessages: number,
+  budget?: TokenBudget,
+): MemoryWindow {
+  if (messages.length <= maxMessages && !budget) return { messages, dropped: 0 };
+  const task = messages[taskIndex];
+  const taskTokens = budget && task ? budget.count(task) : 0;
+  let tokens = 0;
   let start = messages.length;
   while (start > 0) {
     let unitStart = start - 1;
-    while (unitStart > 0 && messages[unitStart]?.role === 'tool') unitStart--;
+    let unitTokens = budget ? budget.count(messages[unitStart] as Message) : 0;
+    while (unitStart > 0 && messages[unitStart]?.role === 'tool') {
+      unitStart--;
+      if (budget) unitTokens += budget.count(messages[unitStart] as Message);
+    }
     const keepsTask = unitStart <= taskIndex;
     const size = messages.length - unitStart + (keepsTask ? 0 : 1);
+    const total = tokens + unitTokens + (keepsTask ? 0 : taskTokens);
     // The newest turn always goes, whatever its size: a request needs it.
-    if (size > maxMessages && start !== messages.length) break;
+    const over = size > maxMessages || (budget !== undefined && total > budget.maxTokens);
+    if (over && start !== messages.length) break;
     start = unitStart;
+    tokens += unitTokens;
   }
   // A window that starts with tool results would be rejected by the API: skip to a clean start.
   while (start < messages.length && messages[start]?.role === 'tool') start++;
-  const tail = messages.slice(start);
+  const tail = start === 0 ? messages : messages.slice(start);
   if (start <= taskIndex) return { messages: tail, dropped: start };
-  const task = messages[taskIndex];
   return task ? { messages: [task, ...tail], dropped: start - 1 } : { messages: tail, dropped: start };
 }
 

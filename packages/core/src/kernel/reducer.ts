@@ -1,4 +1,5 @@
 import type { AgentConfig } from './agent.js';
+import { compactionRequest, dueCompaction } from './compaction.js';
 import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
 import type { AnyEvent, HostAnswer } from './events.js';
 import { keepNewestImages, shrinkSupersededObservations } from './memory.js';
@@ -107,6 +108,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
     case 'faulted':
       return close(state, 'error', event.error);
     case 'llmResponded':
+      if (awaitsCompaction(state, event.effectId)) return compacted(rules, state, event);
       if (!awaitsLlm(state, event.effectId)) return [state, []];
       return act(
         rules,
@@ -115,6 +117,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
         event.toolCalls,
       );
     case 'llmFailed':
+      if (awaitsCompaction(state, event.effectId)) return compacted(rules, state, event);
       if (!awaitsLlm(state, event.effectId)) return [state, []];
       return finish(
         { ...state, usage: { ...state.usage, llmCalls: state.usage.llmCalls + 1 } },
@@ -255,8 +258,48 @@ function prepareRequest(
   return { request, notes, dropped };
 }
 
-/** Emits the model request for the current step, unless a policy stops the run first. */
+/** The step's model request — after a summary of older turns, when the history has grown past its threshold. */
 function request(rules: Rules, state: AgentState): Transition {
+  const compaction = state.compacting ?? dueCompaction(rules.config, state);
+  if (!compaction) return sendRequest(rules, state);
+  const compacting = state.compacting ? state : { ...state, compacting: compaction };
+  const id = compactionEffectId(state);
+  return [compacting, [{ type: 'callLlm', id, request: compactionRequest(rules.config, state, compaction.upTo) }]];
+}
+
+const compactionEffectId = (state: AgentState) => `compact-${state.requestSeq}`;
+const awaitsCompaction = (state: AgentState, effectId: string) =>
+  state.compacting !== undefined && state.status === 'awaiting_llm' && effectId === compactionEffectId(state);
+
+/** The summary written (or why not), then the step's request, which carries it. */
+function compacted(
+  rules: Rules,
+  state: AgentState,
+  event: Extract<AnyEvent, { type: 'llmResponded' | 'llmFailed' }>,
+): Transition {
+  const { compacting, ...rest } = state;
+  const upTo = compacting?.upTo ?? 0;
+  const text = event.type === 'llmResponded' ? event.content.trim() : '';
+  const usage = addUsage(state.usage, {
+    inputTokens: 0,
+    outputTokens: 0,
+    ...(event.type === 'llmResponded' ? event.usage : undefined),
+    llmCalls: 1,
+  });
+  if (!text) {
+    const error = event.type === 'llmFailed' ? event.error : 'the model wrote an empty summary';
+    const [next, effects] = sendRequest(rules, { ...rest, usage });
+    return [next, [{ type: 'emit', observation: { kind: 'compactionFailed', error } }, ...effects]];
+  }
+  const from = state.summary?.upTo ?? 0;
+  // The task is sent as it is, never summarised.
+  const summarised = upTo - from - (state.taskIndex >= from && state.taskIndex < upTo ? 1 : 0);
+  const [next, effects] = sendRequest(rules, { ...rest, usage, summary: { text, upTo } });
+  return [next, [{ type: 'emit', observation: { kind: 'memoryCompacted', summarised } }, ...effects]];
+}
+
+/** Emits the model request for the current step, unless a policy stops the run first. */
+function sendRequest(rules: Rules, state: AgentState): Transition {
   const prepared = prepareRequest(rules, state);
   if (isStop(prepared)) return stopRun(state, prepared);
   const { config } = rules;
@@ -273,7 +316,7 @@ function request(rules: Rules, state: AgentState): Transition {
 
 const llmEffectId = (state: AgentState) => `llm-${state.requestSeq}`;
 const awaitsLlm = (state: AgentState, effectId: string) =>
-  state.status === 'awaiting_llm' && effectId === llmEffectId(state);
+  state.status === 'awaiting_llm' && !state.compacting && effectId === llmEffectId(state);
 
 function act(rules: Rules, state: AgentState, content: string, rawCalls: readonly ToolCall[]): Transition {
   const { config } = rules;
@@ -493,7 +536,7 @@ function stopRun(state: AgentState, stop: Stop): Transition {
 /** Ends a run from outside (cancel, a shell fault): open calls are answered, so the history stays valid. */
 function close(state: AgentState, reason: FinishReason, why: string | undefined): Transition {
   if (isFinal(state)) return [state, []];
-  const { turn, ...rest } = state;
+  const { turn, compacting: _unwritten, ...rest } = state;
   const closed = turn ? { ...rest, messages: state.messages.concat(observationsOf(turn.calls)) } : rest;
   return finish(closed, reason, lastAnswer(state.messages), why);
 }

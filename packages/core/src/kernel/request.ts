@@ -1,9 +1,11 @@
 import type { AgentConfig } from './agent.js';
+import { countingTokenizer, historyToSend } from './compaction.js';
 import type { RequestAdditions } from './context.js';
 import type { LlmRequest } from './effects.js';
 import { selectWindow } from './memory.js';
 import { type Message, systemMessage, userMessage } from './messages.js';
 import type { AgentState } from './state.js';
+import { messageTokens } from './tokens.js';
 
 export const requiredToolNudge =
   'Your last reply had no tool call, but this step requires one. Call one of the available tools now.';
@@ -29,7 +31,12 @@ export function buildRequest(
   state: AgentState,
   hints: readonly string[] = [],
 ): { request: LlmRequest; dropped: number } {
-  const window = selectWindow(state.messages, state.taskIndex, config.memory.maxMessages);
+  const history = historyToSend(state);
+  const { maxTokens } = config.memory;
+  const tokenizer = countingTokenizer(config);
+  const budget =
+    maxTokens === undefined ? undefined : { maxTokens, count: (m: Message) => messageTokens(m, tokenizer) };
+  const window = selectWindow(history.messages, history.taskIndex, config.memory.maxMessages, budget);
   const additions = contextAdditions(config, state);
   const prompt = [...hints, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
     .filter((part): part is string => Boolean(part))

@@ -1,3 +1,4 @@
+import type { HistorySummary } from './compaction.js';
 import type { ContextState } from './context.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
 import type { ToolSpec } from './tool.js';
@@ -74,6 +75,10 @@ export interface AgentState {
   readonly tools?: readonly ToolSpec[];
   /** Per-run data tools keep between calls (the editor's undo history), by tool name. */
   readonly toolData?: Readonly<Record<string, unknown>>;
+  /** What requests carry instead of the older messages, once the history was summarised. */
+  readonly summary?: HistorySummary;
+  /** A summary of the messages before `upTo` is being written (the model request waits for it). */
+  readonly compacting?: { readonly upTo: number };
   /** What each policy remembers between steps (stuck detection's recent turns), by policy name. */
   readonly policies: Readonly<Record<string, unknown>>;
   readonly usage: Usage;

@@ -113,6 +113,8 @@ export const agentStateSchema = z.object({
   context: z.object({ pending: z.array(z.string()), gathered: unknownRecord }).optional(),
   tools: z.array(toolSpecSchema).optional(),
   toolData: unknownRecord.optional(),
+  summary: z.object({ text: z.string(), upTo: count }).optional(),
+  compacting: z.object({ upTo: count }).optional(),
   policies: unknownRecord,
   usage: z.object({
     inputTokens: z.number().nonnegative(),
@@ -165,6 +167,16 @@ function findInconsistency(state: AgentState): Damage | undefined {
   const length = state.messages.length;
   if (length > 0 && state.taskIndex >= length) {
     return { path: 'taskIndex', problem: `${state.taskIndex} is past the last message (index ${length - 1})` };
+  }
+  if (state.compacting && status !== 'awaiting_llm') {
+    return { path: 'compacting', problem: `a summary is only written while awaiting_llm, not ${status}` };
+  }
+  for (const [path, upTo] of [
+    ['summary.upTo', state.summary?.upTo],
+    ['compacting.upTo', state.compacting?.upTo],
+  ] as const) {
+    if (upTo !== undefined && upTo > length)
+      return { path, problem: `${upTo} is past the end of the messages (${length})` };
   }
   return findUnansweredResult(state);
 }

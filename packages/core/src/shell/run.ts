@@ -140,7 +140,11 @@ async function runFrom(
   // A state the host passed in supersedes what the store holds; one read from the store must still be current.
   const read = start.read?.runId === runId ? start.read.version : undefined;
   let version = store ? (read ?? (await store.load(runId))?.version ?? 0) : 0;
-  if (agent.config.maxInputTokens !== undefined) await loadTokenizer(agent.config.tokenizer).catch(() => undefined);
+  // Counts are exact once the ranks are loaded; budgets and compaction estimate until then.
+  const { maxInputTokens, memory } = agent.config;
+  if (maxInputTokens !== undefined || memory.maxTokens !== undefined || memory.summarize) {
+    await loadTokenizer(agent.config.tokenizer).catch(() => undefined);
+  }
 
   let current = from;
   let ended = false;

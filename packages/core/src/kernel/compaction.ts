@@ -1,0 +1,129 @@
+/**
+ * Context compaction: once the history a request would carry passes a token threshold, the
+ * older turns are summarised by the model (a `callLlm` effect of its own) and requests carry the
+ * summary instead of them. The transcript in the state stays whole; only what is sent shrinks.
+ */
+import type { AgentConfig, TokenizerName } from './agent.js';
+import type { LlmRequest } from './effects.js';
+import { type Message, userMessage } from './messages.js';
+import type { AgentState } from './state.js';
+import { messageTokens, tokenizerReady } from './tokens.js';
+
+/** When and how to summarise old turns. */
+export interface SummarizePolicy {
+  /** Summarise once the history a request carries (system prompt aside) passes this many tokens. */
+  readonly atTokens: number;
+  /** The newest turns always sent in full (default 4): a turn is a reply with its tool results. */
+  readonly keepTurns?: number;
+  /** The LLM profile that writes summaries (default: the agent's). */
+  readonly profile?: string;
+}
+
+/** What the summary stands for: every message before `upTo` except the current task. */
+export interface HistorySummary {
+  readonly text: string;
+  readonly upTo: number;
+}
+
+/** The tokenizer to count with now: the configured one once loaded, an estimate until then. */
+export const countingTokenizer = (config: AgentConfig): TokenizerName =>
+  tokenizerReady(config.tokenizer) ? config.tokenizer : 'estimate';
+
+const summaryMessage = (text: string): Message =>
+  userMessage(`A summary of the earlier part of this conversation (its messages are not repeated):\n\n${text}`);
+
+/**
+ * The history a request carries: the messages, or — once summarised — the task, the summary and
+ * the messages after it. `taskIndex` is the task's index in what is returned.
+ */
+export function historyToSend(state: AgentState): {
+  readonly messages: readonly Message[];
+  readonly taskIndex: number;
+} {
+  const summary = state.summary;
+  if (!summary) return { messages: state.messages, taskIndex: state.taskIndex };
+  const rest = state.messages.slice(summary.upTo);
+  const task = state.messages[state.taskIndex];
+  if (state.taskIndex >= summary.upTo || !task) {
+    return { messages: [summaryMessage(summary.text), ...rest], taskIndex: state.taskIndex - summary.upTo + 1 };
+  }
+  return { messages: [task, summaryMessage(summary.text), ...rest], taskIndex: 0 };
+}
+
+/** Where the newest `keep` turns start (never on a tool result, which must follow its call). */
+function keptTurnsStart(messages: readonly Message[], keep: number): number {
+  let start = messages.length;
+  for (let turns = 0; turns < keep && start > 0; turns++) {
+    start--;
+    while (start > 0 && messages[start]?.role === 'tool') start--;
+  }
+  return start;
+}
+
+/**
+ * The cut a summary should reach now, or nothing: the history is under the threshold, or no
+ * whole turn older than the kept ones is left to summarise.
+ */
+export function dueCompaction(config: AgentConfig, state: AgentState): { readonly upTo: number } | undefined {
+  const policy = config.memory.summarize;
+  if (!policy) return undefined;
+  const tokenizer = countingTokenizer(config);
+  const history = historyToSend(state).messages;
+  let tokens = 0;
+  for (const message of history) tokens += messageTokens(message, tokenizer);
+  if (tokens <= policy.atTokens) return undefined;
+  const upTo = keptTurnsStart(state.messages, policy.keepTurns ?? 4);
+  const from = state.summary?.upTo ?? 0;
+  // Something besides the task must be left to summarise.
+  const fresh = upTo - from - (state.taskIndex >= from && state.taskIndex < upTo ? 1 : 0);
+  return fresh > 0 ? { upTo } : undefined;
+}
+
+const SUMMARISER =
+  'You summarise the work of an AI agent so that it can go on without its full history. Keep what it ' +
+  'still needs: the facts found (with their sources), files written and where, decisions taken, what ' +
+  'failed and why, and what is left to do. Be brief and concrete; leave out pleasantries.';
+
+/** Longest piece of one message the summariser reads: a page state need not be read whole to be summed up. */
+const PIECE_CHARS = 4000;
+const piece = (text: string) => (text.length > PIECE_CHARS ? `${text.slice(0, PIECE_CHARS)} […]` : text);
+
+function transcript(messages: readonly Message[]): string {
+  return messages
+    .map((message) => {
+      switch (message.role) {
+        case 'assistant': {
+          const calls = (message.toolCalls ?? []).map((call) => `\n  → ${call.name}(${piece(call.arguments)})`);
+          return `assistant: ${piece(message.content)}${calls.join('')}`;
+        }
+        case 'tool':
+          return `${message.name} returned: ${piece(message.content)}`;
+        default:
+          return `${message.role}: ${piece(message.content)}`;
+      }
+    })
+    .join('\n');
+}
+
+/** The request that summarises the messages before `upTo` (with the previous summary, if any). */
+export function compactionRequest(config: AgentConfig, state: AgentState, upTo: number): LlmRequest {
+  const from = state.summary?.upTo ?? 0;
+  const older = state.messages.slice(from, upTo).filter((_, i) => from + i !== state.taskIndex);
+  const task = state.messages[state.taskIndex];
+  const parts = [
+    ...(task && task.role === 'user' ? [`The agent's task: ${task.content}`] : []),
+    ...(state.summary ? [`The summary so far:\n${state.summary.text}`] : []),
+    `What happened ${state.summary ? 'since' : 'so far'}:\n${transcript(older)}`,
+    'Write the new summary, covering everything above.',
+  ];
+  const profile = config.memory.summarize?.profile ?? config.llmProfile;
+  return {
+    messages: [
+      { role: 'system', content: SUMMARISER },
+      { role: 'user', content: parts.join('\n\n') },
+    ],
+    tools: [],
+    toolChoice: 'none',
+    ...(profile ? { profile } : {}),
+  };
+}
