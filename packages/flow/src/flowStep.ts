@@ -194,8 +194,8 @@ function statusOf(call: ToolCall): unknown {
  * else the primary agent.
  */
 export function routeStep(config: FlowConfig, text: string): string {
-  // Digits too: agents given as a list are `agent_0`, `agent_1`, and the planner is told to use those keys.
-  const label = /\[(\w+)\]/.exec(text)?.[1]?.toLowerCase();
+  // Any key the planner is told to use: a list's `agent_0`, `agent_1`, or an object's keys (`web-search`).
+  const label = /\[([\w-]+)\]/.exec(text)?.[1]?.toLowerCase();
   const named = label ? config.agents.find((agent) => agent.key.toLowerCase() === label) : undefined;
   return named?.key ?? config.executors[0] ?? config.agents[0]?.key ?? '';
 }

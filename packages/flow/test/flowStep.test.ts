@@ -192,6 +192,8 @@ describe('routing', () => {
     expect(system).toContain('- AGENT_1: Analyses data and draws charts');
     expect(routeStep(flow.config, '[AGENT_1] Chart the rainfall')).toBe('agent_1');
     expect(routeStep(flow.config, '[agent_0] Write the report')).toBe('agent_0');
+    const hyphened = createPlanningFlow({ agents: { manus, 'web-search': executor('Search') } }).config;
+    expect(routeStep(hyphened, '[WEB-SEARCH] Find sources')).toBe('web-search');
   });
 
   it('each step of the plan goes to its executor', () => {
