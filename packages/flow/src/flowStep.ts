@@ -4,7 +4,16 @@
  * executor by its `[AGENT]` label, judge the run's outcome (completed, retried, blocked), maybe
  * replan, and close with a summary. No I/O: the shell (runFlow.ts) performs the effects.
  */
-import { type AgentState, addUsage, err, ok, type Result, type ToolCall, type Usage } from '@openmanus/core/kernel';
+import {
+  type AgentState,
+  addUsage,
+  err,
+  isFinal,
+  ok,
+  type Result,
+  type ToolCall,
+  type Usage,
+} from '@openmanus/core/kernel';
 import {
   agentSummaryPrompt,
   fallbackPlan,
@@ -185,7 +194,8 @@ function statusOf(call: ToolCall): unknown {
  * else the primary agent.
  */
 export function routeStep(config: FlowConfig, text: string): string {
-  const label = /\[([A-Za-z_]+)\]/.exec(text)?.[1]?.toLowerCase();
+  // Any key the planner is told to use: a list's `agent_0`, `agent_1`, or an object's keys (`web-search`).
+  const label = /\[([\w-]+)\]/.exec(text)?.[1]?.toLowerCase();
   const named = label ? config.agents.find((agent) => agent.key.toLowerCase() === label) : undefined;
   return named?.key ?? config.executors[0] ?? config.agents[0]?.key ?? '';
 }
@@ -363,10 +373,13 @@ function withStep(state: FlowState, index: number, status: StepStatus, notes?: s
   return { ...state, plans: { ...state.plans, plans: { ...state.plans.plans, [plan.id]: { ...plan, steps } } } };
 }
 
-/** The executor's run counted in the flow's usage, and its state kept as its memory when the flow keeps memory. */
+/**
+ * The executor's run counted in the flow's usage, and its state kept as its memory when the flow
+ * keeps memory — only a run that ended: a new task cannot start on a paused one (core refuses it).
+ */
 function remember(config: FlowConfig, state: FlowState, executor: string, report: AgentReport): FlowState {
   const usage = addUsage(state.usage, report.usage);
-  if (config.executorMemory !== 'keep') return { ...state, usage };
+  if (config.executorMemory !== 'keep' || !isFinal(report.state)) return { ...state, usage };
   return { ...state, usage, memory: { ...state.memory, [executor]: report.state } };
 }
 
