@@ -1,4 +1,10 @@
-import { createLlmFromConfig, type LlmPort, type LlmSettings, llmSettingsFor, type OpenManusConfig } from '@openmanus/core';
+import {
+  createLlmFromConfig,
+  type LlmPort,
+  type LlmSettings,
+  llmSettingsFor,
+  type OpenManusConfig,
+} from '@openmanus/core';
 
 /**
  * One model port for agents with different profiles: each request goes to the `[llm.<profile>]`

@@ -1,13 +1,16 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
+import { loadConfig } from '@openmanus/core';
 import { processesMatching, type RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { flowCommand } from '../src/flowCommand.js';
+import { useDataAnalysisAgent } from '../src/flowOptions.js';
 import type { SessionIo } from '../src/session.js';
 import { runNode, scriptedModels, tempDir } from './helpers.js';
 
 const endpoint = scriptedModels();
+const ESC = '\u001b';
 
 /** A stream that keeps what is written to it, as a terminal (`columns`) or as a pipe. */
 function sink(terminal?: { columns: number }) {
@@ -132,7 +135,15 @@ describe('openmanus flow', () => {
     const steps = plan('Fetch the report from the site', 'Summarise the report');
     const stopped = await endpoint([steps, terminate('The site is down.', 'failure')]);
     const stop = await flow(
-      ['--config', await configFor(stopped.server.baseURL), '--when-blocked', 'stop', '--workspace', await tempDir(), 'x'],
+      [
+        '--config',
+        await configFor(stopped.server.baseURL),
+        '--when-blocked',
+        'stop',
+        '--workspace',
+        await tempDir(),
+        'x',
+      ],
       {},
     );
     expect(stop.code).toBe(1);
@@ -153,7 +164,10 @@ describe('openmanus flow', () => {
       terminate('Nothing to summarise.'),
       { content: 'The report could not be fetched.' },
     ]);
-    const go = await flow(['--config', await configFor(continued.server.baseURL), '--workspace', await tempDir(), 'x'], {});
+    const go = await flow(
+      ['--config', await configFor(continued.server.baseURL), '--workspace', await tempDir(), 'x'],
+      {},
+    );
     expect(go.code).toBe(0);
     expect(marksOf(go.stdout)).toEqual(['[→][ ]', '[!][→]', '[!][✓]']);
     expect(go.stdout.endsWith('Plan completed:\n\nThe report could not be fetched.\n')).toBe(true);
@@ -200,7 +214,7 @@ describe('openmanus flow', () => {
     expect(code).toBe(0);
     const written = screen.text();
     expect(written).toContain('\r\u001b[4A\u001b[J');
-    expect(written).not.toMatch(/\u001b\[\d+m/); // NO_COLOR: no colour, still redrawn
+    expect(written).not.toMatch(new RegExp(`${ESC}\\[\\d+m`)); // NO_COLOR: no colour, still redrawn
     const rows = replay(written);
     // What the person sees at the end: the progress, then the plan once, cut to the width, then the summary.
     expect(rows.filter((row) => row.startsWith('Plan: '))).toEqual(['Plan: Count the notes']);
@@ -219,6 +233,26 @@ describe('openmanus flow', () => {
     expect(rows.slice(-8, -4).every((row) => [...row].length < 44)).toBe(true);
   });
 
+  it('--timeout ends a flow whose step runs too long: exit 1 with the reason, its python killed', async () => {
+    const marker = `flow-timeout-${Date.now()}`;
+    const { server } = await endpoint([
+      plan('Wait for a long time'),
+      {
+        toolCalls: [
+          { name: 'python_execute', arguments: { code: `import time  # ${marker}\ntime.sleep(30)`, timeout: 50 } },
+        ],
+      },
+    ]);
+    const { code, stderr } = await flow(
+      ['--timeout', '0.5', '--config', await configFor(server.baseURL), '--workspace', await tempDir(), 'wait'],
+      {},
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/■ flow timeout: 0\/1 steps completed/);
+    expect(stderr).toMatch(/openmanus flow: stopped \(timeout\): the flow ran out of time \(1 s\)\n$/);
+    expect(processesMatching(marker)).toEqual([]);
+  });
+
   it('answers bad options and a non-boolean [runflow] key with exit 2 and one clear line', async () => {
     const config = await configFor('http://127.0.0.1:9/v1', '[runflow]\nuse_data_analysis_agent = "yes"\n');
     const bad = await flow(['--config', config, 'task'], {});
@@ -226,6 +260,9 @@ describe('openmanus flow', () => {
     expect(bad.stderr).toBe(
       `openmanus flow: ${config}: [runflow].use_data_analysis_agent: expected true or false, got "yes"\n`,
     );
+    // The example config file's [runflow] is read as it says.
+    const example = loadConfig({ path: join(import.meta.dirname, '../../../config/config.example.toml'), env: {} });
+    expect(example.ok && useDataAnalysisAgent(example.value)).toEqual({ ok: true, value: false });
     expect((await flow(['--when-blocked', 'panic', 'x'], {})).stderr).toBe(
       'openmanus flow: --when-blocked must be "continue", "replan" or "stop", got "panic"\n',
     );
@@ -253,7 +290,11 @@ describe('openmanus flow', () => {
     const marker = `flow-cancel-${Date.now()}`;
     const slow = await endpoint([
       plan('Wait'),
-      { toolCalls: [{ name: 'python_execute', arguments: { code: `import time  # ${marker}\ntime.sleep(30)`, timeout: 50 } }] },
+      {
+        toolCalls: [
+          { name: 'python_execute', arguments: { code: `import time  # ${marker}\ntime.sleep(30)`, timeout: 50 } },
+        ],
+      },
     ]);
     const cancelled = await runNode('cli.js', ['flow', '--workspace', workspace, 'wait'], {
       env: slow.env,
@@ -274,7 +315,7 @@ describe('openmanus flow', () => {
 function replay(output: string): string[] {
   const rows: string[] = [''];
   let row = 0;
-  const pattern = /\r|\n|\u001b\[(\d*)A|\u001b\[J|[^\r\n\u001b]+/g;
+  const pattern = new RegExp(`\r|\n|${ESC}\\[(\\d*)A|${ESC}\\[J|[^\r\n${ESC}]+`, 'g');
   for (const [token, up] of output.matchAll(pattern)) {
     if (token === '\n') {
       row += 1;
@@ -282,7 +323,7 @@ function replay(output: string): string[] {
     } else if (token === '\r') {
       // Only ever at a row's start here.
     } else if (up !== undefined) row = Math.max(0, row - Number(up || 1));
-    else if (token === '\u001b[J') rows.splice(row, rows.length - row, '');
+    else if (token === `${ESC}[J`) rows.splice(row, rows.length - row, '');
     else rows[row] = (rows[row] ?? '') + token;
   }
   return rows.at(-1) === '' ? rows.slice(0, -1) : rows;
