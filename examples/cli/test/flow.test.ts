@@ -83,7 +83,10 @@ describe('openmanus flow', () => {
   it('runs a two-step plan end to end: each step to its executor, the plan view as marks change, the summary', async () => {
     const workspace = await tempDir();
     const { server } = await endpoint(twoStepScript(workspace));
-    const config = await configFor(server.baseURL, '[runflow]\nuse_data_analysis_agent = true\n');
+    const config = await configFor(
+      server.baseURL,
+      '[llm.data_analysis]\nmodel = "analyst"\n\n[runflow]\nuse_data_analysis_agent = true\n',
+    );
     const { code, stdout, stderr } = await flow(
       ['--config', config, '--workspace', workspace, 'Write three notes and count them'],
       {},
@@ -114,6 +117,15 @@ describe('openmanus flow', () => {
     expect(rest.slice(2, 4).map(toolsOf)).toEqual(Array(2).fill(expect.arrayContaining(['data_visualization'])));
     expect(rest.slice(2, 4).flatMap(toolsOf)).not.toContain('str_replace_editor');
     expect(toolsOf(rest[4])).toEqual([]);
+    // Each executor uses its own [llm.<name>] table when there is one; the plan and the summary [llm].
+    expect(server.requests.map((request) => request.model)).toEqual([
+      'planner',
+      'planner',
+      'planner',
+      'analyst',
+      'analyst',
+      'planner',
+    ]);
   });
 
   it('without [runflow] or --data-analysis, manus does every step, [DATA_ANALYSIS] ones too', async () => {
