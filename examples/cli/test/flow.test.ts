@@ -40,7 +40,9 @@ async function configFor(baseURL: string, more = '') {
 }
 
 const plan = (...steps: string[]) => ({
-  toolCalls: [{ name: 'planning', arguments: { command: 'create', plan_id: 'p', title: 'Count the notes', steps } }],
+  toolCalls: [
+    { name: 'planning', arguments: { command: 'create', plan_id: 'p', title: 'Notes and their count', steps } },
+  ],
 });
 const terminate = (content: string, status: 'success' | 'failure' = 'success') => ({
   content,
@@ -66,7 +68,7 @@ const twoStepScript = (workspace: string) => [
     ],
   },
   terminate('notes.txt has 3 lines.'),
-  { content: 'Wrote notes.txt and counted its 3 lines.' },
+  { content: 'Wrote notes.txt (three lines) and counted them: 3 lines.' },
 ];
 
 /** The plan views printed in a log: the marks of each view's steps, in order. */
@@ -97,13 +99,13 @@ describe('openmanus flow', () => {
     expect(marksOf(stdout)).toEqual(['[→][ ]', '[✓][→]', '[✓][✓]']);
     expect(stdout).toContain(
       [
-        'Plan: Count the notes',
+        'Plan: Notes and their count',
         'Progress: 1/2 steps completed (50%)',
         '  0. [✓] [MANUS] Write notes.txt with three lines',
         '  1. [→] [DATA_ANALYSIS] Count the lines of notes.txt',
       ].join('\n'),
     );
-    expect(stdout.endsWith('Plan completed:\n\nWrote notes.txt and counted its 3 lines.\n')).toBe(true);
+    expect(stdout.endsWith('Plan completed:\n\nWrote notes.txt (three lines) and counted them: 3 lines.\n')).toBe(true);
     // Each executor's progress, led by its step; the count came from real python.
     expect(stderr).toContain('step 0 [manus]   → str_replace_editor(command: "create"');
     expect(stderr).toContain('step 1 [data_analysis]   → python_execute(code:');
@@ -229,16 +231,16 @@ describe('openmanus flow', () => {
     expect(written).not.toMatch(new RegExp(`${ESC}\\[\\d+m`)); // NO_COLOR: no colour, still redrawn
     const rows = replay(written);
     // What the person sees at the end: the progress, then the plan once, cut to the width, then the summary.
-    expect(rows.filter((row) => row.startsWith('Plan: '))).toEqual(['Plan: Count the notes']);
+    expect(rows.filter((row) => row.startsWith('Plan: '))).toEqual(['Plan: Notes and their count']);
     expect(rows.slice(-8)).toEqual([
-      'Plan: Count the notes',
+      'Plan: Notes and their count',
       'Progress: 2/2 steps completed (100%)',
       '  0. [✓] [MANUS] Write notes.txt with thre…',
       '  1. [✓] [DATA_ANALYSIS] Count the lines o…',
       '',
       'Plan completed:',
       '',
-      'Wrote notes.txt and counted its 3 lines.',
+      'Wrote notes.txt (three lines) and counted them: 3 lines.',
     ]);
     expect(rows.findIndex((row) => row.startsWith('step 1 [data_analysis]'))).toBeLessThan(rows.length - 8);
     // Only the view must fit on its rows (the progress above it may wrap).
@@ -296,7 +298,10 @@ describe('openmanus flow', () => {
     });
     expect(ran.code, ran.stderr).toBe(0);
     expect(marksOf(ran.stdout)).toEqual(['[→][ ]', '[✓][→]', '[✓][✓]']);
-    expect(ran.stdout.endsWith('Wrote notes.txt and counted its 3 lines.\n')).toBe(true);
+    // The output the root README shows, as it is.
+    const readme = await readFile(join(import.meta.dirname, '../../../README.md'), 'utf8');
+    const section = readme.slice(readme.indexOf('### Planning flow: `openmanus flow`'));
+    expect(ran.stdout).toBe(section.match(/```text\n([\s\S]*?)```/)?.[1]);
     expect(String(server.requests[0]?.messages[1]?.content)).toContain('Write three notes and count them');
 
     const marker = `flow-cancel-${Date.now()}`;
