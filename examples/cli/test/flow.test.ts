@@ -130,7 +130,7 @@ describe('openmanus flow', () => {
     ]);
   });
 
-  it('without [runflow] or --data-analysis, manus does every step, [DATA_ANALYSIS] ones too', async () => {
+  it('without [runflow] or --data-analysis, manus does every step, [DATA_ANALYSIS] ones too, remembering them', async () => {
     const { server } = await endpoint([
       TWO_STEPS,
       terminate('Wrote it.'),
@@ -143,6 +143,14 @@ describe('openmanus flow', () => {
     expect(server.requests.slice(1, 3).map(toolsOf)).toEqual(
       Array(2).fill(expect.arrayContaining(['str_replace_editor', 'browser_use'])),
     );
+    // Manus remembers step 0 in step 1, unless --fresh-memory.
+    const step0 = 'Your task now is step 0';
+    expect(JSON.stringify(server.requests[2]?.messages)).toContain(step0);
+    const fresh = await endpoint([TWO_STEPS, terminate('Wrote it.'), terminate('Counted 3.'), { content: 'Done.' }]);
+    const args = ['--fresh-memory', '--config', await configFor(fresh.server.baseURL), '--workspace', await tempDir()];
+    expect((await flow([...args, 'x'], {})).code).toBe(0);
+    expect(JSON.stringify(fresh.server.requests[2]?.messages)).not.toContain(step0);
+    expect(JSON.stringify(fresh.server.requests[2]?.messages)).toContain('Your task now is step 1');
   });
 
   it('a blocked step shows [!] with its notes; --when-blocked stop ends the flow with exit 1, continue goes on', async () => {
