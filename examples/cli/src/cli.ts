@@ -3,6 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
 import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
+import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
 import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
@@ -13,6 +14,8 @@ const usage = `Usage: openmanus [options] [task...]
        openmanus mcp-server [options]      serve bash, browser_use, str_replace_editor and
                                            terminate over MCP
        openmanus mcp [options] [task...]   the MCP agent: a model with an MCP server's tools
+       openmanus flow [options] [task...]  a planning flow (as OpenManus's run_flow.py): a plan,
+                                           each step run by an agent, a summary
                                            (each has its own --help)
 
 Runs an agent on a task; without a task, asks for one. The agents:
@@ -61,6 +64,7 @@ const parseArguments = (args: string[]) =>
 export async function main(argv: string[], io: SessionIo): Promise<number> {
   // `pnpm openmanus -- --json task` hands the `--` through: drop it.
   const args = argv[0] === '--' ? argv.slice(1) : argv;
+  if (args[0] === 'flow') return flowCommand(args.slice(1), io);
   if (args[0] === 'mcp-server') return mcpServerCommand(args.slice(1), io);
   if (args[0] === 'mcp') return mcpCommand(args.slice(1), io, { cliScript: fileURLToPath(import.meta.url) });
   const fail = failure(io, 'openmanus');

@@ -6,7 +6,8 @@ export interface ProgressOptions {
   readonly now?: () => number;
 }
 
-const paint = (on: boolean, code: number) => (text: string) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
+/** `text` in the ANSI colour or style `code`, when `on`. */
+export const paint = (on: boolean, code: number) => (text: string) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
 
 /** One line, at most `max` characters, for previews of arguments and observations. */
 export function preview(text: string, max: number): string {

@@ -37,7 +37,7 @@ export const useColor = (stream: { isTTY?: boolean }, env: SessionIo['env']) =>
   Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
 
 /** Asks on the terminal; without one, says so, so the model can carry on without an answer. */
-async function askOnTerminal(io: SessionIo, question: string): Promise<string> {
+export async function askOnTerminal(io: SessionIo, question: string): Promise<string> {
   if (!io.stdin.isTTY)
     return '(No one can answer: openmanus is not attached to a terminal. Continue with your best judgement.)';
   const rl = createInterface({ input: io.stdin, output: io.stderr });

@@ -1,0 +1,154 @@
+import { parseArgs } from 'node:util';
+import { describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { createPlanningFlow, type FlowItem, type FlowOutcome, streamFlow } from '@openmanus/flow';
+import { type AgentName, type AgentSettings, createCliAgent } from './agents.js';
+import { compactFlowItem } from './flowJson.js';
+import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
+import { createFlowProgress } from './flowProgress.js';
+import { createLiveView, streamAbove } from './liveView.js';
+import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import { createProfiledLlm } from './profiledLlm.js';
+import { askOnTerminal, cancelOnSigint, readTask, type SessionIo, useColor } from './session.js';
+
+export const flowUsage = `Usage: openmanus flow [options] [task...]
+
+Runs a task as OpenManus's planning flow (run_flow.py): the model makes a plan, each step goes to
+an executor agent — manus, and data_analysis when it is on: steps labelled [DATA_ANALYSIS] go to it —
+and the model sums up at the end. Without a task, asks for one.
+
+On a terminal the plan stays at the bottom, redrawn as its steps start ([→]), finish ([✓]) or
+are blocked ([!], with the reason); each executor's progress goes above it, led by its step
+(step 0 [manus] ...). Elsewhere each change of the plan is printed again. The summary comes last.
+
+Options:
+  -p, --prompt <task>     the task (the same as giving it as arguments)
+  --data-analysis         add the data_analysis executor (as [runflow] use_data_analysis_agent = true)
+  --when-blocked <what>   after a step is blocked: continue (default, as OpenManus), replan (ask the
+                          model to change the plan) or stop (end the flow)
+  --timeout <seconds>     longest the whole flow may run (default 3600)
+  --fresh-memory          every step starts from an empty history (default: an executor remembers
+                          its earlier steps, as OpenManus)
+  --config <file>, --workspace <dir>, --max-steps <n> (per step), --model <name>,
+  --sandbox <mode>, --json: as for \`openmanus\`
+  -h, --help              show this help
+
+The plan and the summary use [llm] of config.toml; each executor its own [llm.<name>] table if
+there is one, else [llm].
+Exit codes: 0 completed (blocked steps are in the plan and the summary), 1 stopped at a blocked
+step (--when-blocked stop), out of time or failed, 2 bad input or config, 130 cancelled.`;
+
+const parseArguments = (args: string[]) =>
+  parseArgs({
+    args,
+    allowPositionals: true,
+    options: {
+      prompt: { type: 'string', short: 'p' },
+      'data-analysis': { type: 'boolean', default: false },
+      'when-blocked': { type: 'string' },
+      timeout: { type: 'string' },
+      'fresh-memory': { type: 'boolean', default: false },
+      config: { type: 'string' },
+      workspace: { type: 'string' },
+      'max-steps': { type: 'string' },
+      model: { type: 'string' },
+      sandbox: { type: 'string' },
+      json: { type: 'boolean', default: false },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+
+/** Exit codes: 0 completed, 1 stopped at a blocked step, out of time or failed, 130 cancelled. */
+export function flowExitCode(outcome: FlowOutcome): number {
+  if (outcome.finishReason === 'completed') return 0;
+  return outcome.finishReason === 'cancelled' ? 130 : 1;
+}
+
+/** `openmanus flow`: a task as a planning flow with a live view of its plan; returns the exit code. */
+export async function flowCommand(argv: string[], io: SessionIo): Promise<number> {
+  const fail = failure(io, 'openmanus flow');
+  let parsed: ReturnType<typeof parseArguments>;
+  try {
+    parsed = parseArguments(argv);
+  } catch (error) {
+    return fail(`${messageOf(error)}\n\n${flowUsage}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${flowUsage}\n`);
+    return 0;
+  }
+  const maxSteps = maxStepsOption(values['max-steps']);
+  if (!maxSteps.ok) return fail(maxSteps.error);
+  const sandbox = sandboxOption(values.sandbox);
+  if (!sandbox.ok) return fail(sandbox.error);
+  const whenBlocked = whenBlockedOption(values['when-blocked']);
+  if (!whenBlocked.ok) return fail(whenBlocked.error);
+  const timeoutMs = timeoutOption(values.timeout);
+  if (!timeoutMs.ok) return fail(timeoutMs.error);
+  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
+  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  if (!config.ok) return fail(describeConfigError(config.error));
+  const dataAnalysis = useDataAnalysisAgent(config.value);
+  if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));
+
+  const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
+  if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
+
+  const settings: Omit<AgentSettings, 'maxInputTokens'> = {
+    workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
+    maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
+    sandbox: sandbox.value ?? config.value.agent.sandbox ?? 'auto',
+    search: config.value.search,
+    browser: config.value.browser,
+  };
+  // Each executor with its `[llm.<name>]` profile's input limit, as `openmanus --agent <name>`.
+  const executor = (name: AgentName) => {
+    const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, name);
+    return createCliAgent(name, { ...settings, ...(maxInputTokens ? { maxInputTokens } : {}) });
+  };
+  const flow = createPlanningFlow({
+    agents: {
+      manus: executor('manus'),
+      ...(dataAnalysis.value || values['data-analysis'] ? { data_analysis: executor('data_analysis') } : {}),
+    },
+    ...(whenBlocked.value ? { whenBlocked: whenBlocked.value } : {}),
+    executorMemory: values['fresh-memory'] ? 'clear' : 'keep',
+    timeoutMs: timeoutMs.value,
+  });
+  const redraw = Boolean(io.stdout.isTTY) && io.env.TERM !== 'dumb';
+  const view = createLiveView({
+    out: io.stdout,
+    log: io.stderr,
+    redraw,
+    sharedScreen: redraw && Boolean(io.stderr.isTTY),
+  });
+  const show = values.json
+    ? (item: FlowItem) => io.stdout.write(`${JSON.stringify(compactFlowItem(item))}\n`)
+    : createFlowProgress({
+        view,
+        color: { view: useColor(io.stdout, io.env), log: useColor(io.stderr, io.env) },
+        width: () => (redraw ? (io.stdout as { columns?: number }).columns : undefined),
+      });
+  const cancel = cancelOnSigint({ ...io, stderr: streamAbove(view) }, (code) => process.exit(code));
+  try {
+    let outcome: FlowOutcome | undefined;
+    const items = streamFlow(flow, task, {
+      llm: createProfiledLlm(config.value),
+      signal: cancel.signal,
+      onHuman: (question) => view.aside(() => askOnTerminal(io, question)),
+    });
+    for await (const item of items) {
+      show(item);
+      if (item.type === 'result') outcome = item.result;
+    }
+    view.close();
+    if (!outcome) return fail('the flow ended without a result', 1);
+    if (values.json) return flowExitCode(outcome);
+    if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
+    const code = flowExitCode(outcome);
+    if (code !== 0) fail(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}`);
+    return code;
+  } finally {
+    cancel.dispose();
+  }
+}
