@@ -1,4 +1,4 @@
-import type { Plan, StepStatus } from '@openmanus/flow';
+import { type Plan, STEP_MARKS, type StepStatus } from '@openmanus/flow';
 import { paint, preview } from './progress.js';
 
 export interface PlanViewOptions {
@@ -7,13 +7,8 @@ export interface PlanViewOptions {
   readonly width?: number;
 }
 
-/** The marks of the flow's `renderPlan`, each with its colour on a terminal. */
-const MARKS: Record<StepStatus, { readonly mark: string; readonly color: number }> = {
-  not_started: { mark: '[ ]', color: 2 },
-  in_progress: { mark: '[→]', color: 36 },
-  completed: { mark: '[✓]', color: 32 },
-  blocked: { mark: '[!]', color: 31 },
-};
+/** The colour of each status's mark (the marks are `renderPlan`'s) on a terminal. */
+const COLORS: Record<StepStatus, number> = { not_started: 2, in_progress: 36, completed: 32, blocked: 31 };
 
 /** Longest notes shown in a log, where lines need not fit a terminal. */
 const NOTES_CHARS = 300;
@@ -36,7 +31,8 @@ export function planView(plan: Plan, { color, width }: PlanViewOptions): readonl
     paint(color, 1)(`Plan: ${fit(plan.title, 6)}`),
     `Progress: ${fit(progress, 10)}`,
     ...plan.steps.flatMap((step, index) => {
-      const { mark, color: code } = MARKS[step.status];
+      const mark = STEP_MARKS[step.status];
+      const code = COLORS[step.status];
       const lead = `  ${index}. `;
       const stepLine = `${lead}${paint(color, code)(mark)} ${fit(step.text, lead.length + mark.length + 1)}`;
       if (!step.notes) return [stepLine];

@@ -271,7 +271,7 @@ describe('openmanus flow', () => {
     );
     expect(code).toBe(1);
     expect(stderr).toMatch(/■ flow timeout: 0\/1 steps completed/);
-    expect(stderr).toMatch(/openmanus flow: stopped \(timeout\): the flow ran out of time \(1 s\)\n$/);
+    expect(stderr).toMatch(/openmanus flow: stopped \(timeout\): the flow ran out of time \(0.5 s\)\n$/);
     expect(processesMatching(marker)).toEqual([]);
   });
 

@@ -124,7 +124,7 @@ export function flowStep(config: FlowConfig, state: FlowState, event: FlowEvent)
       const remembered = report ? remember(config, settled(state), work.executor, report) : settled(state);
       const verdict: Verdict = report
         ? verdictOf(report)
-        : { kind: 'failed', reason: event.type === 'agentFailed' ? event.error : '' };
+        : { kind: 'failed', reason: (event.type === 'agentFailed' && event.error) || 'the executor could not be run' };
       if (work.stepIndex === undefined) {
         const answer =
           verdict.kind === 'done'
@@ -135,7 +135,7 @@ export function flowStep(config: FlowConfig, state: FlowState, event: FlowEvent)
       return judged(config, remembered, work.stepIndex, verdict);
     }
     case 'timedOut':
-      return finish(state, 'timeout', { error: `the flow ran out of time (${Math.round(event.afterMs / 1000)} s)` });
+      return finish(state, 'timeout', { error: `the flow ran out of time (${event.afterMs / 1000} s)` });
     case 'cancelled':
       return finish(state, 'cancelled', { error: event.reason });
     case 'faulted':

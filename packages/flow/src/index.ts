@@ -42,6 +42,7 @@ export {
   type PlanStep,
   planningParameters,
   renderPlan,
+  STEP_MARKS,
   STEP_STATUSES,
   type StepStatus,
 } from './plans.js';

@@ -65,7 +65,8 @@ export interface PlanningOutcome {
 
 export const emptyPlanBook: PlanBook = { plans: {} };
 
-const MARKS: Record<StepStatus, string> = {
+/** How `renderPlan` marks a step of each status. */
+export const STEP_MARKS: Readonly<Record<StepStatus, string>> = {
   not_started: '[ ]',
   in_progress: '[→]',
   completed: '[✓]',
@@ -111,7 +112,7 @@ export function renderPlan(plan: Plan): string {
   const heading = `Plan: ${plan.title} (ID: ${plan.id})`;
   const count = (status: StepStatus) => plan.steps.filter((step) => step.status === status).length;
   const steps = plan.steps.flatMap((step, index) => [
-    `${index}. ${MARKS[step.status]} ${step.text}`,
+    `${index}. ${STEP_MARKS[step.status]} ${step.text}`,
     ...(step.notes ? [`   Notes: ${step.notes}`] : []),
   ]);
   return [

@@ -286,7 +286,7 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     expect(outcome).toMatchObject({
       status: 'finished',
       finishReason: 'timeout',
-      error: 'the flow ran out of time (0 s)',
+      error: 'the flow ran out of time (0.2 s)',
     });
     expect(outcome.plan.steps[0]?.status).toBe('in_progress');
     expect(server?.requests).toHaveLength(2);
