@@ -98,7 +98,10 @@ const childLooksUp = (turn: number): ScriptedReply =>
     ? { toolCalls: [{ name: 'lookup', arguments: { q: 'paris' } }], usage: { inputTokens: 100, outputTokens: 10 } }
     : { content: 'The capital is Paris.', usage: { inputTokens: 200, outputTokens: 20 } };
 
-const CHILD_ORIGIN: readonly ItemOrigin[] = [{ tool: 'researcher', effectId: 'running-1-0' }];
+// The tool call that ran the child, with the child agent and its model (the parent's port here).
+const CHILD_ORIGIN: readonly ItemOrigin[] = [
+  { tool: 'researcher', effectId: 'running-1-0', agent: 'researcher', model: 'scripted' },
+];
 
 /** Resolves once `signal` has aborted (at once if it already has). */
 const untilAborted = (signal: AbortSignal) =>
@@ -247,7 +250,7 @@ describe('agentTool: a child agent as a tool', () => {
 
     expect(outcome.answer).toBe('Parent reports: Via the librarian: The atlas says Paris.');
     expect(items.map((item) => item.origin ?? [])).toEqual([
-      [...CHILD_ORIGIN, { tool: 'librarian', effectId: 'running-1-0' }],
+      [...CHILD_ORIGIN, { tool: 'librarian', effectId: 'running-1-0', agent: 'librarian', model: 'scripted' }],
       CHILD_ORIGIN,
       [],
     ]);
@@ -265,11 +268,16 @@ describe('agentTool: a child agent as a tool', () => {
 
   it('the child’s model use counts in the parent’s usage when it has a port of its own', async () => {
     const parentLlm = modelFor({ parent: parentReplies() });
-    const childLlm = modelFor({ child: childLooksUp });
+    const childLlm = scriptedLlm((request) => childLooksUp(turnOf(request)), 'child-model');
     const tool = agentTool(researcher([lookupTool([])]), { llm: childLlm });
-    const outcome = await run(parentOf(tool), 'capital?', { llm: parentLlm });
+    const origins: (readonly ItemOrigin[] | undefined)[] = [];
+    const emitter = createRunEmitter();
+    emitter.on('result', (item) => void origins.push(item.origin));
+    const outcome = await run(parentOf(tool), 'capital?', { llm: parentLlm, emitter });
 
     expect(outcome.answer).toBe('Parent reports: The capital is Paris.');
+    // The child's items name the model it ran on, not the parent's.
+    expect(origins[0]).toEqual([{ ...CHILD_ORIGIN[0], model: 'child-model' }]);
     expect(parentLlm.requests.map(whoAsked)).toEqual(['parent', 'parent']);
     expect(childLlm.requests.map(whoAsked)).toEqual(['child', 'child']);
     expect(outcome.usage).toEqual({ inputTokens: 330, outputTokens: 33, llmCalls: 4 });

@@ -63,8 +63,10 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
     parameters: taskParameters(`The task for ${agent.config.name}, with everything it needs.`),
     timeoutMs: options.timeoutMs ?? 30 * 60_000,
     execute: async ({ task }, scope) => {
+      const llm = options.llm ?? scope.llm;
       const emitter = createRunEmitter();
-      for (const type of ITEM_TYPES) emitter.on(type, (item: RunItem) => scope.emit(item));
+      const from = { agent: agent.config.name, model: llm.model };
+      for (const type of ITEM_TYPES) emitter.on(type, (item: RunItem) => scope.emit(item, from));
       // Another port's calls are counted here, as the child's state records them; the parent's own
       // port counts them itself. What the state held when this call resumed was counted before.
       let counted = usageOf(scope.progress);
@@ -74,7 +76,7 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
         counted = state.usage;
       };
       const child: RunOptions = {
-        llm: options.llm ?? scope.llm,
+        llm,
         runId: `${scope.runId}/${scope.effectId}`,
         signal: scope.signal,
         emitter,

@@ -8,6 +8,9 @@ import { lazyModule } from '../lazyModule.js';
 export interface ItemOrigin {
   readonly tool: string;
   readonly effectId: string;
+  /** The agent the tool call ran (an `agentTool`), and its model: what a trace names the child run after. */
+  readonly agent?: string;
+  readonly model?: string;
 }
 
 /** One thing that happened in a run, in order: an effect starting, an event applied, an observation, the result. */

@@ -2,7 +2,7 @@ import type { HostAnswer } from '../kernel/events.js';
 import type { ToolCall } from '../kernel/messages.js';
 import type { LlmPort } from '../llm/llm.js';
 import type { Tool } from '../tools/defineTool.js';
-import type { RunItem } from './runItems.js';
+import type { ItemOrigin, RunItem } from './runItems.js';
 
 export type ApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string };
 
@@ -40,6 +40,8 @@ export interface ToolScope extends RunScope {
   readonly progress?: unknown;
   /** A person's answer to what this call paused on (`suspend`), with ids relative to the call. */
   readonly answer?: HostAnswer;
+  /** Announces a child run's items, tagged with this call (and the child agent and model, when it runs one). */
+  emit(item: RunItem, child?: Pick<ItemOrigin, 'agent' | 'model'>): void;
   /** Records how far the call got; a resumed run hands it back as `progress`. */
   saveProgress(progress: unknown): void;
   /** This tool's data for this run (kept in the run's state, so it survives a resume). */

@@ -81,7 +81,8 @@ export async function executeTool(
     ...(run.onApproval ? { onApproval: run.onApproval } : {}),
     llm: meteredLlm(run.llm, usage),
     resource: (key, open, close) => run.resource(key, open, close),
-    emit: (item) => run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id }, ...(item.origin ?? [])] }),
+    emit: (item, child) =>
+      run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id, ...child }, ...(item.origin ?? [])] }),
     changeTools: (change) => run.changeTools(change),
     callId: call.id,
     effectId: effect.id,
