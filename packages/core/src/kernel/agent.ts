@@ -103,6 +103,8 @@ export interface Agent {
   readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
   /** The step the shell runs: by default the loop with `defaultPolicies`. */
   readonly step?: StepFunction;
+  /** The policies `step` was made from, when it was (so that a rule can be added: `withApprovals`). */
+  readonly policies?: readonly Policy[];
 }
 
 export type AgentInput = Omit<AgentConfigInput, 'tools'> & {
@@ -123,5 +125,6 @@ export function createAgent(input: AgentInput): Agent {
     tools,
     ...(contextGatherers ? { contextGatherers } : {}),
     ...(chosen ? { step: chosen } : {}),
+    ...(policies && !step ? { policies } : {}),
   };
 }

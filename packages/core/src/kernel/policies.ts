@@ -43,6 +43,8 @@ export interface Policy {
   ): Stop | { readonly request: LlmRequest; readonly notes?: readonly Observation[] } | undefined;
   /** The model replied: what the policy remembers from now on (its `memory`). */
   afterResponse?(context: PolicyContext, message: AssistantMessage): unknown;
+  /** A call the tool does not gate: should it wait for a person's approval first? (`true` asks.) */
+  needsApproval?(context: PolicyContext, call: ToolCall, args: unknown, spec: ToolSpec): boolean | undefined;
   /** A call is about to run: a message refuses it (the model sees the message as the call's result). */
   admitCall?(context: PolicyContext, call: ToolCall, spec: ToolSpec): string | undefined;
   /** Every call of the step has answered: stop the run here? */

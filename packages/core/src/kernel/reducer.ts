@@ -415,7 +415,10 @@ function admit(rules: Rules, state: AgentState, call: ToolCall, argsLength?: num
     const refusal = policy.admitCall?.(contextFor(policy, rules.config, state), call, spec);
     if (refusal) return refuse(refusal, args);
   }
-  const phase = spec.needsApproval ? 'approval' : spec.human ? 'human' : 'running';
+  const gated =
+    spec.needsApproval === true ||
+    rules.policies.some((policy) => policy.needsApproval?.(contextFor(policy, rules.config, state), call, args, spec));
+  const phase = gated ? 'approval' : spec.human ? 'human' : 'running';
   return { call, phase, args };
 }
 

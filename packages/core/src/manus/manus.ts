@@ -1,5 +1,7 @@
 import { resolve } from 'node:path';
 import { type Agent, createAgent } from '../kernel/agent.js';
+import { type ApprovalRule, requireApproval } from '../kernel/approvals.js';
+import { defaultPolicies } from '../kernel/policies.js';
 import { askHuman } from '../tools/askHuman.js';
 import type { Tool } from '../tools/defineTool.js';
 import { createPythonExecute, type PythonExecuteOptions } from '../tools/pythonExecute.js';
@@ -16,8 +18,8 @@ export interface ManusOptions {
   readonly maxSteps?: number;
   readonly maxObserve?: number;
   readonly maxInputTokens?: number;
-  /** Tool names whose calls need the host's approval first. */
-  readonly approvals?: readonly string[];
+  /** Calls that need the host's approval first: tool names, per tool `true` or a predicate on the arguments, or a function. */
+  readonly approvals?: ApprovalRule;
   /** Tool names that must run at most once: after a crash the model is told instead of the call running again. */
   readonly atMostOnce?: readonly string[];
   readonly python?: Omit<PythonExecuteOptions, 'workspace'>;
@@ -37,16 +39,9 @@ export const manusNextStepPrompt = [
   'When the task is complete, or cannot be completed, summarise the outcome and call `terminate`.',
 ].join(' ');
 
-/** The tool with the flags the host asked for by name. */
-const flagged = (tool: Tool, options: ManusOptions): Tool => {
-  const needsApproval = options.approvals?.includes(tool.spec.name) === true;
-  const atMostOnce = options.atMostOnce?.includes(tool.spec.name) === true;
-  if (!needsApproval && !atMostOnce) return tool;
-  return {
-    ...tool,
-    spec: { ...tool.spec, ...(needsApproval ? { needsApproval } : {}), ...(atMostOnce ? { atMostOnce } : {}) },
-  };
-};
+/** The tool flagged at-most-once when the host asked for it by name. */
+const flagged = (tool: Tool, options: ManusOptions): Tool =>
+  options.atMostOnce?.includes(tool.spec.name) ? { ...tool, spec: { ...tool.spec, atMostOnce: true } } : tool;
 
 /** The Manus agent: OpenManus's defaults (20 steps, observations cut at 10000) and its tools. */
 export function createManus(options: ManusOptions = {}): Agent {
@@ -69,5 +64,6 @@ export function createManus(options: ManusOptions = {}): Agent {
     maxObserve: options.maxObserve ?? 10_000,
     llmProfile: options.llmProfile ?? 'manus',
     ...(options.maxInputTokens !== undefined ? { maxInputTokens: options.maxInputTokens } : {}),
+    ...(options.approvals ? { policies: [...defaultPolicies, requireApproval(options.approvals)] } : {}),
   });
 }

@@ -1,4 +1,5 @@
 import type { Agent } from '../kernel/agent.js';
+import { type ApprovalRule, withApprovals } from '../kernel/approvals.js';
 import type { AnyEffect } from '../kernel/effects.js';
 import type { AnyEvent } from '../kernel/events.js';
 import type { ImageData } from '../kernel/messages.js';
@@ -17,6 +18,11 @@ import type { CheckpointStore } from './store.js';
 
 export interface RunOptions extends HostCallbacks {
   readonly llm: LlmPort;
+  /**
+   * Calls that wait for approval in this run, besides those the tools gate: tool names, per tool
+   * `true` or a predicate on the arguments, or a function. Give the same rule when resuming.
+   */
+  readonly approvals?: ApprovalRule;
   /** The run's id (tools key resources and idempotency on it); default: the saved state's, else a new UUID. */
   readonly runId?: string;
   readonly signal?: AbortSignal;
@@ -126,12 +132,13 @@ async function restored(saved: unknown, options: RunOptions): Promise<Start> {
  * its own (id, signal, resources), checkpoints, and run items to the emitter and stream.
  */
 async function runFrom(
-  agent: Agent,
+  given: Agent,
   start: Start,
   first: AnyEvent,
   options: RunOptions,
   sink?: ItemSink<RunItem>,
 ): Promise<RunOutcome> {
+  const agent = options.approvals ? withApprovals(given, options.approvals) : given;
   const from = start.state;
   if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');
   const runId = options.runId ?? start.read?.runId ?? from.runId ?? crypto.randomUUID();
