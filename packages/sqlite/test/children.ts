@@ -36,6 +36,8 @@ export async function buildChildren(): Promise<Children> {
 
 export interface Child {
   readonly process: ChildProcess;
+  /** Writes a line to the child's standard input. */
+  send(line: string): void;
   /** Resolves with the first line the child prints that `matches`; rejects if it exits first. */
   line(matches: (line: string) => boolean): Promise<string>;
   /** Resolves with the exit code (or signal) once the child has ended. */
@@ -45,7 +47,7 @@ export interface Child {
 export function startChild(script: string, args: readonly string[]): Child {
   const child = spawn(process.execPath, [script, ...args], {
     env: { PATH: process.env.PATH ?? '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['pipe', 'pipe', 'pipe'],
   });
   const lines: string[] = [];
   const checks = new Set<() => void>();
@@ -79,5 +81,5 @@ export function startChild(script: string, args: readonly string[]): Child {
       checks.add(check);
       check();
     });
-  return { process: child, line, exited };
+  return { process: child, send: (text) => child.stdin.write(`${text}\n`), line, exited };
 }
