@@ -49,6 +49,17 @@ interface RunRow {
   readonly delta_chars: number;
 }
 
+/** A run's row as a save writes it. */
+interface RunWrite {
+  readonly id: string;
+  readonly version: number;
+  readonly entry: string;
+  readonly status: string | null;
+  readonly now: number;
+  readonly snapshot: number;
+  readonly deltas: number;
+}
+
 interface SummaryRow {
   readonly id: string;
   readonly version: number;
@@ -89,19 +100,7 @@ export function createSqliteStore<S extends object = AgentState>(options: string
   const linesOf = db.prepare<[string], string>('SELECT line FROM entries WHERE run_id = ? ORDER BY version').pluck();
   const addEntry = db.prepare<[string, number, string]>('INSERT INTO entries (run_id, version, line) VALUES (?, ?, ?)');
   const clearEntries = db.prepare<[string]>('DELETE FROM entries WHERE run_id = ?');
-  const writeRun = db.prepare<
-    [
-      {
-        id: string;
-        version: number;
-        entry: string;
-        status: string | null;
-        now: number;
-        snapshot: number;
-        deltas: number;
-      },
-    ]
-  >(`
+  const writeRun = db.prepare<[RunWrite]>(`
     INSERT INTO runs (id, version, last_entry, status, updated_at, touched, snapshot_chars, delta_chars)
     VALUES (@id, @version, @entry, @status, @now, (SELECT coalesce(max(touched), 0) + 1 FROM runs), @snapshot, @deltas)
     ON CONFLICT (id) DO UPDATE SET
