@@ -16,4 +16,12 @@ command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || echo "setup: bubbl
 # Chromium: the browser tool drives it through playwright-core, and the chart tests open charts in it.
 # Debian's package (never `npx playwright install`, which downloads from the internet).
 command -v chromium >/dev/null 2>&1 || apt_install chromium || echo "setup: chromium could not be installed; the browser tests will fail"
+# @openmanus/sqlite's better-sqlite3 compiles its binding where no prebuilt one can be downloaded:
+# that needs make and a C++ compiler, and Node's headers, which node-gyp would download too, so it
+# is pointed at the ones installed with Node when they are there.
+{ command -v make && command -v g++; } >/dev/null 2>&1 || apt_install build-essential || echo "setup: build-essential could not be installed; better-sqlite3 needs it where it cannot download a prebuilt binary"
+node_prefix=$(node -p 'require("node:path").resolve(process.execPath, "..", "..")')
+if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/common.gypi" ]; then
+  export npm_config_nodedir="$node_prefix"
+fi
 pnpm install --frozen-lockfile

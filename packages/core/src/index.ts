@@ -66,6 +66,7 @@ export {
   type RunItem,
   type RunOutcome,
 } from './shell/runItems.js';
+export { deltaLine, type RunLog, readRunLog, snapshotLine } from './shell/runLog.js';
 export {
   type ApprovalDecision,
   createResourcePool,
@@ -74,6 +75,7 @@ export {
   type RunScope,
   type ToolScope,
 } from './shell/scope.js';
+export { type ArrayTail, diffState, type StateDelta } from './shell/stateDelta.js';
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
 export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
 export { createToolRun, type ToolRun, type ToolRunOptions } from './shell/toolRun.js';
