@@ -30,10 +30,11 @@ const settle = async () => {
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 };
-// Warm up (JIT, the connection pool), then measure from a settled baseline.
-await Promise.all(Array.from({ length: 20 }, (_, i) => run(agent, `warm ${i}`, { llm })));
+// Warm up (JIT, inline caches, the connection pool) with a burst of its own, then measure from a settled baseline.
+await Promise.all(Array.from({ length: 200 }, (_, i) => run(agent, `warm ${i}`, { llm })));
 await settle();
 const baseline = process.memoryUsage().rss;
+const baseHeap = process.memoryUsage().heapUsed;
 let peak = baseline;
 const sampler = setInterval(() => {
   peak = Math.max(peak, process.memoryUsage().rss);
@@ -49,6 +50,7 @@ peak = Math.max(peak, process.memoryUsage().rss);
 const failed = outcomes.filter((o) => o.status !== 'finished').length;
 await settle();
 const after = process.memoryUsage().rss;
+const afterHeap = process.memoryUsage().heapUsed;
 const mb = (bytes) => Math.round((bytes / 1e6) * 10) / 10;
 console.log(
   JSON.stringify({
@@ -60,6 +62,7 @@ console.log(
     worstDelayMs: Math.round(delay.max / 1e6),
     p99DelayMs: Math.round(delay.percentile(99) / 1e6),
     leftMb: mb(after - baseline),
+    heapLeftMb: mb(afterHeap - baseHeap),
   }),
 );
 server.kill();

@@ -62,6 +62,13 @@ const server = spawn(process.execPath, [here('./server.js')], { stdio: ['pipe', 
 const [line] = await once(server.stdout, 'data');
 const endpoint = String(line).trim();
 
+/** concurrency.mjs in a process of its own (it starts its own model server): its JSON line. */
+async function manyRuns(runs) {
+  const args = ['--expose-gc', '--no-deprecation', '--import', here('./guard.mjs'), here('./concurrency.mjs'), String(runs)];
+  const out = execFileSync(process.execPath, args, { encoding: 'utf8' });
+  return JSON.parse(out.trim().split('\n').at(-1));
+}
+
 function measure(contender, scenario) {
   return new Promise((resolve) => {
     const child = spawn(
@@ -199,6 +206,11 @@ const pageStates = await browserStateTokens().catch((error) => {
   errors['browser page state'] = error.message;
   return undefined;
 });
+// Many runs in one process, in a process of its own: memory per run, the event loop's worst delay.
+const many = await manyRuns(1000).catch((error) => {
+  errors['many runs'] = error.message;
+  return undefined;
+});
 const perStep = (r) => `${r.first.toFixed(0)} → ${r.last.toFixed(0)}`;
 const checkpoints = [
   '',
@@ -222,6 +234,11 @@ const extras = [
     .map(([mode, { median }]) => `${mode} ${median.toFixed(0)}`)
     .join(' · ')}.`,
   `- str_replace_editor (confined: no links followed, opened files re-checked): ${Math.round(editorOps).toLocaleString('en-US')} operations per second (create, view, str_replace).`,
+  ...(many
+    ? [
+        `- ${many.runs.toLocaleString('en-US')} runs started at once in one process (3 model calls each, one shared port): ${many.seconds} s, ${many.peakMb} MB at the peak (${many.kbPerRun} KB per run), worst event-loop delay ${many.worstDelayMs} ms; once they finished, the heap was ${many.heapLeftMb} MB above its warm baseline.`,
+      ]
+    : []),
 ];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const meta = `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · Node ${process.version} · medians over ${REPS} processes per contender and figure (the faster of 2 runs in each)`;

@@ -1,4 +1,5 @@
 export * from './kernel/index.js';
+export { limitConcurrency } from './llm/concurrency.js';
 export type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm/llm.js';
 export { describeLlmError } from './llm/llm.js';
 export {

@@ -17,7 +17,6 @@ import {
   type RunStatus,
   SCHEMA_VERSION,
   type Turn,
-  type Usage,
 } from './state.js';
 import type { ToolSpec } from './tool.js';
 

@@ -10,6 +10,7 @@ import type { LlmRequest } from '../kernel/effects.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { err, ok, type Result } from '../result.js';
+import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 
@@ -43,6 +44,11 @@ export interface OpenAiLlmOptions {
   readonly stream?: boolean;
   /** A ready-made client, e.g. one with a custom fetch. */
   readonly client?: OpenAI;
+  /**
+   * Most requests of this port in flight at once (default 32; `Infinity` for no limit): the rest
+   * wait their turn, so many runs sharing a port share its connections instead of opening one each.
+   */
+  readonly maxConcurrentRequests?: number;
 }
 
 const REASONING_MODEL = /^(?:.*\/)?(?:o\d|gpt-5)/i;
@@ -66,52 +72,55 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
 
-  return {
-    model: options.model,
-    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
-      const params = toParams(request, options, reasoning, promptMode);
-      let openai: OpenAiModule;
-      let chat: OpenAI['chat']['completions'];
-      try {
-        openai = await sdk();
-        chat = (await client()).chat.completions;
-      } catch (error) {
-        // Raised before any request, e.g. no API key: a setup problem, not the model's.
-        return err({ kind: 'config', message: messageOf(error) });
-      }
-      // One guard per request: the SDK never removes its listener from the signal it gets.
-      const guard = guardRequest(callOptions.signal, timeoutMs);
-      const send = (): Promise<ChatCompletion> => {
-        if (!options.stream) return chat.create(params, { signal: guard.signal });
-        const stream = chat.stream(
-          { ...params, stream: true, stream_options: { include_usage: true } },
-          { signal: guard.signal },
-        );
-        // Quiet between chunks for too long: the stream ends (before the first, the deadline rules).
-        stream.on('chunk', () => guard.idle(idleTimeoutMs));
-        return stream.finalChatCompletion();
-      };
-      try {
-        for (let attempt = 0; ; attempt++) {
-          const outcome = await guard.race(send());
-          guard.idle(undefined);
-          if ('value' in outcome) return fromCompletion(outcome.value, promptMode);
-          if ('stopped' in outcome) return err(outcome.stopped);
-          // The failure may be the abort itself: then why it was aborted is the answer.
-          const stopped = guard.stopped();
-          if (stopped) return err(stopped);
-          const error = toLlmError(openai, outcome.error);
-          // The SDK retried what failed before the headers; a reply cut after them is retried here.
-          const cutMidway = error.kind === 'network' && !(outcome.error instanceof openai.OpenAI.APIConnectionError);
-          if (!cutMidway || attempt >= maxRetries) return err(error);
-          const waited = await guard.race(sleep(Math.min(500 * 2 ** attempt, 8_000)));
-          if ('stopped' in waited) return err(waited.stopped);
+  return limitConcurrency(
+    {
+      model: options.model,
+      async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+        const params = toParams(request, options, reasoning, promptMode);
+        let openai: OpenAiModule;
+        let chat: OpenAI['chat']['completions'];
+        try {
+          openai = await sdk();
+          chat = (await client()).chat.completions;
+        } catch (error) {
+          // Raised before any request, e.g. no API key: a setup problem, not the model's.
+          return err({ kind: 'config', message: messageOf(error) });
         }
-      } finally {
-        guard.dispose();
-      }
+        // One guard per request: the SDK never removes its listener from the signal it gets.
+        const guard = guardRequest(callOptions.signal, timeoutMs);
+        const send = (): Promise<ChatCompletion> => {
+          if (!options.stream) return chat.create(params, { signal: guard.signal });
+          const stream = chat.stream(
+            { ...params, stream: true, stream_options: { include_usage: true } },
+            { signal: guard.signal },
+          );
+          // Quiet between chunks for too long: the stream ends (before the first, the deadline rules).
+          stream.on('chunk', () => guard.idle(idleTimeoutMs));
+          return stream.finalChatCompletion();
+        };
+        try {
+          for (let attempt = 0; ; attempt++) {
+            const outcome = await guard.race(send());
+            guard.idle(undefined);
+            if ('value' in outcome) return fromCompletion(outcome.value, promptMode);
+            if ('stopped' in outcome) return err(outcome.stopped);
+            // The failure may be the abort itself: then why it was aborted is the answer.
+            const stopped = guard.stopped();
+            if (stopped) return err(stopped);
+            const error = toLlmError(openai, outcome.error);
+            // The SDK retried what failed before the headers; a reply cut after them is retried here.
+            const cutMidway = error.kind === 'network' && !(outcome.error instanceof openai.OpenAI.APIConnectionError);
+            if (!cutMidway || attempt >= maxRetries) return err(error);
+            const waited = await guard.race(sleep(Math.min(500 * 2 ** attempt, 8_000)));
+            if ('stopped' in waited) return err(waited.stopped);
+          }
+        } finally {
+          guard.dispose();
+        }
+      },
     },
-  };
+    options.maxConcurrentRequests ?? 32,
+  );
 }
 
 function checkedMs(name: string, value: number | undefined): number | undefined {

@@ -8,6 +8,7 @@ import { type AgentState, isFinal } from '../kernel/state.js';
 import { loadTokenizer } from '../kernel/tokens.js';
 import type { LlmPort } from '../llm/llm.js';
 import type { Tool } from '../tools/defineTool.js';
+import { admitRun } from './admission.js';
 import { drive, type Machine } from './driver.js';
 import { type ItemSink, itemStream } from './itemStream.js';
 import { agentPerformers, type HostPerformers } from './performers.js';
@@ -138,6 +139,9 @@ async function runFrom(
   options: RunOptions,
   sink?: ItemSink<RunItem>,
 ): Promise<RunOutcome> {
+  // Many runs started at once begin in slices, one turn of the event loop each.
+  const admission = admitRun();
+  if (admission) await admission;
   const agent = options.approvals ? withApprovals(given, options.approvals) : given;
   const from = start.state;
   if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');
