@@ -97,10 +97,10 @@ export function divergence(
   const at = firstDifference(recorded.messages, got.messages);
   if (at === undefined) return undefined;
   const message = request.messages[at];
-  const gotText = message ? `"${excerptOf(message, placeholders)}"` : '';
   const recordedEntry = recorded.messages[at];
   if (!message)
     return `the request ends after ${got.messages.length} messages; the recording had ${recorded.messages.length}`;
+  const gotText = `"${excerptOf(message, placeholders)}"`;
   if (recordedEntry === undefined)
     return `message ${at + 1} (${labelOf(message)}) is new: the recording had ${recorded.messages.length} messages; got ${gotText}`;
   const recordedText = excerpts.get(hashOf(recordedEntry));
