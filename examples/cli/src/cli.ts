@@ -6,7 +6,7 @@ import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
-import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import { failure, maxStepsOption, messageOf, recordedTo, sandboxOption } from './options.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 
 const usage = `Usage: openmanus [options] [task...]
@@ -38,6 +38,8 @@ Options:
                        else the best the host allows), bwrap (no network, only the workspace
                        writable; refuses to run without it), none
   --json               print the run's events as JSON lines on stdout
+  --record <file>      record the model's replies into a transcript file (JSON, rewritten after
+                       each call), to replay offline as a regression test with replayLlm
   -h, --help           show this help
 
 Environment: OPENAI_API_KEY, OPENAI_BASE_URL, OPENMANUS_MODEL, OPENMANUS_CONFIG, NO_COLOR.
@@ -56,6 +58,7 @@ const parseArguments = (args: string[]) =>
       model: { type: 'string' },
       sandbox: { type: 'string' },
       json: { type: 'boolean', default: false },
+      record: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -97,15 +100,16 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
 
   // Each agent's `[llm.<name>]` profile: its model, and how much input one request may carry.
   const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, agentName);
+  const workspace = values.workspace ?? config.value.agent.workspace ?? 'workspace';
   const agent = createCliAgent(agentName, {
-    workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
+    workspace,
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
     sandbox: sandbox.value ?? config.value.agent.sandbox ?? 'auto',
     ...(maxInputTokens ? { maxInputTokens } : {}),
     search: config.value.search,
     browser: config.value.browser,
   });
-  const llm = createLlmFromConfig(config.value, agentName);
+  const llm = recordedTo(values.record, createLlmFromConfig(config.value, agentName), workspace);
   const cancel = cancelOnSigint(io, (code) => process.exit(code));
   try {
     const outcome = await runTask({ agent, llm, task, json: values.json, io, signal: cancel.signal });

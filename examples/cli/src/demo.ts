@@ -1,7 +1,8 @@
 import { existsSync } from 'node:fs';
-import { copyFile, mkdir, readFile, rm } from 'node:fs/promises';
+import { copyFile, mkdir, rm } from 'node:fs/promises';
 import { relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
 import {
   BrowserUnavailableError,
   type BrowserUseOptions,
@@ -17,9 +18,12 @@ import {
   describeConfigError,
   type LlmPort,
   loadConfig,
+  loadTranscript,
   type OpenManusConfig,
+  recordLlm,
 } from '@openmanus/core';
-import { type ScriptedAnswer, startOpenAiServer } from '@openmanus/core/testing';
+import { startOpenAiServer, transcriptScript } from '@openmanus/core/testing';
+import { messageOf } from './options.js';
 import { cancelOnSigint, exitCodeOf, runTask, type SessionIo } from './session.js';
 import { startTravelSite, type TravelSite, type TravelSiteOptions } from './travelSite.js';
 
@@ -34,15 +38,6 @@ export const travelTask = (siteUrl: string, workspace: string) =>
 export const salesTask = (workspace: string) =>
   `Analyse the sales data in ${workspace}/sales.csv: total revenue, revenue by region and by month, ` +
   'and the best-selling product. Write a Markdown report (report.md) and an HTML page (report.html) into the workspace.';
-
-/** The recorded model replies of a transcript, with this run's values put in for its `{{placeholders}}`. */
-async function recordedTranscript(file: string, values: Readonly<Record<string, string>>): Promise<ScriptedAnswer[]> {
-  let text = await readFile(bundled(file), 'utf8');
-  // Put in as JSON string content, so a quote or backslash in a path cannot break the JSON.
-  for (const [name, value] of Object.entries(values))
-    text = text.replaceAll(`{{${name}}}`, JSON.stringify(value).slice(1, -1));
-  return JSON.parse(text) as ScriptedAnswer[];
-}
 
 /**
  * The browser options with the Chrome to start named (the one the demo checked is the one the
@@ -104,17 +99,20 @@ async function modelFor(
     io.stderr.write(`OpenManus-TS demo — live: model ${llm.model} (${settings.llm.base_url ?? 'api.openai.com'}).\n`);
     return { llm, close: async () => {} };
   }
-  const server = await startOpenAiServer({ script: await recordedTranscript(job.transcript, job.placeholders) });
+  const transcript = await loadTranscript(bundled(job.transcript));
+  const server = await startOpenAiServer({ script: transcriptScript(transcript, job.placeholders) });
   io.stderr.write(
     'OpenManus-TS demo — offline: a local server replays recorded model replies; the tools really run.\n',
   );
-  const llm = createOpenAiLlm({ model: 'recorded-gpt-4o', apiKey: 'offline', baseURL: server.baseURL, maxRetries: 0 });
+  const llm = createOpenAiLlm({ model: transcript.model, apiKey: 'offline', baseURL: server.baseURL, maxRetries: 0 });
   return { llm, close: () => server.close() };
 }
 
 export interface DemoOptions {
   /** Options for the travel site the demo serves (e.g. `onRequest`, to see what the browser fetched). */
   readonly site?: TravelSiteOptions;
+  /** Record the run's model calls into this transcript file (`pnpm demo --record <file>`), with the demo's placeholders. */
+  readonly record?: string;
 }
 
 /**
@@ -167,7 +165,9 @@ export async function demo(io: SessionIo, cwd = process.cwd(), options: DemoOpti
   try {
     const outcome = await runTask({
       agent: job.agent,
-      llm: model.llm,
+      llm: options.record
+        ? recordLlm(model.llm, { file: resolve(cwd, options.record), placeholders: job.placeholders })
+        : model.llm,
       task: job.task,
       json: false,
       io,
@@ -192,10 +192,13 @@ export async function demo(io: SessionIo, cwd = process.cwd(), options: DemoOpti
 }
 
 if (process.argv[1] && fileURLToPath(import.meta.url) === resolve(process.argv[1])) {
-  process.exitCode = await demo({
-    stdin: process.stdin,
-    stdout: process.stdout,
-    stderr: process.stderr,
-    env: process.env,
-  });
+  const io = { stdin: process.stdin, stdout: process.stdout, stderr: process.stderr, env: process.env };
+  let record: string | undefined;
+  try {
+    record = parseArgs({ args: process.argv.slice(2), options: { record: { type: 'string' } } }).values.record;
+  } catch (error) {
+    io.stderr.write(`openmanus demo: ${messageOf(error)}\nUsage: pnpm demo [--record <transcript.json>]\n`);
+    process.exit(2);
+  }
+  process.exitCode = await demo(io, process.cwd(), record ? { record } : {});
 }

@@ -6,7 +6,7 @@ import { compactFlowItem } from './flowJson.js';
 import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
 import { createFlowProgress } from './flowProgress.js';
 import { createLiveView, streamAbove } from './liveView.js';
-import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import { failure, maxStepsOption, messageOf, recordedTo, sandboxOption } from './options.js';
 import { createProfiledLlm } from './profiledLlm.js';
 import { askOnTerminal, cancelOnSigint, readTask, type SessionIo, useColor } from './session.js';
 
@@ -29,7 +29,7 @@ Options:
   --fresh-memory          every step starts from an empty history (default: an executor remembers
                           its earlier steps, as OpenManus)
   --config <file>, --workspace <dir>, --max-steps <n> (per step), --model <name>,
-  --sandbox <mode>, --json: as for \`openmanus\`
+  --sandbox <mode>, --json, --record <file>: as for \`openmanus\`
   -h, --help              show this help
 
 The plan and the summary use [llm] of config.toml; each executor its own [llm.<name>] table if
@@ -53,6 +53,7 @@ const parseArguments = (args: string[]) =>
       model: { type: 'string' },
       sandbox: { type: 'string' },
       json: { type: 'boolean', default: false },
+      record: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
   });
@@ -133,7 +134,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
   try {
     let outcome: FlowOutcome | undefined;
     const items = streamFlow(flow, task, {
-      llm: createProfiledLlm(config.value),
+      llm: recordedTo(values.record, createProfiledLlm(config.value), settings.workspace),
       signal: cancel.signal,
       onHuman: (question) => view.aside(() => askOnTerminal(io, question)),
     });

@@ -1,4 +1,5 @@
-import { err, ok, type Result, type SandboxMode } from '@openmanus/core';
+import { resolve } from 'node:path';
+import { err, type LlmPort, ok, type Result, recordLlm, type SandboxMode } from '@openmanus/core';
 import type { SessionIo } from './session.js';
 
 /** Writes `<command>: message` to stderr and gives the exit code (2: bad input or config). */
@@ -26,3 +27,10 @@ export function maxStepsOption(value: string | undefined): Result<number | undef
     ? ok(steps)
     : err(`--max-steps must be a positive whole number, got "${value}"`);
 }
+
+/**
+ * `--record <file>`: the model port recording every call into a transcript (the workspace path
+ * written as `{{workspace}}`, so that it replays from another directory), else the port as it is.
+ */
+export const recordedTo = (file: string | undefined, llm: LlmPort, workspace: string): LlmPort =>
+  file === undefined ? llm : recordLlm(llm, { file: resolve(file), placeholders: { workspace: resolve(workspace) } });

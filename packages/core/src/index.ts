@@ -9,7 +9,22 @@ export {
   type OpenAiLlmOptions,
   toOpenAiMessages,
 } from './llm/openai.js';
+export type { Placeholders } from './llm/placeholders.js';
 export { parseToolCalls, toolsPrompt } from './llm/promptTools.js';
+export { type RecordingLlm, type RecordOptions, recordLlm } from './llm/record.js';
+export { type ReplayLlm, type ReplayOptions, replayLlm } from './llm/replay.js';
+export {
+  loadTranscript,
+  parseTranscript,
+  type RecordedAnswer,
+  type RecordedFailure,
+  type RecordedReply,
+  type RecordedToolCall,
+  type RequestFingerprint,
+  TRANSCRIPT_VERSION,
+  type Transcript,
+  TranscriptError,
+} from './llm/transcript.js';
 export { allowedHostOf } from './manus/allowedHost.js';
 export {
   type BrowserSettings,

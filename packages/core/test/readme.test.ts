@@ -25,6 +25,29 @@ describe('the package README', () => {
   });
 });
 
+describe('the package README', () => {
+  it('its record-and-replay snippet runs as written and prints what the README says', async () => {
+    const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+    const block = readme.slice(readme.indexOf('<!-- record:start -->'), readme.indexOf('<!-- record:end -->'));
+    const snippet = /```ts\n([\s\S]*?)```/.exec(block)?.[1];
+    expect(snippet).toBeDefined();
+    const dir = await mkdtemp(join(packageDir, 'test', '.snippet-'));
+    await writeFile(join(dir, 'record.mjs'), snippet ?? '');
+    try {
+      const { stdout } = await promisify(execFile)(process.execPath, ['record.mjs'], { cwd: dir });
+      const [answer = '', error = ''] = stdout.split('\n');
+      expect(answer).toBe('HI');
+      expect(error).toMatch(/^the model request failed: bad_request: replay diverged at model call 1 of 2: /);
+      expect(readme).toContain(`prints \`${answer}\`, then \`${error}\`.`);
+      const saved = JSON.parse(await readFile(join(dir, 'shout.json'), 'utf8'));
+      expect(saved).toMatchObject({ version: 1, model: 'scripted' });
+      expect(saved.replies).toHaveLength(2);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
+
 describe('the package README lists what the package exports', () => {
   const section = async () => {
     const readme = await readFile(join(packageDir, 'README.md'), 'utf8');

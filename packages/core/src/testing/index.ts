@@ -15,3 +15,4 @@ export {
   startOpenAiServer,
 } from './server.js';
 export { type ToolSession, type ToolSessionOptions, toolSession } from './toolSession.js';
+export { transcriptScript } from './transcriptScript.js';

@@ -30,7 +30,8 @@ export interface ScriptedAnswer {
 
 export interface ScriptedFailure {
   readonly error: {
-    readonly status: number;
+    /** Without a status the call fails as a network error (the HTTP server cuts the connection). */
+    readonly status?: number;
     readonly message?: string;
     readonly code?: string;
     /** Sent as `Retry-After` (seconds). */

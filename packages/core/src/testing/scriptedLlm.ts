@@ -10,8 +10,16 @@ export interface ScriptedLlm extends LlmPort {
   assertConsumed(): void;
 }
 
-const kindOf = (status: number): LlmErrorKind =>
-  status === 429 ? 'rate_limit' : status === 401 || status === 403 ? 'auth' : status >= 500 ? 'server' : 'bad_request';
+const kindOf = (status: number | undefined): LlmErrorKind =>
+  status === undefined
+    ? 'network'
+    : status === 429
+      ? 'rate_limit'
+      : status === 401 || status === 403
+        ? 'auth'
+        : status >= 500
+          ? 'server'
+          : 'bad_request';
 
 /** An in-process model that answers from a script: for unit tests of agents, no network. */
 export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): ScriptedLlm {
@@ -40,8 +48,8 @@ export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): Scr
         const { status, message } = reply.error;
         return err({
           kind: kindOf(status),
-          status,
-          message: message ?? `HTTP ${status}`,
+          ...(status === undefined ? {} : { status }),
+          message: message ?? (status === undefined ? 'the connection was cut' : `HTTP ${status}`),
         });
       }
       return ok({

@@ -99,6 +99,10 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
     if (reply.delayMs) await sleep(reply.delayMs);
     if (isFailure(reply)) {
       const { status, message, code, retryAfter, retryAfterMs } = reply.error;
+      if (status === undefined) {
+        res.destroy();
+        return;
+      }
       const headers: Record<string, string> = {};
       if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
       if (retryAfterMs !== undefined) headers['retry-after-ms'] = String(retryAfterMs);
