@@ -1,6 +1,7 @@
 import { mkdir, rename, writeFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { ToolCall } from '../kernel/messages.js';
+import { messageOf } from '../messageOf.js';
 import { err } from '../result.js';
 import { fingerprint } from './fingerprint.js';
 import type { LlmPort } from './llm.js';
@@ -102,5 +103,3 @@ export function recordLlm(port: LlmPort, options: RecordOptions = {}): Recording
     },
   };
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));

@@ -3,6 +3,7 @@ import type { AnyEffect, Effect } from '../kernel/effects.js';
 import type { AnyEvent } from '../kernel/events.js';
 import type { AgentState } from '../kernel/state.js';
 import { describeLlmError } from '../llm/llm.js';
+import { messageOf } from '../messageOf.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { PerformContext, Performer } from './driver.js';
 import type { RunItem } from './runItems.js';
@@ -30,8 +31,6 @@ export interface PerformerDeps {
   readonly toolTimeoutMs?: number;
   readonly maxParallelTools?: number;
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /**
  * The default performers of an agent run. A port or callback that throws is answered like a
