@@ -5,6 +5,8 @@
  * durable runs are all this driver with different machines and performers.
  */
 
+import { messageOf } from '../messageOf.js';
+
 /** A reducer and the few events the driver itself needs from it. */
 export interface Machine<S, E, F extends { readonly type: string }> {
   readonly step: (state: S, event: E) => readonly [S, readonly F[]];
@@ -201,8 +203,6 @@ export async function drive<S, E, F extends { readonly type: string }>(
   }
   return fault ? { state, fault } : { state };
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function reasonOf(signal: AbortSignal): string {
   const reason: unknown = signal.reason;
