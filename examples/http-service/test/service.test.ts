@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CheckpointStore, createFileStore } from '@openmanus/core';
+import type { CheckpointStore } from '@openmanus/core';
 import type { RecordedRequest, ScriptEntry } from '@openmanus/core/testing';
+import { createSqliteStore } from '@openmanus/sqlite';
 import { describe, expect, it } from 'vitest';
-import { finish, setup, tempDir } from './helpers.js';
+import { finish, onCleanup, setup, tempDir } from './helpers.js';
 
 describe('an agent behind an HTTP API', () => {
   it('starts a run, streams its events and reports the answer', async () => {
@@ -21,7 +22,7 @@ describe('an agent behind an HTTP API', () => {
   });
 
   it('pauses for approval, then runs the approved code when a client says yes', async () => {
-    const { call, events, workspace } = await setup([
+    const { call, events, decide, workspace } = await setup([
       {
         toolCalls: [{ id: 'py1', name: 'python_execute', arguments: { code: 'open("fib.txt","w").write(str(6765))' } }],
       },
@@ -31,11 +32,11 @@ describe('an agent behind an HTTP API', () => {
     const paused = (await events(id)).at(-1);
     expect(paused).toMatchObject({
       type: 'paused',
-      run: { status: 'awaiting_approval', pending: [{ callId: 'py1', tool: 'python_execute' }] },
+      run: { status: 'awaiting_approval', pending: [{ kind: 'approval', callId: 'py1', tool: 'python_execute' }] },
     });
     expect(existsSync(join(workspace, 'fib.txt'))).toBe(false);
-    expect((await call('POST', `/runs/${id}/approvals/nope`, { approved: true })).status).toBe(409);
-    expect((await call('POST', `/runs/${id}/approvals/py1`, { approved: true })).status).toBe(202);
+    expect((await call('POST', `/runs/${id}/approve`, { effectId: 'nope' })).status).toBe(409);
+    expect((await decide(id, 'py1')).status).toBe(202);
     expect((await events(id)).at(-1)).toMatchObject({
       type: 'ended',
       run: { finishReason: 'terminated', answer: 'Wrote fib.txt.' },
@@ -44,13 +45,13 @@ describe('an agent behind an HTTP API', () => {
   });
 
   it('a denial reaches the model as an observation', async () => {
-    const { call, events, model } = await setup([
+    const { call, events, decide, model } = await setup([
       { toolCalls: [{ id: 'py1', name: 'python_execute', arguments: { code: 'import shutil; shutil.rmtree("/")' } }] },
       finish('Understood, I will not do that.'),
     ]);
     const id = String((await call('POST', '/runs', { task: 'clean up' })).json.id);
     await events(id);
-    await call('POST', `/runs/${id}/approvals/py1`, { approved: false, reason: 'never' });
+    expect((await decide(id, 'py1', false, 'never')).status).toBe(202);
     expect((await events(id)).at(-1)).toMatchObject({ run: { answer: 'Understood, I will not do that.' } });
     expect(model.requests[1]?.messages.at(-2)?.content).toBe('Error: the user did not approve this call: never');
   });
@@ -67,7 +68,7 @@ describe('an agent behind an HTTP API', () => {
     );
     const ends = await Promise.all(ids.map(async (id) => (await events(id)).at(-1)?.run?.answer));
     expect(ends).toEqual([1, 2, 3, 4, 5].map((n) => `answer to task ${n}`));
-    const cancelled = await call('DELETE', `/runs/${slow}`);
+    const cancelled = await call('POST', `/runs/${slow}/cancel`, {});
     expect(cancelled.json).toMatchObject({
       status: 'finished',
       finishReason: 'cancelled',
@@ -78,7 +79,8 @@ describe('an agent behind an HTTP API', () => {
   it('resumes an unfinished run after a restart, without repeating a step', async () => {
     // The first process dies right after it saved the state of step 2.
     const dir = await tempDir();
-    const files = createFileStore(join(dir, 'service', 'runs'));
+    const files = createSqliteStore(join(dir, 'service', 'runs.db'));
+    onCleanup(async () => files.close());
     const dying: CheckpointStore = {
       ...files,
       async save(id, state, expectedVersion) {
