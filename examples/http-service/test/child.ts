@@ -7,8 +7,11 @@ import { onCleanup, TOKEN, tempDir } from './helpers.js';
 
 const here = dirname(fileURLToPath(import.meta.url));
 
-/** The service's sources as plain JavaScript in a directory of their own, for a child process to run. */
-export async function buildChild(): Promise<string> {
+/**
+ * The service's sources as plain JavaScript in a directory of their own, for a child process to
+ * run: resolves with the path of `entry` (`test/serviceProcess.ts`, or `src/main.ts`) there.
+ */
+export async function buildChild(entry = 'test/serviceProcess.ts'): Promise<string> {
   const out = await tempDir();
   const files = [
     ...(await readdir(join(here, '../src'))).map((name) => `src/${name}`),
@@ -25,20 +28,28 @@ export async function buildChild(): Promise<string> {
   }
   await writeFile(join(out, 'package.json'), '{"type":"module"}');
   await symlink(join(here, '../node_modules'), join(out, 'node_modules'));
-  await symlink(join(here, '../page'), join(out, 'page'));
-  return join(out, 'test/serviceProcess.js');
+  for (const dir of ['page', 'demo']) await symlink(join(here, '..', dir), join(out, dir));
+  return join(out, entry.replace(/\.ts$/, '.js'));
 }
 
 export interface Child {
   readonly process: ChildProcess;
   readonly port: number;
+  /** The address `main` prints for a person to open (with the token in its fragment). */
+  readonly url?: string;
   readonly exited: Promise<unknown>;
   call(method: string, path: string, body?: object): Promise<{ status: number; json: Record<string, unknown> }>;
 }
 
-export async function startChild(script: string, args: string[], env: Record<string, string> = {}): Promise<Child> {
+export async function startChild(
+  script: string,
+  args: string[],
+  env: Record<string, string> = {},
+  cwd?: string,
+): Promise<Child> {
   const child = spawn(process.execPath, [script, ...args], {
     env: { PATH: process.env.PATH ?? '', ...env },
+    ...(cwd ? { cwd } : {}),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise((resolve) => child.on('exit', resolve));
@@ -48,12 +59,15 @@ export async function startChild(script: string, args: string[], env: Record<str
   });
   let stderr = '';
   child.stderr?.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
-  const port = await new Promise<number>((resolve, reject) => {
+  // serviceProcess prints {"port": …}; main prints the address to open.
+  const { port, url } = await new Promise<{ port: number; url?: string }>((resolve, reject) => {
     let stdout = '';
     child.stdout?.setEncoding('utf8').on('data', (chunk: string) => {
       stdout += chunk;
       const line = stdout.split('\n').find((l) => l.startsWith('{"port"'));
-      if (line) resolve((JSON.parse(line) as { port: number }).port);
+      if (line) resolve(JSON.parse(line) as { port: number });
+      const open = /^Open (http:\/\/127\.0\.0\.1:(\d+)\/#token=\S+)$/m.exec(stdout);
+      if (open?.[1]) resolve({ port: Number(open[2]), url: open[1] });
     });
     child.on('exit', (code) => reject(new Error(`the service exited (${code}): ${stderr}`)));
   });
@@ -65,5 +79,5 @@ export async function startChild(script: string, args: string[], env: Record<str
     });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
   };
-  return { process: child, port, exited, call };
+  return { process: child, port, exited, call, ...(url ? { url } : {}) };
 }
