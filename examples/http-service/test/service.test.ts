@@ -5,7 +5,7 @@ import type { CheckpointStore } from '@openmanus/core';
 import type { RecordedRequest, ScriptEntry } from '@openmanus/core/testing';
 import { createSqliteStore } from '@openmanus/sqlite';
 import { describe, expect, it } from 'vitest';
-import { finish, onCleanup, setup, tempDir } from './helpers.js';
+import { finish, onCleanup, setup, TOKEN, tempDir } from './helpers.js';
 
 describe('an agent behind an HTTP API', () => {
   it('starts a run, streams its events and reports the answer', async () => {
@@ -110,6 +110,80 @@ describe('an agent behind an HTTP API', () => {
     });
     expect(next.model.hits).toBe(3);
     expect(next.model.requests.map((r) => r.messages.filter((m) => m.role === 'tool').length)).toEqual([1, 2, 3]);
+  });
+
+  it('multi-turn: a message answers ask_human, and starts the next task once the run has ended', async () => {
+    const { call, events, model } = await setup([
+      { toolCalls: [{ id: 'q1', name: 'ask_human', arguments: { inquire: 'Which city?' } }] },
+      finish('Kyoto it is.'),
+      finish('Osaka is next door.'),
+    ]);
+    const id = String((await call('POST', '/runs', { task: 'plan a trip' })).json.id);
+    expect((await events(id)).at(-1)).toMatchObject({
+      type: 'paused',
+      run: { status: 'awaiting_human', pending: [{ kind: 'human', question: 'Which city?' }] },
+    });
+    expect((await call('POST', `/runs/${id}/messages`, { text: 'Kyoto' })).status).toBe(202);
+    expect((await events(id)).at(-1)).toMatchObject({ type: 'ended', run: { answer: 'Kyoto it is.' } });
+    expect(model.requests[1]?.messages.find((m) => m.role === 'tool')?.content).toContain('Kyoto');
+    expect((await call('POST', `/runs/${id}/messages`, { text: 'and Osaka?' })).status).toBe(202);
+    const last = (await events(id)).at(-1);
+    expect(last).toMatchObject({ type: 'ended', run: { answer: 'Osaka is next door.' } });
+    const said = (last?.run?.timeline as { kind: string; text?: string }[]).filter((e) => e.kind === 'user');
+    expect(said.map((e) => e.text)).toEqual(['plan a trip', 'and Osaka?']);
+    expect((await call('POST', `/runs/${id}/messages`, { text: '' })).status).toBe(400);
+  });
+
+  it('a stream resumed with Last-Event-ID gets the rest of the leg; a new one starts with a snapshot', async () => {
+    const { base, call } = await setup([
+      {
+        content: 'Looking.',
+        toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: '/tmp' } }],
+      },
+      { ...finish('Seen.'), delayMs: 1500 },
+    ]);
+    const id = String((await call('POST', '/runs', { task: 'look' })).json.id);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    /** Reads the stream's events, stopping after `enough` says so (or at its end). */
+    const read = async (headers: Record<string, string>, enough: (data: { type: string }) => boolean) => {
+      const controller = new AbortController();
+      const res = await fetch(`${base}/runs/${id}/events`, {
+        headers: { ...auth, ...headers },
+        signal: controller.signal,
+      });
+      const got: { id?: string; data: { type: string; event?: { type: string } } }[] = [];
+      let buffer = '';
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        const blocks = buffer.split('\n\n');
+        buffer = blocks.pop() ?? '';
+        for (const block of blocks) {
+          const field = (name: string) =>
+            block
+              .split('\n')
+              .find((l) => l.startsWith(`${name}: `))
+              ?.slice(name.length + 2);
+          got.push({ id: field('id'), data: JSON.parse(field('data') ?? '{}') });
+        }
+        // Leaving the loop cancels the body: the client hangs up.
+        if (got.some((m) => enough(m.data))) break;
+      }
+      return got;
+    };
+    const toolDone = (data: { type: string; event?: { type: string } }) => data.event?.type === 'toolCompleted';
+    const first = await read({}, toolDone);
+    const lastId = first.at(-1)?.id ?? '';
+    expect(lastId).toMatch(/^\w+\.\d+$/);
+    // A fresh subscriber in the middle of the leg: where the run is now, then what follows.
+    const fresh = await read({}, () => true);
+    expect(fresh[0]?.data).toMatchObject({ type: 'snapshot', run: { status: 'awaiting_llm' } });
+    // Resumed: exactly the events after the last one seen, to the end of the leg.
+    const rest = await read({ 'last-event-id': lastId }, () => false);
+    const [leg, index] = lastId.split('.');
+    expect(rest[0]?.id).toBe(`${leg}.${Number(index) + 1}`);
+    expect(rest.map((m) => m.data.type)).not.toContain('snapshot');
+    expect(rest.at(-1)?.data).toMatchObject({ type: 'ended', run: { answer: 'Seen.' } });
   });
 
   it('answers bad requests clearly', async () => {
