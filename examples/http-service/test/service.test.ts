@@ -129,7 +129,8 @@ describe('an agent behind an HTTP API', () => {
     expect((await call('POST', `/runs/${id}/messages`, { text: 'and Osaka?' })).status).toBe(202);
     const last = (await events(id)).at(-1);
     expect(last).toMatchObject({ type: 'ended', run: { answer: 'Osaka is next door.' } });
-    const said = (last?.run?.timeline as { kind: string; text?: string }[]).filter((e) => e.kind === 'user');
+    const timeline = (last?.run?.timeline ?? []) as { kind: string; text?: string }[];
+    const said = timeline.filter((e) => e.kind === 'user');
     expect(said.map((e) => e.text)).toEqual(['plan a trip', 'and Osaka?']);
     expect((await call('POST', `/runs/${id}/messages`, { text: '' })).status).toBe(400);
   });
