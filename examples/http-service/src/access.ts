@@ -75,16 +75,19 @@ export interface Refusal {
 
 /**
  * Why a request is refused, before any of its body is read: a Host not this service's (DNS
- * rebinding), an Origin (a web page), no valid bearer token, or a POST body that is not JSON
- * (a page can send text/plain without asking the browser's permission first).
+ * rebinding), an Origin of another site's page, no valid bearer token, or a POST body that is
+ * not JSON (a page can send text/plain without asking the browser's permission first). The
+ * service's own page (its Origin is the Host asked for) may talk to it with the token; `open`
+ * requests (the page's own files: no secret in them, no effect) need no token.
  */
-export function refusalOf(req: IncomingMessage, policy: AccessPolicy): Refusal | undefined {
+export function refusalOf(req: IncomingMessage, policy: AccessPolicy, open = false): Refusal | undefined {
   const host = req.headers.host?.toLowerCase();
   if (!host || !policy.hosts().has(host))
     return { status: 421, error: `this service does not answer for host ${host}` };
   const origin = req.headers.origin;
-  if (origin !== undefined && !policy.origins.has(origin))
+  if (origin !== undefined && origin !== `http://${host}` && !policy.origins.has(origin))
     return { status: 403, error: `requests from ${origin} are not allowed` };
+  if (open) return undefined;
   if (!bearerMatches(req.headers.authorization, policy.token))
     return { status: 401, error: 'a valid bearer token is required', headers: { 'www-authenticate': 'Bearer' } };
   if (req.method === 'POST' && mediaType(req.headers['content-type']) !== 'application/json')

@@ -1,46 +1,71 @@
+// `pnpm serve`: Manus behind the HTTP service, with the page that watches its runs. With no model
+// configured, a local scripted model replays the recorded demo run (the tools really run).
+import { existsSync } from 'node:fs';
 import { resolve } from 'node:path';
-import { createLlmFromConfig, createManus, describeConfigError, loadConfig } from '@openmanus/core';
-import { loopbackHosts } from './access.js';
+import {
+  createLlmFromConfig,
+  createManus,
+  createOpenAiLlm,
+  describeConfigError,
+  type LlmPort,
+  loadConfig,
+} from '@openmanus/core';
+import { createPlanningTool } from '@openmanus/flow';
+import { startDemoModel } from './demoModel.js';
 import { createAgentService } from './service.js';
 
-// Manus as a service: every python_execute call waits for a client's approval.
-const config = loadConfig();
-if (!config.ok) {
-  console.error(describeConfigError(config.error));
+const env = process.env;
+const fail = (message: string): never => {
+  console.error(message);
   process.exit(2);
-}
-const port = Number(process.env.PORT ?? 8080);
+};
 const list = (value: string | undefined) => (value ?? '').split(',').flatMap((item) => item.trim() || []);
-// What Python did cannot be checked from here: after a crash during a call, the model is told
-// it may or may not have happened instead of the code running a second time.
+
+const live = Boolean(
+  env.OPENAI_API_KEY || env.OPENAI_BASE_URL || env.OPENMANUS_CONFIG || existsSync(resolve('config/config.toml')),
+);
+/** The configured model, else the local scripted one. */
+async function model(): Promise<LlmPort> {
+  if (!live) {
+    const server = await startDemoModel();
+    return createOpenAiLlm({ model: 'scripted-demo', apiKey: 'offline', baseURL: server.baseURL, maxRetries: 0 });
+  }
+  const config = loadConfig();
+  return config.ok ? createLlmFromConfig(config.value, 'manus') : fail(describeConfigError(config.error));
+}
+
+const port = Number(env.PORT ?? 8080);
+// Every python_execute call waits for a client's approval (the rule is given here, where the
+// agent is used). What Python did cannot be checked from here: after a crash during a call,
+// the model is told it may or may not have happened instead of the code running a second time.
 const manus = createManus({
-  workspace: resolve('workspace/service'),
-  approvals: ['python_execute'],
+  workspace: resolve(env.OPENMANUS_SERVICE_WORKSPACE ?? 'workspace/service'),
+  extraTools: [createPlanningTool()],
   atMostOnce: ['python_execute'],
 });
 
 try {
+  const llm = await model();
   const service = await createAgentService({
     agent: manus,
-    llm: createLlmFromConfig(config.value, 'manus'),
+    approvals: ['python_execute'],
+    llm,
     // Outside the agent's workspace: the token and the runs are not the model's to read.
-    dataDir: resolve(process.env.OPENMANUS_SERVICE_DATA ?? 'workspace/service-data'),
-    token: process.env.OPENMANUS_SERVICE_TOKEN || undefined,
-    allowedHosts: [...loopbackHosts(port), ...list(process.env.OPENMANUS_SERVICE_HOSTS)],
-    allowedOrigins: list(process.env.OPENMANUS_SERVICE_ORIGINS),
+    dataDir: resolve(env.OPENMANUS_SERVICE_DATA ?? 'workspace/service-data'),
+    token: env.OPENMANUS_SERVICE_TOKEN || undefined,
+    allowedHosts: list(env.OPENMANUS_SERVICE_HOSTS),
+    allowedOrigins: list(env.OPENMANUS_SERVICE_ORIGINS),
   });
+  const listening = await service.listen(port);
+  const resumed = await service.recover();
+  const quarantined = service.quarantined().length;
   const { token } = service;
-  if (token.created) console.log(`new service token (saved in ${token.file}, mode 600):\n\n  ${token.value}\n`);
-  else console.log(`service token: ${token.file ? `in ${token.file}` : 'from OPENMANUS_SERVICE_TOKEN'}`);
-  service.server.listen(port, '127.0.0.1', async () => {
-    const resumed = await service.recover();
-    const quarantined = service.quarantined().length;
-    console.log(
-      `listening on http://127.0.0.1:${port} (resumed ${resumed.length} unfinished runs` +
-        `${quarantined ? `, quarantined ${quarantined} unreadable ones` : ''})`,
-    );
-  });
+  console.log(
+    `OpenManus-TS service — ${live ? `live: model ${llm.model}` : 'offline: a local scripted model replays a recorded run'}\n` +
+      `${token.created ? `new service token, saved in ${token.file} (mode 600)` : `service token: ${token.file ?? 'from OPENMANUS_SERVICE_TOKEN'}`}\n` +
+      `resumed ${resumed.length} unfinished runs${quarantined ? `, quarantined ${quarantined} unreadable ones` : ''}\n\n` +
+      `Open http://127.0.0.1:${listening}/#token=${token.value}\n`,
+  );
 } catch (error) {
-  console.error(error instanceof Error ? error.message : String(error));
-  process.exit(2);
+  fail(error instanceof Error ? error.message : String(error));
 }

@@ -1,49 +1,39 @@
-import { mkdir, readdir, rename, writeFile } from 'node:fs/promises';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import type { CheckpointStore } from '@openmanus/core';
 
-/** A run whose saved state could not be read: moved out of the store, kept for a person to look at. */
+/** A run whose saved state could not be read: taken out of the store, kept for a person to look at. */
 export interface QuarantinedRun {
   readonly id: string;
   readonly reason: string;
-  /** Where its file is now (absent when the store keeps no file of it in the runs directory). */
+  /** Where what could be read of it was written (absent when not even its raw state could be read). */
   readonly file?: string;
 }
 
-const SUFFIX = '.jsonl';
-
-/** The store's file of `id` in `runsDir` (core's file store names them `<escaped id>.jsonl`). */
-async function fileOf(runsDir: string, id: string): Promise<string | undefined> {
-  const names: string[] = await readdir(runsDir).catch(() => []);
-  return names.find((name) => {
-    if (!name.endsWith(SUFFIX)) return false;
-    try {
-      return decodeURIComponent(name.slice(0, -SUFFIX.length)) === id;
-    } catch {
-      return false;
-    }
-  });
-}
-
 /**
- * Moves the file of run `id` from `runsDir` into `quarantineDir`, next to a note saying why, so
- * the store no longer lists it and the service starts without it.
+ * Takes run `id` out of `store` so the service starts without it: what the store still returns
+ * of it goes to `<quarantineDir>/<time>-<id>.json`, next to a note saying why and how to put it back.
  */
 export async function quarantine(
-  runsDir: string,
+  store: CheckpointStore,
   quarantineDir: string,
   id: string,
   reason: string,
 ): Promise<QuarantinedRun> {
-  const name = await fileOf(runsDir, id);
-  if (!name) return { id, reason };
+  const raw = await store.load(id).catch(() => undefined);
   await mkdir(quarantineDir, { recursive: true, mode: 0o700 });
   const when = new Date().toISOString();
-  const file = join(quarantineDir, `${when.replace(/[:.]/g, '-')}-${name}`);
-  await rename(join(runsDir, name), file);
+  const file = join(quarantineDir, `${when.replace(/[:.]/g, '-')}-${encodeURIComponent(id)}.json`);
+  if (raw) await writeFile(file, `${JSON.stringify(raw.state, null, 2)}\n`, { mode: 0o600 });
   await writeFile(
     `${file}.reason.txt`,
-    `run ${id}\nmoved here from ${join(runsDir, name)} at ${when}\nbecause: ${reason}\n` +
-      'The service started without it. Repair the file and move it back (as its original name) to resume the run.\n',
+    `run ${id}\ntaken out of the store at ${when}\nbecause: ${reason}\n` +
+      (raw
+        ? `Its saved state (version ${raw.version}) is in ${file}. Repair it and save it back under the run's id ` +
+          '(store.save(id, state, 0)) to resume the run.\n'
+        : 'Not even its raw state could be read from the store.\n'),
+    { mode: 0o600 },
   );
-  return { id, reason, file };
+  await store.delete(id);
+  return { id, reason, ...(raw ? { file } : {}) };
 }

@@ -1,6 +1,5 @@
 import { mkdtemp, realpath } from 'node:fs/promises';
 import { request } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -82,6 +81,14 @@ export function raw(port: number, options: RawRequest): Promise<Raw> {
   });
 }
 
+/** A server-sent event's data. */
+export interface WireItem {
+  readonly type: string;
+  readonly run?: Record<string, unknown> & { readonly pending?: readonly Record<string, unknown>[] };
+  readonly event?: { readonly type: string };
+  readonly plan?: { readonly steps: readonly { readonly text: string; readonly status: string }[] };
+}
+
 /** Checks `condition` until it holds (the test's own timeout bounds the wait). */
 export async function until(condition: () => boolean | Promise<boolean>): Promise<void> {
   while (!(await condition())) await sleep(25);
@@ -103,7 +110,8 @@ export async function setup(script: ScriptEntry<RecordedRequest>[], options: Set
   const dataDir = join(dir, 'service');
   const logs: string[] = [];
   const service: AgentService = await createAgentService({
-    agent: options.agent?.(workspace) ?? createManus({ workspace, approvals: ['python_execute'] }),
+    agent: options.agent?.(workspace) ?? createManus({ workspace }),
+    approvals: ['python_execute'],
     llm: createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL: model.baseURL, maxRetries: 0 }),
     dataDir,
     token: TOKEN,
@@ -111,13 +119,11 @@ export async function setup(script: ScriptEntry<RecordedRequest>[], options: Set
     ...(options.store ? { store: options.store } : {}),
     ...options.service,
   });
-  await new Promise<void>((resolve) => service.server.listen(0, '127.0.0.1', resolve));
-  const port = (service.server.address() as AddressInfo).port;
+  const port = await service.listen(0);
   const base = `http://127.0.0.1:${port}`;
   onCleanup(async () => {
     await service.idle();
-    service.server.closeAllConnections();
-    await new Promise((resolve) => service.server.close(resolve));
+    await service.close();
     await model.close();
   });
   const auth = { authorization: `Bearer ${TOKEN}` };
@@ -135,11 +141,14 @@ export async function setup(script: ScriptEntry<RecordedRequest>[], options: Set
     const text = await (await fetch(`${base}/runs/${id}/events`, { headers: auth })).text();
     return text
       .split('\n\n')
-      .filter((block) => block.startsWith('data: '))
-      .map(
-        (block) =>
-          JSON.parse(block.slice(6)) as { type: string; run?: Record<string, unknown>; event?: { type: string } },
-      );
+      .flatMap((block) => block.split('\n').filter((line) => line.startsWith('data: ')))
+      .map((line) => JSON.parse(line.slice(6)) as WireItem);
+  };
+  /** Approves (or rejects) the pending call `callId` by the effect id the run lists for it. */
+  const decide = async (id: string, callId: string, approved = true, reason?: string) => {
+    const pending = (await call('GET', `/runs/${id}`)).json.pending as { callId: string; effectId: string }[];
+    const effectId = pending.find((p) => p.callId === callId)?.effectId ?? callId;
+    return call('POST', `/runs/${id}/${approved ? 'approve' : 'reject'}`, { effectId, ...(reason ? { reason } : {}) });
   };
   /** The headers a legitimate client sends, to change one at a time. */
   const headers = (more: Record<string, string> = {}): Record<string, string> => ({
@@ -148,5 +157,5 @@ export async function setup(script: ScriptEntry<RecordedRequest>[], options: Set
     'content-type': 'application/json',
     ...more,
   });
-  return { model, service, dir, dataDir, workspace, port, base, call, events, headers, logs };
+  return { model, service, dir, dataDir, workspace, port, base, call, events, decide, headers, logs };
 }

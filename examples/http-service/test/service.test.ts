@@ -1,10 +1,11 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { type CheckpointStore, createFileStore } from '@openmanus/core';
+import type { CheckpointStore } from '@openmanus/core';
 import type { RecordedRequest, ScriptEntry } from '@openmanus/core/testing';
+import { createSqliteStore } from '@openmanus/sqlite';
 import { describe, expect, it } from 'vitest';
-import { finish, setup, tempDir } from './helpers.js';
+import { finish, onCleanup, setup, TOKEN, tempDir } from './helpers.js';
 
 describe('an agent behind an HTTP API', () => {
   it('starts a run, streams its events and reports the answer', async () => {
@@ -21,7 +22,7 @@ describe('an agent behind an HTTP API', () => {
   });
 
   it('pauses for approval, then runs the approved code when a client says yes', async () => {
-    const { call, events, workspace } = await setup([
+    const { call, events, decide, workspace } = await setup([
       {
         toolCalls: [{ id: 'py1', name: 'python_execute', arguments: { code: 'open("fib.txt","w").write(str(6765))' } }],
       },
@@ -31,11 +32,11 @@ describe('an agent behind an HTTP API', () => {
     const paused = (await events(id)).at(-1);
     expect(paused).toMatchObject({
       type: 'paused',
-      run: { status: 'awaiting_approval', pending: [{ callId: 'py1', tool: 'python_execute' }] },
+      run: { status: 'awaiting_approval', pending: [{ kind: 'approval', callId: 'py1', tool: 'python_execute' }] },
     });
     expect(existsSync(join(workspace, 'fib.txt'))).toBe(false);
-    expect((await call('POST', `/runs/${id}/approvals/nope`, { approved: true })).status).toBe(409);
-    expect((await call('POST', `/runs/${id}/approvals/py1`, { approved: true })).status).toBe(202);
+    expect((await call('POST', `/runs/${id}/approve`, { effectId: 'nope' })).status).toBe(409);
+    expect((await decide(id, 'py1')).status).toBe(202);
     expect((await events(id)).at(-1)).toMatchObject({
       type: 'ended',
       run: { finishReason: 'terminated', answer: 'Wrote fib.txt.' },
@@ -44,13 +45,13 @@ describe('an agent behind an HTTP API', () => {
   });
 
   it('a denial reaches the model as an observation', async () => {
-    const { call, events, model } = await setup([
+    const { call, events, decide, model } = await setup([
       { toolCalls: [{ id: 'py1', name: 'python_execute', arguments: { code: 'import shutil; shutil.rmtree("/")' } }] },
       finish('Understood, I will not do that.'),
     ]);
     const id = String((await call('POST', '/runs', { task: 'clean up' })).json.id);
     await events(id);
-    await call('POST', `/runs/${id}/approvals/py1`, { approved: false, reason: 'never' });
+    expect((await decide(id, 'py1', false, 'never')).status).toBe(202);
     expect((await events(id)).at(-1)).toMatchObject({ run: { answer: 'Understood, I will not do that.' } });
     expect(model.requests[1]?.messages.at(-2)?.content).toBe('Error: the user did not approve this call: never');
   });
@@ -67,7 +68,7 @@ describe('an agent behind an HTTP API', () => {
     );
     const ends = await Promise.all(ids.map(async (id) => (await events(id)).at(-1)?.run?.answer));
     expect(ends).toEqual([1, 2, 3, 4, 5].map((n) => `answer to task ${n}`));
-    const cancelled = await call('DELETE', `/runs/${slow}`);
+    const cancelled = await call('POST', `/runs/${slow}/cancel`, {});
     expect(cancelled.json).toMatchObject({
       status: 'finished',
       finishReason: 'cancelled',
@@ -78,7 +79,8 @@ describe('an agent behind an HTTP API', () => {
   it('resumes an unfinished run after a restart, without repeating a step', async () => {
     // The first process dies right after it saved the state of step 2.
     const dir = await tempDir();
-    const files = createFileStore(join(dir, 'service', 'runs'));
+    const files = createSqliteStore(join(dir, 'service', 'runs.db'));
+    onCleanup(async () => files.close());
     const dying: CheckpointStore = {
       ...files,
       async save(id, state, expectedVersion) {
@@ -108,6 +110,81 @@ describe('an agent behind an HTTP API', () => {
     });
     expect(next.model.hits).toBe(3);
     expect(next.model.requests.map((r) => r.messages.filter((m) => m.role === 'tool').length)).toEqual([1, 2, 3]);
+  });
+
+  it('multi-turn: a message answers ask_human, and starts the next task once the run has ended', async () => {
+    const { call, events, model } = await setup([
+      { toolCalls: [{ id: 'q1', name: 'ask_human', arguments: { inquire: 'Which city?' } }] },
+      finish('Kyoto it is.'),
+      finish('Osaka is next door.'),
+    ]);
+    const id = String((await call('POST', '/runs', { task: 'plan a trip' })).json.id);
+    expect((await events(id)).at(-1)).toMatchObject({
+      type: 'paused',
+      run: { status: 'awaiting_human', pending: [{ kind: 'human', question: 'Which city?' }] },
+    });
+    expect((await call('POST', `/runs/${id}/messages`, { text: 'Kyoto' })).status).toBe(202);
+    expect((await events(id)).at(-1)).toMatchObject({ type: 'ended', run: { answer: 'Kyoto it is.' } });
+    expect(model.requests[1]?.messages.find((m) => m.role === 'tool')?.content).toContain('Kyoto');
+    expect((await call('POST', `/runs/${id}/messages`, { text: 'and Osaka?' })).status).toBe(202);
+    const last = (await events(id)).at(-1);
+    expect(last).toMatchObject({ type: 'ended', run: { answer: 'Osaka is next door.' } });
+    const timeline = (last?.run?.timeline ?? []) as { kind: string; text?: string }[];
+    const said = timeline.filter((e) => e.kind === 'user');
+    expect(said.map((e) => e.text)).toEqual(['plan a trip', 'and Osaka?']);
+    expect((await call('POST', `/runs/${id}/messages`, { text: '' })).status).toBe(400);
+  });
+
+  it('a stream resumed with Last-Event-ID gets the rest of the leg; a new one starts with a snapshot', async () => {
+    const { base, call } = await setup([
+      {
+        content: 'Looking.',
+        toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: '/tmp' } }],
+      },
+      { ...finish('Seen.'), delayMs: 1500 },
+    ]);
+    const id = String((await call('POST', '/runs', { task: 'look' })).json.id);
+    const auth = { authorization: `Bearer ${TOKEN}` };
+    /** Reads the stream's events, stopping after `enough` says so (or at its end). */
+    const read = async (headers: Record<string, string>, enough: (data: { type: string }) => boolean) => {
+      const controller = new AbortController();
+      const res = await fetch(`${base}/runs/${id}/events`, {
+        headers: { ...auth, ...headers },
+        signal: controller.signal,
+      });
+      const got: { id?: string; data: { type: string; event?: { type: string } } }[] = [];
+      let buffer = '';
+      const decoder = new TextDecoder();
+      for await (const chunk of res.body as AsyncIterable<Uint8Array>) {
+        buffer += decoder.decode(chunk, { stream: true });
+        const blocks = buffer.split('\n\n');
+        buffer = blocks.pop() ?? '';
+        for (const block of blocks) {
+          const field = (name: string) =>
+            block
+              .split('\n')
+              .find((l) => l.startsWith(`${name}: `))
+              ?.slice(name.length + 2);
+          got.push({ id: field('id'), data: JSON.parse(field('data') ?? '{}') });
+        }
+        // Leaving the loop cancels the body: the client hangs up.
+        if (got.some((m) => enough(m.data))) break;
+      }
+      return got;
+    };
+    const toolDone = (data: { type: string; event?: { type: string } }) => data.event?.type === 'toolCompleted';
+    const first = await read({}, toolDone);
+    const lastId = first.at(-1)?.id ?? '';
+    expect(lastId).toMatch(/^\w+\.\d+$/);
+    // A fresh subscriber in the middle of the leg: where the run is now, then what follows.
+    const fresh = await read({}, () => true);
+    expect(fresh[0]?.data).toMatchObject({ type: 'snapshot', run: { status: 'awaiting_llm' } });
+    // Resumed: exactly the events after the last one seen, to the end of the leg.
+    const rest = await read({ 'last-event-id': lastId }, () => false);
+    const [leg, index] = lastId.split('.');
+    expect(rest[0]?.id).toBe(`${leg}.${Number(index) + 1}`);
+    expect(rest.map((m) => m.data.type)).not.toContain('snapshot');
+    expect(rest.at(-1)?.data).toMatchObject({ type: 'ended', run: { answer: 'Seen.' } });
   });
 
   it('answers bad requests clearly', async () => {

@@ -1,8 +1,8 @@
 // The service as a process of its own, for the test that kills it (security.test.ts transpiles
-// and runs this file): a `deploy` tool that needs approval and must not be re-run blindly.
-// Arguments: data dir, model base URL, deploy log, token. DEPLOY_HANGS=1: a deploy never ends.
+// and runs this file): a `deploy` tool that needs approval and must not be re-run blindly, and a
+// `note` tool that needs neither. Arguments: data dir, model base URL, log of what the tools did,
+// token. DEPLOY_HANGS=1: a deploy never ends. The runs are kept in SQLite (the service's default).
 import { appendFile } from 'node:fs/promises';
-import type { AddressInfo } from 'node:net';
 import { createAgent, createOpenAiLlm, defineTool, terminate } from '@openmanus/core';
 import { z } from 'zod';
 import { createAgentService } from '../src/service.js';
@@ -23,13 +23,22 @@ const deploy = defineTool({
   },
 });
 
+const note = defineTool({
+  name: 'note',
+  description: 'Writes a note down.',
+  parameters: z.object({ text: z.string() }),
+  execute: async ({ text }) => {
+    await appendFile(deployLog, `note ${text}\n`);
+    return `noted: ${text}`;
+  },
+});
+
 const service = await createAgentService({
-  agent: createAgent({ name: 'Deployer', tools: [deploy, terminate] }),
+  agent: createAgent({ name: 'Deployer', tools: [deploy, note, terminate] }),
   llm: createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL, maxRetries: 0 }),
   dataDir,
   token,
 });
-service.server.listen(0, '127.0.0.1', async () => {
-  const resumed = await service.recover();
-  console.log(JSON.stringify({ port: (service.server.address() as AddressInfo).port, resumed }));
-});
+const port = await service.listen(0);
+const resumed = await service.recover();
+console.log(JSON.stringify({ port, resumed }));
