@@ -43,6 +43,12 @@ describe.each(kinds)('$name', ({ writers }) => {
 });
 
 describe('file store', () => {
+  it('keeps runs readable by this user only (they hold what tools returned)', async () => {
+    await createFileStore(dir).save('run-1', started(), 0);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    expect((await stat(join(dir, 'run-1.jsonl'))).mode & 0o777).toBe(0o600);
+  });
+
   it('keeps every file inside its directory', async () => {
     const store = createFileStore(dir);
     for (const runId of ['../escape', '../../x', 'a/b', '/abs', '..', '.', '']) await store.save(runId, started(), 0);

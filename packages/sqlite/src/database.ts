@@ -1,4 +1,4 @@
-import { mkdirSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 
@@ -40,7 +40,10 @@ export type SqliteDatabase = Database.Database;
  * `timeoutMs` for another one (in this process or another) to commit.
  */
 export function openDatabase(file: string, timeoutMs: number): SqliteDatabase {
-  mkdirSync(dirname(file), { recursive: true });
+  // Runs hold what tools returned (file contents, pages): readable by this user only. SQLite
+  // creates its -wal and -shm files with the database file's permissions.
+  mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
+  closeSync(openSync(file, 'a', 0o600));
   const db = new Database(file, { timeout: timeoutMs });
   try {
     db.pragma('journal_mode = WAL');

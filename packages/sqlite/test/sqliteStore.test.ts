@@ -1,4 +1,4 @@
-import { mkdtemp, readdir, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type AgentState, userMessage } from '@openmanus/core';
@@ -45,6 +45,13 @@ describe('the database file', () => {
     await open().save('run-1', started(), 0);
     expect(await readdir(join(root, 'data'))).toContain('runs.db');
     expect(raw().pragma('journal_mode', { simple: true })).toBe('wal');
+  });
+
+  it('is readable by this user only, as are its directory and its write-ahead log', async () => {
+    await open().save('run-1', started(), 0);
+    expect((await stat(join(root, 'data'))).mode & 0o777).toBe(0o700);
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    expect((await stat(`${file}-wal`)).mode & 0o777).toBe(0o600);
   });
 
   it('refuses a file whose tables a newer version of the package wrote', () => {

@@ -45,7 +45,8 @@ export function createFileStore<S extends object = AgentState>(directory: string
   const known = new Map<string, KnownRun<S>>();
   const fileOf = (runId: string) => join(directory, runFileName(runId));
   let directoryMade: Promise<unknown> | undefined;
-  const makeDirectory = () => (directoryMade ??= mkdir(directory, { recursive: true }));
+  // Runs hold what tools returned (file contents, pages): readable by this user only.
+  const makeDirectory = () => (directoryMade ??= mkdir(directory, { recursive: true, mode: 0o700 }));
 
   /**
    * The run as the open file of `size` bytes holds it: the known one when the file still ends
@@ -162,7 +163,7 @@ async function writeSnapshot<S extends object>(
 ): Promise<KnownRun<S>> {
   const line = Buffer.from(snapshotLine(version, id, state));
   const temporary = `${file}.tmp`;
-  const handle = await open(temporary, 'w');
+  const handle = await open(temporary, 'w', 0o600);
   try {
     await writeAt(handle, line, 0);
     // Flushed before the rename, so a power cut cannot leave the run as an empty file.
