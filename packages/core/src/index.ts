@@ -83,6 +83,15 @@ export {
   type RunOutcome,
 } from './shell/runItems.js';
 export { deltaLine, type RunLog, readRunLog, snapshotLine } from './shell/runLog.js';
+export type {
+  DirectoryEntry,
+  ExecOptions,
+  ExecResult,
+  Sandbox,
+  SandboxProcess,
+  SandboxProvider,
+  SandboxRequest,
+} from './shell/sandboxPort.js';
 export {
   type ApprovalDecision,
   createResourcePool,

@@ -14,6 +14,7 @@ import { type ItemSink, itemStream } from './itemStream.js';
 import { agentPerformers, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
+import type { Sandbox, SandboxProvider } from './sandboxPort.js';
 import { createResourcePool, type HostCallbacks, type ResourcePool, type RunScope } from './scope.js';
 import type { CheckpointStore } from './store.js';
 
@@ -40,6 +41,8 @@ export interface RunOptions extends HostCallbacks {
   readonly emitter?: RunEmitter;
   /** Resources shared beyond this run (the host closes them); by default each run has its own, closed at its end. */
   readonly resources?: ResourcePool;
+  /** Where the run's tools execute: one sandbox per run, made on first use (default: the host). */
+  readonly sandbox?: SandboxProvider;
   /** Performers replacing the defaults, or for effect types of the host's own. */
   readonly performers?: HostPerformers;
 }
@@ -189,6 +192,9 @@ async function runFrom(
     ...(options.onHuman ? { onHuman: options.onHuman } : {}),
     ...(options.onApproval ? { onApproval: options.onApproval } : {}),
     resource: (key, open, close) => pool.get(key, open, close),
+    ...(options.sandbox
+      ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => scope.signal) }
+      : {}),
     emit: (item) => void announce(item),
     changeTools: async ({ add = [], remove = [] }) => {
       if (!control) return;
@@ -265,4 +271,20 @@ async function runFrom(
   };
   await deliver({ type: 'result', result: outcome });
   return outcome;
+}
+
+/** The run's sandbox as a resource of its pool: made by the provider on first use, closed with the run. */
+function sandboxOf(
+  provider: SandboxProvider,
+  pool: ResourcePool,
+  runId: string,
+  workspace: string | undefined,
+  signal: () => AbortSignal,
+): () => Promise<Sandbox> {
+  return () =>
+    pool.get(
+      `sandbox:${provider.name}`,
+      () => provider.create({ runId, signal: signal(), ...(workspace !== undefined ? { workspace } : {}) }),
+      (sandbox) => sandbox.close(),
+    );
 }

@@ -3,6 +3,7 @@ import type { ToolCall } from '../kernel/messages.js';
 import type { LlmPort } from '../llm/llm.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { ItemOrigin, RunItem } from './runItems.js';
+import type { Sandbox } from './sandboxPort.js';
 
 export type ApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string };
 
@@ -25,6 +26,11 @@ export interface RunScope extends HostCallbacks {
    * when this run ends — never shared with another run unless the host passed a shared pool.
    */
   resource<T>(key: string, open: () => T | Promise<T>, close?: (value: T) => void | Promise<void>): Promise<T>;
+  /**
+   * The run's sandbox, opened on first use and removed when the run ends — present only when the
+   * run was given a sandbox provider; without one, tools run on the host.
+   */
+  readonly sandbox?: () => Promise<Sandbox>;
   /** Announces run items of your own (a child agent's), tagged as coming from you. */
   emit(item: RunItem): void;
   /** Changes the tools the model sees from the next request on (an MCP server's list changed). */

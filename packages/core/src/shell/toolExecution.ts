@@ -81,6 +81,7 @@ export async function executeTool(
     ...(run.onApproval ? { onApproval: run.onApproval } : {}),
     llm: meteredLlm(run.llm, usage),
     resource: (key, open, close) => run.resource(key, open, close),
+    ...(run.sandbox ? { sandbox: run.sandbox } : {}),
     emit: (item, child) =>
       run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id, ...child }, ...(item.origin ?? [])] }),
     changeTools: (change) => run.changeTools(change),

@@ -1,0 +1,85 @@
+/**
+ * The sandbox port: where a run's tools execute. One sandbox per run, opened when a tool first
+ * needs it and closed when the run ends (a per-run resource of the run scope). Providers —
+ * the host (optionally under bubblewrap), Docker, a remote service — implement it; with none
+ * configured, tools run on the host as they always have.
+ */
+
+/** How one command ended. Output is capped by the caller's `maxOutputBytes`; what was cut is counted. */
+export interface ExecResult {
+  /** The exit code, or `null` when a signal or the timeout ended it. */
+  readonly exitCode: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+  /** The command ran out of time (and everything it started was killed). */
+  readonly timedOut: boolean;
+  /** Bytes of output not kept, stdout and stderr together. */
+  readonly droppedBytes: number;
+}
+
+export interface ExecOptions {
+  /** The working directory inside the sandbox (default: its workspace). */
+  readonly cwd?: string;
+  /** Given on the command's stdin, then closed. */
+  readonly stdin?: string | Uint8Array;
+  /** Variables besides the sandbox's own clean environment. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** After this long the command and everything it started are killed. */
+  readonly timeoutMs?: number;
+  /** Aborting kills the command and everything it started. */
+  readonly signal?: AbortSignal;
+  /** Most bytes of stdout and of stderr each kept (default 1 MiB). */
+  readonly maxOutputBytes?: number;
+}
+
+/** A long-lived process in the sandbox (a shell): its streams, and a way to end it with everything it started. */
+export interface SandboxProcess {
+  write(data: string | Uint8Array): void;
+  onStdout(listener: (chunk: Uint8Array) => void): void;
+  onStderr(listener: (chunk: Uint8Array) => void): void;
+  onExit(listener: (exitCode: number | null) => void): void;
+  /** Interrupts what runs in the foreground (as Ctrl-C would), keeping the process. */
+  interrupt(): void;
+  /** Ends the process and everything it started. */
+  kill(): Promise<void>;
+}
+
+export interface DirectoryEntry {
+  readonly name: string;
+  readonly type: 'file' | 'directory' | 'symlink' | 'other';
+  readonly size: number;
+}
+
+/** One run's sandbox. Paths are the sandbox's own (absolute, or relative to `workspace`). */
+export interface Sandbox {
+  /** The provider that made it (`local`, `bwrap`, `docker`, `daytona`, …). */
+  readonly provider: string;
+  /** The workspace directory as code inside the sandbox sees it. */
+  readonly workspace: string;
+  exec(command: readonly string[], options?: ExecOptions): Promise<ExecResult>;
+  spawn(command: readonly string[], options?: Pick<ExecOptions, 'cwd' | 'env'>): Promise<SandboxProcess>;
+  readFile(path: string): Promise<Uint8Array>;
+  /** Creates or replaces the file (and the directories it needs). */
+  writeFile(path: string, data: string | Uint8Array): Promise<void>;
+  list(path: string): Promise<readonly DirectoryEntry[]>;
+  remove(path: string): Promise<void>;
+  /** Copies a host file or directory into the sandbox, and back out. */
+  copyIn(hostPath: string, sandboxPath: string): Promise<void>;
+  copyOut(sandboxPath: string, hostPath: string): Promise<void>;
+  /** Removes the sandbox and everything running in it. */
+  close(): Promise<void>;
+}
+
+/** What a provider is told about the run it makes a sandbox for. */
+export interface SandboxRequest {
+  readonly runId: string;
+  /** The host workspace of the run, if it has one (bound into the sandbox by providers that can). */
+  readonly workspace?: string;
+  readonly signal: AbortSignal;
+}
+
+/** Makes sandboxes: one per run, on first use. */
+export interface SandboxProvider {
+  readonly name: string;
+  create(request: SandboxRequest): Promise<Sandbox>;
+}
