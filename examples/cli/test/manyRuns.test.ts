@@ -20,7 +20,7 @@ import { createMcpAgent, createMcpClient } from '@openmanus/mcp';
 import { afterAll, describe, expect, it } from 'vitest';
 import { chromePath, tempDir } from './helpers.js';
 
-const COUNTS = { python: 16, browser: 8, mcp: 16, session: 6 } as const;
+const COUNTS = { python: 20, browser: 10, mcp: 20, session: 6 } as const;
 type Kind = keyof typeof COUNTS;
 
 /** Every run's token: its kind, its number and random digits, e.g. `python-007-3fa9c1d2`. */
@@ -35,8 +35,8 @@ afterAll(async () => {
   for (const close of closers.reverse()) await close();
 });
 
-/** What the model says next to one run: the first user message names the run's token. */
-function reply(request: RecordedRequest) {
+/** The model: it answers each request by the run's token, which the first user message names. */
+const model = (pagesUrl: string) => (request: RecordedRequest) => {
   const task = String(request.messages.find((m) => m.role === 'user')?.content ?? '');
   const [token] = tokensIn(task);
   if (!token) return { error: { status: 400, message: `no token in the task: ${task}` } };
@@ -58,7 +58,7 @@ function reply(request: RecordedRequest) {
         },
       },
     ],
-    browser: [{ name: 'browser_use', arguments: { action: 'go_to_url', url: `${pages.url}/page/${token}` } }],
+    browser: [{ name: 'browser_use', arguments: { action: 'go_to_url', url: `${pagesUrl}/page/${token}` } }],
     // Later numbers answer sooner: calls sent together over the one session come back in another order.
     mcp: [{ name: 'mcp_memo_echo_later', arguments: { text: token, ms: 200 - 10 * Number(token.split('-')[1]) } }],
     session: [
@@ -68,7 +68,7 @@ function reply(request: RecordedRequest) {
   }[kind];
   const call = calls[turn];
   return call ? { toolCalls: [call] } : { content: `${token} saw: ${seen}` };
-}
+};
 
 /** A page on 127.0.0.1 made for the token in its path: its title and a link carry the token's digest. */
 async function startPages() {
@@ -93,7 +93,6 @@ async function startPages() {
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
 }
-let pages: Awaited<ReturnType<typeof startPages>>;
 
 /** The memo server over streamable HTTP, in a process of its own: its URL and how many sessions it has open. */
 async function startMemoHttp() {
@@ -116,14 +115,14 @@ describe.skipIf(!chromePath())('many runs in one process', () => {
   it('Manus with Python, browser agents and MCP agents started at once keep to their own state, pages, files and sessions', async () => {
     const root = await tempDir();
     closers.push(() => rm(root, { recursive: true, force: true }));
-    const model = await startOpenAiServer({ script: reply });
-    closers.push(() => model.close());
-    pages = await startPages();
+    const pages = await startPages();
     closers.push(() => pages.close());
+    const server = await startOpenAiServer({ script: model(pages.url) });
+    closers.push(() => server.close());
     const memoHttp = await startMemoHttp();
     closers.push(() => memoHttp.close());
 
-    const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'sk-test', baseURL: model.baseURL, maxRetries: 0 });
+    const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'sk-test', baseURL: server.baseURL, maxRetries: 0 });
     // One agent for every browser run (one Chromium, a context per run), one MCP client for the MCP runs.
     const browserAgent = createBrowserAgent({
       allowHosts: [pages.host],
@@ -180,10 +179,10 @@ describe.skipIf(!chromePath())('many runs in one process', () => {
       expect([...tokensIn(JSON.stringify(outcome.state))], token).toEqual([token]);
     });
     // Every request the model got was about one run only, and each run made the calls it was scripted to.
-    for (const request of model.requests) expect(tokensIn(JSON.stringify(request.messages)).size).toBe(1);
+    for (const request of server.requests) expect(tokensIn(JSON.stringify(request.messages)).size).toBe(1);
     const turns = { python: 2, browser: 2, mcp: 2, session: 3 };
     const calls = (Object.keys(COUNTS) as Kind[]).reduce((sum, kind) => sum + COUNTS[kind] * turns[kind], 0);
-    expect(model.requests.length).toBe(calls);
+    expect(server.requests.length).toBe(calls);
     // Each Python run wrote one file, named by its token, holding its digest — in its own workspace.
     for (const token of tokens.filter((t) => t.startsWith('python-'))) {
       expect(await readdir(join(root, token))).toEqual([`${token}.txt`]);
