@@ -63,8 +63,16 @@ const [line] = await once(server.stdout, 'data');
 const endpoint = String(line).trim();
 
 /** concurrency.mjs in a process of its own (it starts its own model server): its JSON line. */
-async function manyRuns(runs) {
-  const args = ['--expose-gc', '--no-deprecation', '--import', here('./guard.mjs'), here('./concurrency.mjs'), String(runs)];
+async function manyRuns(runs, ...flags) {
+  const args = [
+    '--expose-gc',
+    '--no-deprecation',
+    '--import',
+    here('./guard.mjs'),
+    here('./concurrency.mjs'),
+    String(runs),
+    ...flags,
+  ];
   const out = execFileSync(process.execPath, args, { encoding: 'utf8' });
   return JSON.parse(out.trim().split('\n').at(-1));
 }
@@ -211,6 +219,11 @@ const many = await manyRuns(1000).catch((error) => {
   errors['many runs'] = error.message;
   return undefined;
 });
+// The same with different agents at once: Manus with Python, browser agents, MCP agents on one client, adders.
+const mixed = await manyRuns(1000, '--mixed').catch((error) => {
+  errors['many mixed runs'] = error.message;
+  return undefined;
+});
 const perStep = (r) => `${r.first.toFixed(0)} → ${r.last.toFixed(0)}`;
 const checkpoints = [
   '',
@@ -237,6 +250,17 @@ const extras = [
   ...(many
     ? [
         `- ${many.runs.toLocaleString('en-US')} runs started at once in one process (3 model calls each, one shared port): ${many.seconds} s, ${many.peakMb} MB at the peak (${many.kbPerRun} KB per run), worst event-loop delay ${many.worstDelayMs} ms; once they finished, the heap was ${many.heapLeftMb} MB above its warm baseline.`,
+      ]
+    : []),
+  ...(mixed
+    ? [
+        `- ${mixed.runs.toLocaleString('en-US')} runs of different agents at once in one process (${Object.entries(
+          mixed.kinds,
+        )
+          .map(([kind, count]) => `${count} ${kind}`)
+          .join(
+            ', ',
+          )}; each answer checked to carry its own run's token): ${mixed.seconds} s, ${mixed.failed} failed, ${mixed.crossTalk} with another run's data, ${mixed.peakMb} MB at the peak in this process (${mixed.kbPerRun} KB per run; Chromium and Python run in processes of their own), worst event-loop delay ${mixed.worstDelayMs} ms; once they finished, the heap was ${mixed.heapLeftMb} MB above its warm baseline.`,
       ]
     : []),
 ];

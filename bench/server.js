@@ -6,18 +6,27 @@
 import { createServer } from 'node:http';
 import { startOpenAiServer } from '@openmanus/core/testing';
 
+const usage = { inputTokens: 1, outputTokens: 1 };
 const server = await startOpenAiServer({
   script: (request) => {
+    // "call-once" (the mixed runs of concurrency.mjs): the task ends with the one tool call to make,
+    // as JSON; once its result is in, the answer is that result.
+    if (request.model === 'call-once') {
+      const result = request.messages.findLast((m) => m.role === 'tool');
+      if (result) return { content: String(result.content), usage };
+      const task = String(request.messages.find((m) => m.role === 'user')?.content);
+      return { toolCalls: [JSON.parse(task.slice(task.indexOf('{')))], usage };
+    }
     const steps = Number(/steps-(\d+)/.exec(String(request.model))?.[1] ?? 10);
     const parallel = Number(/-x(\d+)/.exec(String(request.model))?.[1] ?? 1);
     const done = Math.floor(request.messages.filter((m) => m.role === 'tool').length / parallel);
-    if (done >= steps) return { content: 'done', usage: { inputTokens: 1, outputTokens: 1 } };
+    if (done >= steps) return { content: 'done', usage };
     const toolCalls = Array.from({ length: parallel }, (_, i) => ({
       id: `call_${done}_${i}`,
       name: 'add',
       arguments: { a: done, b: i },
     }));
-    return { toolCalls, usage: { inputTokens: 1, outputTokens: 1 } };
+    return { toolCalls, usage };
   },
 });
 const stats = createServer((_req, res) => res.end(JSON.stringify({ completions: server.hits })));

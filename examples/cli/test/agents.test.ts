@@ -2,7 +2,6 @@ import { writeFile } from 'node:fs/promises';
 import { createServer, type RequestListener } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { findChrome } from '@openmanus/browser';
 import {
   type OpenAiServer,
   processesMatching,
@@ -12,7 +11,7 @@ import {
 } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startTravelSite } from '../src/travelSite.js';
-import { runNode, tempDir } from './helpers.js';
+import { chromePath, runNode, tempDir } from './helpers.js';
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -236,17 +235,6 @@ describe('openmanus --agent', () => {
     expect(stdout).toMatch(/^ {2}browser {8}a browser agent: browser_use \(set up by \[browser\] in config\.toml\)/m);
   });
 });
-
-/** The system's Chrome or Chromium; without one the browser tests are skipped, except in CI. */
-function chromePath(): string | undefined {
-  try {
-    return findChrome(undefined, process.env);
-  } catch (error) {
-    if (process.env.CI) throw error;
-    console.warn(`\n*** CLI browser tests skipped: ${(error as Error).message} ***\n`);
-    return undefined;
-  }
-}
 
 describe.skipIf(!chromePath())('openmanus and the browser', () => {
   const lastPrompt = (request: RecordedRequest | undefined) =>

@@ -3,6 +3,7 @@ import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { findChrome } from '@openmanus/browser';
 import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach } from 'vitest';
 
@@ -57,4 +58,15 @@ export function runNode(
     child.stdin.end(options.input ?? '');
     options.onStart?.(child);
   });
+}
+
+/** The system's Chrome or Chromium; without one the browser tests are skipped, except in CI. */
+export function chromePath(): string | undefined {
+  try {
+    return findChrome(undefined, process.env);
+  } catch (error) {
+    if (process.env.CI) throw error;
+    console.warn(`\n*** CLI browser tests skipped: ${(error as Error).message} ***\n`);
+    return undefined;
+  }
 }
