@@ -47,7 +47,7 @@ export const taskParameters = (description: string) =>
     z.object({ task: z.string().describe(description) }),
   );
 
-const ITEM_TYPES: readonly RunItem['type'][] = ['effect', 'event', 'observation', 'result'];
+const ITEM_TYPES: readonly RunItem['type'][] = ['effect', 'event', 'observation', 'delta', 'result'];
 
 /**
  * Another agent as one tool call: the parent's model gives it a task, the child runs to its

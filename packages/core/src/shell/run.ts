@@ -210,6 +210,7 @@ async function runFrom(
       scope,
       tools,
       announce,
+      wantsDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
       ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
       ...(options.maxParallelTools !== undefined ? { maxParallelTools: options.maxParallelTools } : {}),
     }),
