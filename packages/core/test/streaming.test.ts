@@ -143,6 +143,24 @@ describe('a streamed reply arrives as deltas', () => {
     expect(a.answer).toBe(answer);
   });
 
+  it('in the prompt tool mode the markup streams as text, and the call is parsed from the whole', async () => {
+    const reply = 'Adding.\n<tool_call>{"name": "add", "arguments": {"a": 2, "b": 5}}</tool_call>';
+    const server = await serve([{ content: reply }, { content: 'It is 7.' }]);
+    const items = await collect(
+      stream(makeAgent(), 'add', { llm: llmFor(server, { stream: true, toolMode: 'prompt' }), runId: 'p' }),
+    );
+    const first = items.find((i) => i.type === 'effect' && i.effect.type === 'callLlm');
+    const deltas = deltasOf(items).filter((d) => first?.type === 'effect' && d.effectId === first.effect.id);
+    expect(deltas.map((d) => d.text).join('')).toBe(reply);
+    expect(items).toContainEqual(
+      expect.objectContaining({
+        type: 'event',
+        event: expect.objectContaining({ type: 'llmResponded', toolCalls: [expect.objectContaining({ name: 'add' })] }),
+      }),
+    );
+    expect(items.at(-1)).toMatchObject({ type: 'result', result: { answer: 'It is 7.' } });
+  });
+
   it('a compact item is the delta itself', async () => {
     const server = await serve([{ content: answer }]);
     const items = await collect(stream(makeAgent(), 'hi', { llm: llmFor(server, { stream: true }) }));

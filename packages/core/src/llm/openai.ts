@@ -41,7 +41,10 @@ export interface OpenAiLlmOptions {
   readonly timeoutMs?: number;
   /** Streaming only: most time between two chunks of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
   readonly idleTimeoutMs?: number;
-  /** Stream the reply (usage still reported); for servers that time out long non-streamed calls. */
+  /**
+   * Stream the reply: its pieces reach `onDelta` (a run's `delta` items) as they arrive, the
+   * response is the same, usage still reported. Also for servers that time out long non-streamed calls.
+   */
   readonly stream?: boolean;
   /** A ready-made client, e.g. one with a custom fetch. */
   readonly client?: OpenAI;
