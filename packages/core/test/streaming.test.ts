@@ -201,6 +201,21 @@ describe('deltas cost nothing when nobody listens', () => {
     await collect(stream(makeAgent(), 'd', { llm }));
     expect(llm.calls.map((c) => typeof c.onDelta)).toEqual(['undefined', 'undefined', 'function', 'function']);
   });
+
+  it('nor is a child agent’s model, unless the parent’s deltas are taken', async () => {
+    const script = () => [
+      { toolCalls: [{ name: 'helper', arguments: { task: 'say it' } }] },
+      { content: 'child' },
+      { content: 'parent' },
+    ];
+    const parent = createAgent({ name: 'parent', tools: [agentTool(createAgent({ name: 'helper' }))], maxSteps: 5 });
+    const quiet = recording(llmFor(await serve(script()), { stream: true }));
+    await run(parent, 'go', { llm: quiet });
+    const read = recording(llmFor(await serve(script()), { stream: true }));
+    await collect(stream(parent, 'go', { llm: read }));
+    expect(quiet.calls.map((c) => typeof c.onDelta)).toEqual(['undefined', 'undefined', 'undefined']);
+    expect(read.calls.map((c) => typeof c.onDelta)).toEqual(['function', 'function', 'function']);
+  });
 });
 
 describe('a streamed reply that breaks', () => {

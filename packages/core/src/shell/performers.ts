@@ -27,8 +27,6 @@ export interface PerformerDeps {
   /** The tool implementations of this run, by name (tools come and go with `scope.changeTools`). */
   readonly tools: ReadonlyMap<string, Tool>;
   readonly announce: (item: RunItem) => void;
-  /** Whether anyone takes the model's reply pieces (`delta` items) now; none are made otherwise. */
-  readonly wantsDeltas?: () => boolean;
   readonly toolTimeoutMs?: number;
   readonly maxParallelTools?: number;
 }
@@ -44,7 +42,7 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
   return {
     callLlm: async (effect, { signal }) => {
       // Announced as they come, not applied: the state is the same as without streaming.
-      const onDelta = deps.wantsDeltas?.()
+      const onDelta = scope.takesDeltas?.()
         ? (delta: LlmDelta) => deps.announce({ type: 'delta', effectId: effect.id, ...delta })
         : undefined;
       try {

@@ -186,6 +186,7 @@ async function runFrom(
     ...(options.onApproval ? { onApproval: options.onApproval } : {}),
     resource: (key, open, close) => pool.get(key, open, close),
     emit: (item) => void announce(item),
+    takesDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
     changeTools: async ({ add = [], remove = [] }) => {
       if (!control) return;
       for (const name of remove) tools.delete(name);
@@ -210,7 +211,6 @@ async function runFrom(
       scope,
       tools,
       announce,
-      wantsDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
       ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
       ...(options.maxParallelTools !== undefined ? { maxParallelTools: options.maxParallelTools } : {}),
     }),

@@ -27,6 +27,8 @@ export interface RunScope extends HostCallbacks {
   resource<T>(key: string, open: () => T | Promise<T>, close?: (value: T) => void | Promise<void>): Promise<T>;
   /** Announces run items of your own (a child agent's), tagged as coming from you. */
   emit(item: RunItem): void;
+  /** Whether anything takes this run's `delta` items now (a stream reader, a listener): a child agent streams only then. */
+  readonly takesDeltas?: () => boolean;
   /** Changes the tools the model sees from the next request on (an MCP server's list changed). */
   changeTools(change: { readonly add?: readonly Tool[]; readonly remove?: readonly string[] }): Promise<void>;
 }
