@@ -19,6 +19,8 @@ import { pythonCost } from './python-cost.mjs';
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 5);
 const ONLY = process.env.BENCH_ONLY?.split(',');
+// e.g. BENCH_SCENARIOS=stream50,stream400 for a quick look at some figures (the README is then left alone).
+const SCENARIOS = process.env.BENCH_SCENARIOS?.split(',');
 const log = (line) => process.stderr.write(`${line}\n`);
 
 // Each contender: where its packages are installed, and the packages a user adds for it
@@ -118,7 +120,9 @@ function measure(contender, scenario) {
   });
 }
 
-const scenarios = ['loop50', 'loop400', 'parallel', 'import'];
+const scenarios = ['loop50', 'loop400', 'stream50', 'stream400', 'parallel', 'import'].filter(
+  (s) => !SCENARIOS || SCENARIOS.includes(s),
+);
 const samples = {};
 const errors = {};
 const started = Date.now();
@@ -163,6 +167,9 @@ const rows = [
     2,
     '×',
   ],
+  // Each in its streaming mode, every text and argument piece handed to a consumer as it arrives.
+  ['ms per step, 50-step loop, streamed', (id) => fig(id, 'stream50', 'msPerStep'), 2],
+  ['ms per step, 400-step loop, streamed', (id) => fig(id, 'stream400', 'msPerStep'), 2],
   ['ms per turn, 5 calls × 50 ms tool', (id) => fig(id, 'parallel', 'msPerStep'), 1],
   ['peak RSS, 400-step run (MB)', (id) => fig(id, 'loop400', 'rssMB'), 0],
   ['heap retained after 400-step run (MB)', (id) => fig(id, 'loop400', 'heapMB'), 1],
@@ -200,6 +207,13 @@ const ratios = [
         .join(' | ')} |`,
   ),
 ];
+
+const failures = Object.entries(errors).map(([key, message]) => `- ${key} failed: ${message}`);
+if (SCENARIOS) {
+  // A quick look: the contenders' figures only, no in-process extras.
+  console.log(`\n${[...table, '', ...ratios, ...(failures.length ? ['', ...failures] : [])].join('\n')}\n`);
+  process.exit(failures.length > 0 ? 1 : 0);
+}
 
 const reducer = reducerThroughput();
 const own50 = await ownWorkPerStep(50);
@@ -266,7 +280,6 @@ const extras = [
 ];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
 const meta = `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · Node ${process.version} · medians over ${REPS} processes per contender and figure (the faster of 2 runs in each)`;
-const failures = Object.entries(errors).map(([key, message]) => `- ${key} failed: ${message}`);
 
 const report = [
   meta,
@@ -294,7 +307,7 @@ const readmePath = here('../README.md');
 const readme = readFileSync(readmePath, 'utf8');
 const start = '<!-- bench:start -->';
 const end = '<!-- bench:end -->';
-if (readme.includes(start) && readme.includes(end) && !ONLY) {
+if (readme.includes(start) && readme.includes(end) && !ONLY && !SCENARIOS) {
   const updated = `${readme.slice(0, readme.indexOf(start) + start.length)}\n${report}\n${readme.slice(readme.indexOf(end))}`;
   writeFileSync(readmePath, updated);
   log('README.md updated with this run.');

@@ -1,7 +1,7 @@
 // One measurement in a fresh process: node --expose-gc --import ./guard.mjs one.mjs <contender> <scenario> <server-json>
 import { existsSync } from 'node:fs';
 
-// Prints one JSON line. Scenarios: import | loop50 | loop400 | parallel.
+// Prints one JSON line. Scenarios: import | loop50 | loop400 | stream50 | stream400 | parallel.
 const [contender, scenario, serverJson] = process.argv.slice(2);
 const { baseURL, stats } = JSON.parse(serverJson ?? '{}');
 // Ours and the raw loop live in ./contenders, the peers (with their own node_modules) in ./peers/contenders.
@@ -29,12 +29,16 @@ const completions = async () => (await (await fetch(stats)).json()).completions;
 const shapes = {
   loop50: { steps: 50, parallel: 1, delay: 0 },
   loop400: { steps: 400, parallel: 1, delay: 0 },
+  // The same loops with the replies streamed: each contender in its streaming mode, every piece handed on.
+  stream50: { steps: 50, parallel: 1, delay: 0, stream: true },
+  stream400: { steps: 400, parallel: 1, delay: 0, stream: true },
   parallel: { steps: 10, parallel: 5, delay: 50 },
 };
 const shape = shapes[scenario];
 if (!shape) throw new Error(`unknown scenario ${scenario}`);
 const { create } = await import(new URL(`${contender}.mjs`, dir));
-const runTask = create({ baseURL, toolDelayMs: shape.delay });
+const { shown } = await import(new URL('./contenders/shared.mjs', import.meta.url));
+const runTask = create({ baseURL, toolDelayMs: shape.delay, stream: shape.stream === true });
 const model = shape.parallel > 1 ? `steps-${shape.steps}-x${shape.parallel}` : `steps-${shape.steps}`;
 
 // Warm-up (JIT, connections) long enough that every contender's code is optimised, then measured
@@ -45,6 +49,7 @@ let elapsed = Number.POSITIVE_INFINITY;
 for (let run = 0; run < 2; run++) {
   globalThis.gc?.();
   const before = await completions();
+  const piecesBefore = shown.pieces;
   const started = performance.now();
   const answer = await runTask(model);
   elapsed = Math.min(elapsed, performance.now() - started);
@@ -53,6 +58,10 @@ for (let run = 0; run < 2; run++) {
   // Every turn must have been a real round trip to the model: N tool turns plus the final answer.
   if (served !== shape.steps + 1)
     throw new Error(`${contender}: the server saw ${served} completions, expected ${shape.steps + 1}`);
+  // A streaming contender must really have streamed: every turn's pieces reached its consumer.
+  const pieces = shown.pieces - piecesBefore;
+  if (shape.stream && pieces < shape.steps + 1)
+    throw new Error(`${contender}: ${pieces} streamed pieces reached the consumer in ${shape.steps + 1} turns`);
 }
 // Retained heap: what the run left behind once its garbage is collected.
 globalThis.gc?.();

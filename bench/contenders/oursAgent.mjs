@@ -1,14 +1,18 @@
-import { createAgent, createOpenAiLlm, defineTool, run } from '@openmanus/core';
-import { addTool, makeAdd } from './shared.mjs';
+import { createAgent, createOpenAiLlm, createRunEmitter, defineTool, run } from '@openmanus/core';
+import { addTool, makeAdd, show } from './shared.mjs';
 
 /** Our contender with the `add` tool's arguments described by `parameters` (a zod schema or a JSON Schema). */
 export const oursWith =
   (parameters) =>
-  ({ baseURL, toolDelayMs }) => {
+  ({ baseURL, toolDelayMs, stream }) => {
     const add = defineTool({ ...addTool, parameters, parallelSafe: true, execute: makeAdd(toolDelayMs) });
     const llms = new Map();
+    // Streamed: the reply's pieces reach a listener as `delta` items, as a host showing them would get them.
+    const emitter = stream ? createRunEmitter() : undefined;
+    emitter?.on('delta', (item) => show(item.text ?? item.toolCall?.arguments));
     return async (model) => {
-      if (!llms.has(model)) llms.set(model, createOpenAiLlm({ model, apiKey: 'bench', baseURL, maxRetries: 0 }));
+      if (!llms.has(model))
+        llms.set(model, createOpenAiLlm({ model, apiKey: 'bench', baseURL, maxRetries: 0, stream }));
       // The whole history is sent, as by the others, so every contender carries the same payload.
       const agent = createAgent({
         name: 'bench',
@@ -17,7 +21,7 @@ export const oursWith =
         maxSteps: 1_000,
         memory: { maxMessages: 100_000 },
       });
-      const result = await run(agent, 'Keep adding.', { llm: llms.get(model) });
+      const result = await run(agent, 'Keep adding.', { llm: llms.get(model), ...(emitter ? { emitter } : {}) });
       return result.answer;
     };
   };

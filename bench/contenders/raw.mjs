@@ -1,6 +1,6 @@
-// The floor: a hand-written tool loop on the raw openai SDK.
+// The floor: a hand-written tool loop on the raw openai SDK, streamed or not.
 import OpenAI from 'openai';
-import { addTool, makeAdd } from './shared.mjs';
+import { addTool, makeAdd, show } from './shared.mjs';
 
 export const entry = ['openai'];
 
@@ -10,10 +10,40 @@ const parameters = {
   required: ['a', 'b'],
 };
 
+/** The SDK's raw chunk stream read into the assistant message by hand: text joined, calls by index. */
+async function streamed(client, body) {
+  const chunks = await client.chat.completions.create({
+    ...body,
+    stream: true,
+    stream_options: { include_usage: true },
+  });
+  let content = '';
+  const calls = [];
+  for await (const chunk of chunks) {
+    const delta = chunk.choices[0]?.delta;
+    if (!delta) continue;
+    if (delta.content) {
+      content += delta.content;
+      show(delta.content);
+    }
+    for (const piece of delta.tool_calls ?? []) {
+      calls[piece.index] ??= { id: '', type: 'function', function: { name: '', arguments: '' } };
+      const call = calls[piece.index];
+      if (piece.id) call.id = piece.id;
+      if (piece.function?.name) call.function.name = piece.function.name;
+      if (piece.function?.arguments) {
+        call.function.arguments += piece.function.arguments;
+        show(piece.function.arguments);
+      }
+    }
+  }
+  return calls.length ? { role: 'assistant', content, tool_calls: calls } : { role: 'assistant', content };
+}
+
 /** The loop, with the tool's arguments checked by `check` (as they come, for the plain loop). */
 export const rawLoopWith =
   (check) =>
-  ({ baseURL, toolDelayMs }) => {
+  ({ baseURL, toolDelayMs, stream }) => {
     const client = new OpenAI({ apiKey: 'bench', baseURL, maxRetries: 0 });
     const tools = [{ type: 'function', function: { ...addTool, parameters } }];
     const add = makeAdd(toolDelayMs);
@@ -23,8 +53,10 @@ export const rawLoopWith =
         { role: 'user', content: 'Keep adding.' },
       ];
       for (;;) {
-        const completion = await client.chat.completions.create({ model, messages, tools, tool_choice: 'auto' });
-        const message = completion.choices[0].message;
+        const body = { model, messages, tools, tool_choice: 'auto' };
+        const message = stream
+          ? await streamed(client, body)
+          : (await client.chat.completions.create(body)).choices[0].message;
         messages.push(message);
         if (!message.tool_calls?.length) return message.content;
         // One by one, as a plain loop (and OpenManus) would.

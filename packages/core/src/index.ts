@@ -1,6 +1,14 @@
 export * from './kernel/index.js';
 export { limitConcurrency } from './llm/concurrency.js';
-export type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm/llm.js';
+export type {
+  LlmCallOptions,
+  LlmDelta,
+  LlmError,
+  LlmErrorKind,
+  LlmPort,
+  LlmResponse,
+  ToolCallDelta,
+} from './llm/llm.js';
 export { describeLlmError } from './llm/llm.js';
 export {
   type ApiType,

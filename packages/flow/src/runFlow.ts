@@ -180,9 +180,10 @@ async function driveFlow(
         effectId: effect.id,
         ...(effect.stepIndex !== undefined ? { stepIndex: effect.stepIndex } : {}),
       };
-      for (const type of ['effect', 'event', 'observation', 'result'] as const) {
-        emitter.on(type, (item: RunItem) => void announce({ type: 'agent', ...tag, item }));
-      }
+      const forward = (item: RunItem) => void announce({ type: 'agent', ...tag, item });
+      for (const type of ['effect', 'event', 'observation', 'result'] as const) emitter.on(type, forward);
+      // Executors stream their model's replies only when someone reads the flow's items.
+      if (sink) emitter.on('delta', forward);
       try {
         const outcome = await run(agent, effect.prompt, {
           llm: options.llms?.[effect.executor] ?? llm,

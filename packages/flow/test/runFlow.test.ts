@@ -334,6 +334,24 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
   });
 });
 
+describe('streaming', () => {
+  it("streams the executors' model replies as delta items when the flow's items are read, and only then", async () => {
+    const dir = await workspace();
+    server = await startOpenAiServer({
+      script: [plan(['[WRITER] Write']), { content: 'Written in pieces.' }, { content: 'Summary.' }],
+    });
+    const llm = createOpenAiLlm({ model: 'gpt-4o', apiKey: 'k', baseURL: server.baseURL, maxRetries: 0, stream: true });
+    const items = await collect(streamFlow(flowOf(dir), 'Write', { llm }));
+    const deltas = items.filter((i) => i.type === 'agent' && i.item.type === 'delta');
+    expect(deltas.map((i) => (i.type === 'agent' && i.item.type === 'delta' ? (i.item.text ?? '') : '')).join('')).toBe(
+      'Written in pieces.',
+    );
+    expect(deltas.every((i) => i.type === 'agent' && i.executor === 'writer' && i.stepIndex === 0)).toBe(true);
+    const outcome = (items.at(-1) as Extract<FlowItem, { type: 'result' }>).result;
+    expect(outcome.results).toEqual(['Written in pieces.']);
+  });
+});
+
 describe('checkpoints and resume', () => {
   it('resumes a flow saved between steps, in a new flow object, with the executor remembering its earlier step', async () => {
     const dir = await workspace();

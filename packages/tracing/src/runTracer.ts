@@ -262,7 +262,7 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
     if (item.type === 'event') onEvent(run, item);
     else if (item.type === 'effect') onEffect(run, item);
     else if (item.type === 'observation') onObservation(run, item);
-    else onResult(key, run, item.result);
+    else if (item.type === 'result') onResult(key, run, item.result);
   }
 
   return (item) => {

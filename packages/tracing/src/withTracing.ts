@@ -24,5 +24,7 @@ export function withTracing<O extends RunOptions>(agent: Agent, options: O, trac
       host?.emit(type, item as never);
     });
   }
+  // Deltas are not traced; they are passed on only to a host that takes them (so the run streams only then).
+  if (host && host.listenerCount('delta') > 0) emitter.on('delta', (item) => host.emit('delta', item));
   return { ...options, emitter };
 }

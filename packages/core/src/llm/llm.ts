@@ -27,8 +27,32 @@ export interface LlmError {
   readonly status?: number;
 }
 
+/** A piece of a tool call as the model streams it: who it is when first seen, then its arguments piece by piece. */
+export interface ToolCallDelta {
+  /** Which call of the reply (0, 1, …): pieces with the same index belong together. */
+  readonly index: number;
+  readonly id?: string;
+  readonly name?: string;
+  /** The next piece of the arguments (JSON text; the pieces joined are the call's arguments). */
+  readonly arguments?: string;
+}
+
+/** A piece of a reply as it streams in: text, a tool call's piece, or a restart of a retried reply. */
+export interface LlmDelta {
+  /** The next piece of the reply's text (in the prompt tool mode, the tool-call markup too). */
+  readonly text?: string;
+  readonly toolCall?: ToolCallDelta;
+  /** The reply broke off and is requested again: drop what this call's earlier deltas said. */
+  readonly restart?: true;
+}
+
 export interface LlmCallOptions {
   readonly signal?: AbortSignal;
+  /**
+   * Gets the reply's pieces as they arrive, when the port streams (the response is the same
+   * either way). A throwing callback ends the request, and `complete` throws its error.
+   */
+  readonly onDelta?: (delta: LlmDelta) => void;
 }
 
 /** The port the interpreter calls models through. Retries happen inside; the result is final. */

@@ -6,13 +6,16 @@ import type {
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
 } from 'openai/resources/chat/completions';
+import type { CompletionUsage } from 'openai/resources/completions';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
+import { messageOf } from '../messageOf.js';
 import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
+import { DeltaListenerError, ReplyCutShortError, readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
@@ -40,7 +43,10 @@ export interface OpenAiLlmOptions {
   readonly timeoutMs?: number;
   /** Streaming only: most time between two chunks of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
   readonly idleTimeoutMs?: number;
-  /** Stream the reply (usage still reported); for servers that time out long non-streamed calls. */
+  /**
+   * Stream the reply: its pieces reach `onDelta` (a run's `delta` items) as they arrive, the
+   * response is the same, usage still reported. Also for servers that time out long non-streamed calls.
+   */
   readonly stream?: boolean;
   /** A ready-made client, e.g. one with a custom fetch. */
   readonly client?: OpenAI;
@@ -72,55 +78,57 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
 
-  return limitConcurrency(
-    {
-      model: options.model,
-      async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
-        const params = toParams(request, options, reasoning, promptMode);
-        let openai: OpenAiModule;
-        let chat: OpenAI['chat']['completions'];
-        try {
-          openai = await sdk();
-          chat = (await client()).chat.completions;
-        } catch (error) {
-          // Raised before any request, e.g. no API key: a setup problem, not the model's.
-          return err({ kind: 'config', message: messageOf(error) });
+  const port: LlmPort = {
+    model: options.model,
+    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+      const params = toParams(request, options, reasoning, promptMode);
+      let openai: OpenAiModule;
+      let chat: OpenAI['chat']['completions'];
+      try {
+        openai = await sdk();
+        chat = (await client()).chat.completions;
+      } catch (error) {
+        // Raised before any request, e.g. no API key: a setup problem, not the model's.
+        return err({ kind: 'config', message: messageOf(error) });
+      }
+      // One guard per request: the SDK never removes its listener from the signal it gets.
+      const guard = guardRequest(callOptions.signal, timeoutMs, idleTimeoutMs);
+      const { onDelta } = callOptions;
+      const send = async (): Promise<Result<LlmResponse, LlmError>> => {
+        if (!options.stream) return fromCompletion(await chat.create(params, { signal: guard.signal }), promptMode);
+        // The raw chunks, assembled here: the SDK's stream helper rebuilds a whole snapshot per chunk.
+        const chunks = await chat.create(
+          { ...params, stream: true, stream_options: { include_usage: true } },
+          { signal: guard.signal },
+        );
+        const reply = await readStreamedReply(chunks, guard.chunkArrived, onDelta);
+        return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
+      };
+      try {
+        for (let attempt = 0; ; attempt++) {
+          // A retried stream starts over: what its deltas said so far is void.
+          if (attempt > 0 && options.stream) onDelta?.({ restart: true });
+          const outcome = await guard.race(send());
+          guard.streamEnded();
+          if ('value' in outcome) return outcome.value;
+          if ('stopped' in outcome) return err(outcome.stopped);
+          if (outcome.error instanceof DeltaListenerError) throw outcome.error.cause;
+          // The failure may be the abort itself: then why it was aborted is the answer.
+          const stopped = guard.stopped();
+          if (stopped) return err(stopped);
+          const error = toLlmError(openai, outcome.error);
+          // The SDK retried what failed before the headers; a reply cut after them is retried here.
+          const cutMidway = error.kind === 'network' && !(outcome.error instanceof openai.OpenAI.APIConnectionError);
+          if (!cutMidway || attempt >= maxRetries) return err(error);
+          const waited = await guard.race(sleep(Math.min(500 * 2 ** attempt, 8_000)));
+          if ('stopped' in waited) return err(waited.stopped);
         }
-        // One guard per request: the SDK never removes its listener from the signal it gets.
-        const guard = guardRequest(callOptions.signal, timeoutMs);
-        const send = (): Promise<ChatCompletion> => {
-          if (!options.stream) return chat.create(params, { signal: guard.signal });
-          const stream = chat.stream(
-            { ...params, stream: true, stream_options: { include_usage: true } },
-            { signal: guard.signal },
-          );
-          // Quiet between chunks for too long: the stream ends (before the first, the deadline rules).
-          stream.on('chunk', () => guard.idle(idleTimeoutMs));
-          return stream.finalChatCompletion();
-        };
-        try {
-          for (let attempt = 0; ; attempt++) {
-            const outcome = await guard.race(send());
-            guard.idle(undefined);
-            if ('value' in outcome) return fromCompletion(outcome.value, promptMode);
-            if ('stopped' in outcome) return err(outcome.stopped);
-            // The failure may be the abort itself: then why it was aborted is the answer.
-            const stopped = guard.stopped();
-            if (stopped) return err(stopped);
-            const error = toLlmError(openai, outcome.error);
-            // The SDK retried what failed before the headers; a reply cut after them is retried here.
-            const cutMidway = error.kind === 'network' && !(outcome.error instanceof openai.OpenAI.APIConnectionError);
-            if (!cutMidway || attempt >= maxRetries) return err(error);
-            const waited = await guard.race(sleep(Math.min(500 * 2 ** attempt, 8_000)));
-            if ('stopped' in waited) return err(waited.stopped);
-          }
-        } finally {
-          guard.dispose();
-        }
-      },
+      } finally {
+        guard.dispose();
+      }
     },
-    options.maxConcurrentRequests ?? 32,
-  );
+  };
+  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
 }
 
 function checkedMs(name: string, value: number | undefined): number | undefined {
@@ -138,7 +146,7 @@ type Raced<T> = { readonly value: T } | { readonly error: unknown } | { readonly
  * cancel, and a stream's idle timer. Whichever fires first aborts the SDK's request (its body
  * read too) and ends the wait for it, even where the SDK would not notice at once.
  */
-function guardRequest(caller: AbortSignal | undefined, timeoutMs: number) {
+function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs: number) {
   const controller = new AbortController();
   let reason: LlmError | undefined;
   let announce: (reason: LlmError) => void = () => {};
@@ -158,7 +166,17 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number) {
     () => halt({ kind: 'timeout', message: `no complete reply within ${timeoutMs} ms (the configured timeout)` }),
     timeoutMs,
   );
+  // The idle timer is not restarted per chunk (a timer per chunk costs more than the chunk):
+  // each chunk notes the time, and the timer, when it fires, waits on for what is left.
   let idleTimer: ReturnType<typeof setTimeout> | undefined;
+  let lastChunk = 0;
+  const checkIdle = () => {
+    const quiet = performance.now() - lastChunk;
+    idleTimer =
+      quiet >= idleMs
+        ? void halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` })
+        : setTimeout(checkIdle, Math.ceil(idleMs - quiet));
+  };
   return {
     signal: controller.signal,
     stopped: () => reason,
@@ -170,13 +188,14 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number) {
       );
       return reason ? Promise.resolve({ stopped: reason }) : Promise.race([settled, halted]);
     },
-    /** (Re)starts the idle timer; `undefined` stops it. */
-    idle(ms: number | undefined) {
+    /** A chunk came: quiet for `idleMs` from now ends the stream (before the first, the deadline rules). */
+    chunkArrived() {
+      lastChunk = performance.now();
+      idleTimer ??= setTimeout(checkIdle, idleMs);
+    },
+    streamEnded() {
       clearTimeout(idleTimer);
-      idleTimer =
-        ms === undefined
-          ? undefined
-          : setTimeout(() => halt({ kind: 'timeout', message: `the reply stream went quiet for ${ms} ms` }), ms);
+      idleTimer = undefined;
     },
     dispose() {
       clearTimeout(deadline);
@@ -187,8 +206,6 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number) {
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 function lazy<T>(load: () => Promise<T>): () => Promise<T> {
   let value: Promise<T> | undefined;
@@ -350,16 +367,6 @@ function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result
       kind: 'malformed_response',
       message: 'the response has no choices[0].message',
     });
-  const usage = completion.usage
-    ? {
-        usage: {
-          inputTokens: completion.usage.prompt_tokens,
-          outputTokens: completion.usage.completion_tokens,
-        },
-      }
-    : {};
-  const text = message.content ?? '';
-  if (promptMode) return ok({ ...parseToolCalls(text), ...usage });
   const toolCalls: ToolCall[] = [];
   for (const call of message.tool_calls ?? []) {
     if (call.type !== 'function') continue;
@@ -371,7 +378,19 @@ function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result
       arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
     });
   }
-  return ok({ content: text, toolCalls, ...usage });
+  return ok(toResponse(message.content ?? '', toolCalls, completion.usage, promptMode));
+}
+
+/** The reply's text and calls as the port answers them, streamed or not. */
+function toResponse(
+  text: string,
+  toolCalls: readonly ToolCall[],
+  usage: CompletionUsage | null | undefined,
+  promptMode: boolean,
+): LlmResponse {
+  const counted = usage ? { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens } } : {};
+  if (promptMode) return { ...parseToolCalls(text), ...counted };
+  return { content: text, toolCalls, ...counted };
 }
 
 function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
@@ -394,7 +413,9 @@ function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
     }
     return { kind: 'bad_request', ...base };
   }
-  // After the headers: the body or stream broke off (the stream helper wraps the cause in an OpenAIError).
+  if (error instanceof ReplyCutShortError)
+    return { kind: 'network', message: `the connection broke during the reply: ${error.message}` };
+  // After the headers: the body or stream broke off.
   if (brokeOff(error)) return { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` };
   if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
   return { kind: 'malformed_response', message: messageOf(error) };

@@ -66,7 +66,10 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
       const llm = options.llm ?? scope.llm;
       const emitter = createRunEmitter();
       const from = { agent: agent.config.name, model: llm.model };
-      for (const type of ITEM_TYPES) emitter.on(type, (item: RunItem) => scope.emit(item, from));
+      const forward = (item: RunItem) => scope.emit(item, from);
+      for (const type of ITEM_TYPES) emitter.on(type, forward);
+      // The child streams its model's replies only when the parent's items are read that far.
+      if (scope.takesDeltas?.()) emitter.on('delta', forward);
       // Another port's calls are counted here, as the child's state records them; the parent's own
       // port counts them itself. What the state held when this call resumed was counted before.
       let counted = usageOf(scope.progress);

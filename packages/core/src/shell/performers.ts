@@ -2,7 +2,7 @@ import type { Agent } from '../kernel/agent.js';
 import type { AnyEffect, Effect } from '../kernel/effects.js';
 import type { AnyEvent } from '../kernel/events.js';
 import type { AgentState } from '../kernel/state.js';
-import { describeLlmError } from '../llm/llm.js';
+import { describeLlmError, type LlmDelta } from '../llm/llm.js';
 import { messageOf } from '../messageOf.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { PerformContext, Performer } from './driver.js';
@@ -40,8 +40,12 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
   const { agent, scope } = deps;
   return {
     callLlm: async (effect, { signal }) => {
+      // Announced as they come, not applied: the state is the same as without streaming.
+      const onDelta = scope.takesDeltas?.()
+        ? (delta: LlmDelta) => deps.announce({ type: 'delta', effectId: effect.id, ...delta })
+        : undefined;
       try {
-        const result = await scope.llm.complete(effect.request, { signal });
+        const result = await scope.llm.complete(effect.request, onDelta ? { signal, onDelta } : { signal });
         if (result.ok) {
           const { content, toolCalls, usage } = result.value;
           return { type: 'llmResponded', effectId: effect.id, content, toolCalls, ...(usage ? { usage } : {}) };

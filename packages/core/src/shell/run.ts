@@ -196,6 +196,7 @@ async function runFrom(
       ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => scope.signal) }
       : {}),
     emit: (item) => void announce(item),
+    takesDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
     changeTools: async ({ add = [], remove = [] }) => {
       if (!control) return;
       for (const name of remove) tools.delete(name);

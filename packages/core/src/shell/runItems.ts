@@ -3,6 +3,7 @@ import type { Effect, Observation } from '../kernel/effects.js';
 import type { AgentEvent } from '../kernel/events.js';
 import type { AgentState, FinishReason, PendingInput, RunStatus, Usage } from '../kernel/state.js';
 import { lazyModule } from '../lazyModule.js';
+import type { LlmDelta } from '../llm/llm.js';
 
 /** Where a run item comes from when a child agent produced it: the tool call that ran the child, outermost first. */
 export interface ItemOrigin {
@@ -13,9 +14,14 @@ export interface ItemOrigin {
   readonly model?: string;
 }
 
-/** One thing that happened in a run, in order: an effect starting, an event applied, an observation, the result. */
+/**
+ * One thing that happened in a run, in order: an effect starting, an event applied, an
+ * observation, a piece of a streaming model reply (`delta`, for the `callLlm` effect it names;
+ * the reply itself still arrives as the `llmResponded` event), the result.
+ */
 export type RunItem = (
   | { readonly type: 'effect'; readonly effect: Exclude<Effect, { type: 'emit' | 'finish' }> }
+  | ({ readonly type: 'delta'; readonly effectId: string } & LlmDelta)
   | { readonly type: 'event'; readonly event: AgentEvent; readonly state: AgentState }
   | { readonly type: 'observation'; readonly observation: Observation }
   | { readonly type: 'result'; readonly result: RunOutcome }
@@ -68,6 +74,7 @@ export function compactRunItem(item: RunItem): object {
       return { type: 'result', result: { ...result, step: state.step }, ...origin };
     }
     case 'observation':
+    case 'delta':
       return item;
   }
 }

@@ -33,6 +33,8 @@ export interface RunScope extends HostCallbacks {
   readonly sandbox?: () => Promise<Sandbox>;
   /** Announces run items of your own (a child agent's), tagged as coming from you. */
   emit(item: RunItem): void;
+  /** Whether anything takes this run's `delta` items now (a stream reader, a listener): a child agent streams only then. */
+  readonly takesDeltas?: () => boolean;
   /** Changes the tools the model sees from the next request on (an MCP server's list changed). */
   changeTools(change: { readonly add?: readonly Tool[]; readonly remove?: readonly string[] }): Promise<void>;
 }

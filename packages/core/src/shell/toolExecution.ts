@@ -85,6 +85,7 @@ export async function executeTool(
     emit: (item, child) =>
       run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id, ...child }, ...(item.origin ?? [])] }),
     changeTools: (change) => run.changeTools(change),
+    ...(run.takesDeltas ? { takesDeltas: run.takesDeltas } : {}),
     callId: call.id,
     effectId: effect.id,
     ...(effect.progress !== undefined ? { progress: effect.progress } : {}),

@@ -26,6 +26,8 @@ export interface ScriptedAnswer {
   readonly stallAfter?: number;
   /** HTTP server only: after this many pieces of the body, cut the connection. */
   readonly cutAfter?: number;
+  /** HTTP server only: after this many pieces of the body, end the reply as if it were whole (a truncated reply). */
+  readonly endAfter?: number;
 }
 
 export interface ScriptedFailure {

@@ -121,7 +121,12 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
     }
     const completion = toCompletion(reply, index, model, body);
     if (body.stream) return deliver(res, streamHeaders, streamEvents(completion, body), reply);
-    if (reply.trickleMs === undefined && reply.stallAfter === undefined && reply.cutAfter === undefined)
+    if (
+      reply.trickleMs === undefined &&
+      reply.stallAfter === undefined &&
+      reply.cutAfter === undefined &&
+      reply.endAfter === undefined
+    )
       return json(res, 200, completion);
     const text = Buffer.from(JSON.stringify(completion));
     const pieces: Buffer[] = [];
@@ -215,7 +220,8 @@ const streamHeaders = {
 
 /**
  * Sends the headers, then the body's pieces: all at once, or paced (`trickleMs`), stopping
- * after `stallAfter` pieces with the connection left open, or cutting it after `cutAfter`.
+ * after `stallAfter` pieces with the connection left open, cutting it after `cutAfter`, or
+ * ending the reply after `endAfter` as if it were complete.
  */
 async function deliver(
   res: ServerResponse,
@@ -223,7 +229,7 @@ async function deliver(
   pieces: readonly (string | Buffer)[],
   reply: ScriptedAnswer,
 ): Promise<void> {
-  const { trickleMs, stallAfter, cutAfter } = reply;
+  const { trickleMs, stallAfter, cutAfter, endAfter } = reply;
   res.writeHead(200, headers);
   res.flushHeaders();
   for (let i = 0; i < pieces.length; i++) {
@@ -232,6 +238,7 @@ async function deliver(
       res.destroy();
       return;
     }
+    if (i === endAfter) break;
     if (trickleMs) await sleep(trickleMs);
     if (res.destroyed) return;
     res.write(pieces[i]);
