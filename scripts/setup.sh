@@ -16,6 +16,9 @@ command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || echo "setup: bubbl
 # Chromium: the browser tool drives it through playwright-core, and the chart tests open charts in it.
 # Debian's package (never `npx playwright install`, which downloads from the internet).
 command -v chromium >/dev/null 2>&1 || apt_install chromium || echo "setup: chromium could not be installed; the browser tests will fail"
+# Postgres: @openmanus/durable keeps its runs there; its tests start a throwaway cluster with
+# scripts/postgres.sh (Debian's initdb and pg_ctl).
+ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || apt_install postgresql || echo "setup: postgresql could not be installed; the durable tests will fail"
 # @openmanus/sqlite's better-sqlite3 compiles its binding where no prebuilt one can be downloaded:
 # that needs make and a C++ compiler, and Node's headers, which node-gyp would download too, so it
 # is pointed at the ones installed with Node when they are there.
