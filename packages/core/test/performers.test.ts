@@ -654,6 +654,21 @@ describe('the driver under an agent run', () => {
     expect(heard).not.toContain('memoryTrimmed');
   });
 
+  it('performers made from the defaults wrap them: the default still does the work', async () => {
+    const seen: string[] = [];
+    const outcome = await run(agent, 'hi', {
+      llm: scriptedLlm([{ content: 'wrapped' }]),
+      performers: (defaults) => ({
+        callLlm: (effect, context) => {
+          seen.push(effect.id);
+          return defaults.callLlm(effect, context);
+        },
+      }),
+    });
+    expect(outcome.answer).toBe('wrapped');
+    expect(seen).toEqual(['llm-1']);
+  });
+
   it('an effect that answers synchronously is applied like any other', async () => {
     const outcome = await run(agent, 'hi', {
       llm: scriptedLlm([]),

@@ -11,7 +11,7 @@ import type { Tool } from '../tools/defineTool.js';
 import { admitRun } from './admission.js';
 import { drive, type Machine } from './driver.js';
 import { type ItemSink, itemStream } from './itemStream.js';
-import { agentPerformers, type HostPerformers } from './performers.js';
+import { type AgentPerformers, agentPerformers, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
 import type { Sandbox, SandboxProvider } from './sandboxPort.js';
@@ -43,8 +43,11 @@ export interface RunOptions extends HostCallbacks {
   readonly resources?: ResourcePool;
   /** Where the run's tools execute: one sandbox per run, made on first use (default: the host). */
   readonly sandbox?: SandboxProvider;
-  /** Performers replacing the defaults, or for effect types of the host's own. */
-  readonly performers?: HostPerformers;
+  /**
+   * Performers replacing the defaults, or for effect types of the host's own; as a function, made
+   * from the defaults (to wrap them: a durable run records each as an engine step).
+   */
+  readonly performers?: HostPerformers | ((defaults: AgentPerformers) => HostPerformers);
 }
 
 /** A new task: from scratch, or continuing `state` (multi-turn), optionally with an image. */
@@ -215,17 +218,16 @@ async function runFrom(
     cancelled: (reason) => ({ type: 'cancelled', reason }),
     faulted: (error) => ({ type: 'faulted', error }),
   };
-  const performers = {
-    ...agentPerformers({
-      agent,
-      scope,
-      tools,
-      announce,
-      ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
-      ...(options.maxParallelTools !== undefined ? { maxParallelTools: options.maxParallelTools } : {}),
-    }),
-    ...options.performers,
-  };
+  const defaults = agentPerformers({
+    agent,
+    scope,
+    tools,
+    announce,
+    ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
+    ...(options.maxParallelTools !== undefined ? { maxParallelTools: options.maxParallelTools } : {}),
+  });
+  const hosts = typeof options.performers === 'function' ? options.performers(defaults) : options.performers;
+  const performers = { ...defaults, ...hosts };
 
   let driven: Awaited<ReturnType<typeof drive<AgentState, AnyEvent, AnyEffect>>>;
   try {

@@ -1,0 +1,75 @@
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
+import type { RunOutcome } from '@openmanus/core';
+import type { RunProgress } from './durableRun.js';
+import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+
+export interface DurableClientOptions {
+  readonly databaseUrl: string;
+  /** The workers' application version: only workers of this version take the runs enqueued (default: the newest). */
+  readonly applicationVersion?: string;
+}
+
+export interface EnqueueRunOptions extends RunRequest {
+  /** The run's id (default a new UUID); enqueueing an id again returns the run already there. */
+  readonly runId?: string;
+}
+
+/** Where a run is: waiting for a worker, running, or ended with its outcome. */
+export type RunInfo =
+  | { readonly runId: string; readonly status: 'queued' }
+  | { readonly runId: string; readonly status: 'running'; readonly workerId?: string; readonly progress?: RunProgress }
+  | { readonly runId: string; readonly status: 'ended'; readonly workerId?: string; readonly outcome: RunOutcome }
+  | { readonly runId: string; readonly status: 'errored' | 'cancelled'; readonly error: string };
+
+export interface DurableClient {
+  /** Queues a run for the workers and returns its id. */
+  enqueueRun(options: EnqueueRunOptions): Promise<string>;
+  /** The run's status now, or `undefined` for an id never enqueued. */
+  getRun(runId: string): Promise<RunInfo | undefined>;
+  /** Waits for the run's outcome (a pause for a person is an outcome too). */
+  waitForRun(runId: string): Promise<RunOutcome>;
+  close(): Promise<void>;
+}
+
+/** A client for any process (an API server, a CLI): enqueues runs and reads them; runs nothing itself. */
+export async function createDurableClient(options: DurableClientOptions): Promise<DurableClient> {
+  const client = await DBOSClient.create({ systemDatabaseUrl: options.databaseUrl, applicationName: APPLICATION });
+  return {
+    enqueueRun: async ({ runId = crypto.randomUUID(), agent, input }) => {
+      const request: RunRequest = { agent, input };
+      const handle = await client.enqueue(
+        {
+          queueName: RUN_QUEUE,
+          workflowName: RUN_WORKFLOW,
+          workflowID: runId,
+          ...(options.applicationVersion ? { appVersion: options.applicationVersion } : {}),
+        },
+        request,
+      );
+      return handle.workflowID;
+    },
+    getRun: async (runId) => {
+      const found = await client.getWorkflow(runId);
+      if (!found) return undefined;
+      const workerId = found.executorId ? { workerId: found.executorId } : {};
+      switch (found.status) {
+        case 'ENQUEUED':
+          return { runId, status: 'queued' };
+        case 'PENDING': {
+          const progress = await client.getEvent<RunProgress>(runId, 'progress', 0);
+          return { runId, status: 'running', ...workerId, ...(progress ? { progress } : {}) };
+        }
+        case 'SUCCESS':
+          return { runId, status: 'ended', ...workerId, outcome: found.output as RunOutcome };
+        case 'CANCELLED':
+          return { runId, status: 'cancelled', error: 'the run was cancelled' };
+        default:
+          return { runId, status: 'errored', error: describe(found.error) };
+      }
+    },
+    waitForRun: (runId) => client.retrieveWorkflow<RunOutcome>(runId).getResult(),
+    close: () => client.destroy(),
+  };
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

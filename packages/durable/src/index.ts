@@ -1,0 +1,13 @@
+export {
+  createDurableClient,
+  type DurableClient,
+  type DurableClientOptions,
+  type EnqueueRunOptions,
+  type RunInfo,
+} from './client.js';
+export { dbosRuntime } from './dbosRuntime.js';
+export { type DurableRunOptions, durableRun, type RunProgress } from './durableRun.js';
+export type { RunRequest } from './names.js';
+export { recordedPerformers } from './recordedPerformers.js';
+export type { DurableRuntime } from './runtime.js';
+export { startWorker, type Worker, type WorkerAgent, type WorkerOptions } from './worker.js';

@@ -1,0 +1,85 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
+import { dbosRuntime } from './dbosRuntime.js';
+import { type DurableRunOptions, durableRun } from './durableRun.js';
+import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+
+/** An agent a worker can run, with its model and run options. */
+export interface WorkerAgent extends Omit<DurableRunOptions, 'llm'> {
+  readonly agent: Agent;
+  readonly llm: LlmPort;
+}
+
+export interface WorkerOptions {
+  /** The Postgres database DBOS keeps runs in (created on first use when the user may). */
+  readonly databaseUrl: string;
+  /**
+   * Unique and stable across restarts (a host or pod name): a worker restarted under the same id
+   * resumes the runs it had in flight; two live workers must never share one.
+   */
+  readonly workerId: string;
+  /**
+   * The version of the agents' code. Runs resume only on workers of the version they started on:
+   * bump it when a change would replay differently (new tools, a changed prompt).
+   */
+  readonly applicationVersion: string;
+  /** The agents this worker runs, by the name clients enqueue them under. */
+  readonly agents: Readonly<Record<string, WorkerAgent>>;
+  /** Most runs this process works on at once (default 10). */
+  readonly concurrency?: number;
+  /** How often the queue is polled for new runs, in ms (default 1000). */
+  readonly pollingIntervalMs?: number;
+}
+
+export interface Worker {
+  readonly workerId: string;
+  /** Stops taking runs and disconnects; runs in flight resume when a worker of this id starts again. */
+  stop(): Promise<void>;
+}
+
+// DBOS is one per process: the agents of the running worker, read by the one registered workflow.
+let serving: Readonly<Record<string, WorkerAgent>> | undefined;
+
+DBOS.registerWorkflow(
+  async (request: RunRequest): Promise<RunOutcome> => {
+    const entry = serving?.[request.agent];
+    if (!entry) throw new Error(`this worker has no agent named "${request.agent}"`);
+    const { agent, ...options } = entry;
+    return durableRun(dbosRuntime(), agent, request.input, options);
+  },
+  { name: RUN_WORKFLOW },
+);
+
+/**
+ * Starts this process's worker: connects to Postgres, resumes the runs this worker id had in
+ * flight, then takes queued runs (see `createDurableClient().enqueueRun`). One worker per process.
+ */
+export async function startWorker(options: WorkerOptions): Promise<Worker> {
+  if (serving) throw new Error('a worker is already running in this process');
+  serving = options.agents;
+  try {
+    DBOS.setConfig({
+      name: APPLICATION,
+      systemDatabaseUrl: options.databaseUrl,
+      applicationVersion: options.applicationVersion,
+      executorID: options.workerId,
+      logLevel: 'warn',
+    });
+    await DBOS.launch();
+    await DBOS.registerQueue(RUN_QUEUE, {
+      workerConcurrency: options.concurrency ?? 10,
+      minPollingIntervalMs: options.pollingIntervalMs ?? 1000,
+    });
+  } catch (error) {
+    serving = undefined;
+    await DBOS.shutdown().catch(() => undefined);
+    throw error;
+  }
+  return {
+    workerId: options.workerId,
+    stop: async () => {
+      await DBOS.shutdown();
+      serving = undefined;
+    },
+  };
+}

@@ -1,0 +1,35 @@
+// A worker process for the tests: one `recorder` agent whose `record` tool appends its call's
+// idempotency key (run id and effect id) to a file, so the test counts every execution.
+import { appendFile } from 'node:fs/promises';
+import { createAgent, createOpenAiLlm, defineTool } from '@openmanus/core';
+import { startWorker } from '@openmanus/durable';
+import { z } from 'zod';
+
+const { DATABASE_URL, WORKER_ID, LLM_URL, TOOL_LOG, CONCURRENCY } = process.env;
+
+const record = defineTool({
+  name: 'record',
+  description: 'Records a note',
+  parameters: z.object({ note: z.string() }),
+  parallelSafe: true,
+  execute: async ({ note }, scope) => {
+    await appendFile(TOOL_LOG, `${scope.runId} ${scope.effectId} ${note}\n`);
+    return `recorded ${note}`;
+  },
+});
+
+const worker = await startWorker({
+  databaseUrl: DATABASE_URL,
+  workerId: WORKER_ID,
+  applicationVersion: 'test-1',
+  concurrency: Number(CONCURRENCY ?? 5),
+  pollingIntervalMs: 100,
+  agents: {
+    recorder: {
+      agent: createAgent({ name: 'recorder', tools: [record] }),
+      llm: createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 }),
+    },
+  },
+});
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => worker.stop().then(() => process.exit(0)));
