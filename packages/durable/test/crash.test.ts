@@ -2,7 +2,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type OpenAiServer, type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDurableClient, type DurableClient } from '../src/index.js';
 import { type Postgres, startPostgres } from './postgres.js';
 import { noteReply, taskOf, turnsDone } from './scriptedNotes.js';
@@ -21,9 +21,13 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'openmanus-durable-'));
 });
 
-afterAll(async () => {
+// A worker left running would take the next test's runs (with this test's model and log).
+afterEach(async () => {
   for (const worker of workers) worker.child.kill('SIGKILL');
-  await Promise.all(workers.map((worker) => worker.exited));
+  await Promise.all(workers.splice(0).map((worker) => worker.exited));
+});
+
+afterAll(async () => {
   await client?.close();
   await Promise.all(servers.map((server) => server.close()));
   await postgres?.stop();

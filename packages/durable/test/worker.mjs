@@ -1,5 +1,6 @@
 // A worker process for the tests: one `recorder` agent whose `record` tool appends its call's
-// idempotency key (run id and effect id) to a file, so the test counts every execution.
+// idempotency key (run id and effect id) to a file, so the test counts every execution. It runs
+// the built package (`pnpm -C packages/durable build`), as a deployed worker would.
 import { appendFile } from 'node:fs/promises';
 import { createAgent, createOpenAiLlm, defineTool } from '@openmanus/core';
 import { startWorker } from '@openmanus/durable';
