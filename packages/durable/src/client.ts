@@ -1,5 +1,5 @@
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
-import type { RunOutcome } from '@openmanus/core';
+import type { HostAnswer, RunOutcome } from '@openmanus/core';
 import type { RunProgress } from './durableRun.js';
 import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
 
@@ -26,6 +26,11 @@ export interface DurableClient {
   enqueueRun(options: EnqueueRunOptions): Promise<string>;
   /** The run's status now, or `undefined` for an id never enqueued. */
   getRun(runId: string): Promise<RunInfo | undefined>;
+  /**
+   * Answers what the run waits for (its progress's `pending`): `{ type: 'approvalGiven', effectId }`,
+   * `approvalDenied` with a reason, or `humanReplied` with the answer. Sent once per effect id.
+   */
+  answer(runId: string, answer: HostAnswer): Promise<void>;
   /** Waits for the run's outcome (a pause for a person is an outcome too). */
   waitForRun(runId: string): Promise<RunOutcome>;
   close(): Promise<void>;
@@ -67,6 +72,7 @@ export async function createDurableClient(options: DurableClientOptions): Promis
           return { runId, status: 'errored', error: describe(found.error) };
       }
     },
+    answer: (runId, answer) => client.send(runId, answer, answer.effectId, `${runId}:${answer.effectId}`),
     waitForRun: (runId) => client.retrieveWorkflow<RunOutcome>(runId).getResult(),
     close: () => client.destroy(),
   };

@@ -1,4 +1,14 @@
-import { type Agent, type AgentState, type RunOptions, type RunOutcome, run, type Usage } from '@openmanus/core';
+import {
+  type Agent,
+  type AgentState,
+  type PendingInput,
+  pendingInputs,
+  type RunOptions,
+  type RunOutcome,
+  run,
+  type Usage,
+} from '@openmanus/core';
+import { answersBySignal } from './hostAnswers.js';
 import { recordedPerformers } from './recordedPerformers.js';
 import type { DurableRuntime } from './runtime.js';
 
@@ -7,10 +17,21 @@ export interface RunProgress {
   readonly status: AgentState['status'];
   readonly step: number;
   readonly usage: Usage;
+  /** What the run waits for from people: answer with `DurableClient.answer`. */
+  readonly pending: readonly PendingInput[];
 }
 
-/** Options of a durable run: core's, less what the durable run owns (the id, the performers, checkpoints). */
-export type DurableRunOptions = Omit<RunOptions, 'runId' | 'performers' | 'checkpoint' | 'store'>;
+/**
+ * Options of a durable run: core's, less what the durable run owns (the id, the performers,
+ * checkpoints, and people's answers, which come as messages to the run).
+ */
+export interface DurableRunOptions
+  extends Omit<RunOptions, 'runId' | 'performers' | 'checkpoint' | 'store' | 'onHuman' | 'onApproval'> {
+  /** How long the run waits for a person's answer before it pauses (default 7 days). */
+  readonly answerTimeoutMs?: number;
+}
+
+const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Core's agent run (the same driver, reducer and performers as `run`) inside a durable runtime:
@@ -24,12 +45,20 @@ export function durableRun(
   input: string,
   options: DurableRunOptions,
 ): Promise<RunOutcome> {
+  const { answerTimeoutMs = WEEK_MS, ...runOptions } = options;
+  const recorded = recordedPerformers(runtime);
+  const answers = answersBySignal(runtime, answerTimeoutMs);
   return run(agent, input, {
-    ...options,
+    ...runOptions,
     runId: runtime.runId,
-    performers: recordedPerformers(runtime),
-    checkpoint: (state) => runtime.publish('progress', progressOf(state)),
+    performers: (defaults) => ({ ...recorded(defaults), ...answers }),
+    checkpoint: (state) => runtime.publish('progress', progressOf(agent, state)),
   });
 }
 
-const progressOf = (state: AgentState): RunProgress => ({ status: state.status, step: state.step, usage: state.usage });
+const progressOf = (agent: Agent, state: AgentState): RunProgress => ({
+  status: state.status,
+  step: state.step,
+  usage: state.usage,
+  pending: pendingInputs(agent.config, state),
+});

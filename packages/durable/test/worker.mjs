@@ -19,6 +19,8 @@ const record = defineTool({
   },
 });
 
+const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 });
+
 const worker = await startWorker({
   databaseUrl: DATABASE_URL,
   workerId: WORKER_ID,
@@ -26,10 +28,9 @@ const worker = await startWorker({
   concurrency: Number(CONCURRENCY ?? 5),
   pollingIntervalMs: 100,
   agents: {
-    recorder: {
-      agent: createAgent({ name: 'recorder', tools: [record] }),
-      llm: createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 }),
-    },
+    recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm },
+    // Every `record` call waits for a person's approval.
+    guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true } },
   },
 });
 process.stdout.write('ready\n');

@@ -1,0 +1,57 @@
+import type { PendingInput } from '@openmanus/core';
+import type { RecordedRequest } from '@openmanus/core/testing';
+import { describe, expect, it } from 'vitest';
+import type { DurableClient } from '../src/index.js';
+import { durableHarness, until } from './harness.js';
+import { noteReply, turnsDone } from './scriptedNotes.js';
+
+const harness = durableHarness();
+
+/** The approval the run waits for, once its published progress shows it. */
+const awaitedApproval = (durable: DurableClient, runId: string) =>
+  until(async (): Promise<PendingInput | undefined> => {
+    const info = await durable.getRun(runId);
+    return info?.status === 'running' && info.progress?.status === 'awaiting_approval'
+      ? info.progress.pending[0]
+      : undefined;
+  }, `run ${runId} to wait for an approval`);
+
+describe('approvals answered from another process', () => {
+  it('a run waits durably: its worker dies, the approval is sent, a restarted worker runs the tool once', async () => {
+    const log = await harness.toolLog('approved');
+    const server = await harness.server({ script: (request: RecordedRequest) => noteReply(request, 1) });
+    const first = harness.worker('approver', server.baseURL, log);
+    await first.ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'approved-run', agent: 'guarded', input: 'record a note' });
+
+    const pending = await awaitedApproval(durable, runId);
+    expect(pending).toMatchObject({ kind: 'approval', call: { name: 'record' }, args: { note: 'note 1' } });
+    first.child.kill('SIGKILL');
+    await first.exited;
+    await durable.answer(runId, { type: 'approvalGiven', effectId: pending.effectId });
+    expect(await harness.executions(log)).toEqual([]);
+
+    const restarted = harness.worker('approver', server.baseURL, log);
+    await restarted.ready;
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    expect(await harness.executions(log)).toEqual(['approved-run running-1-0']);
+    expect(server.requests.map(turnsDone)).toEqual([0, 1]);
+  });
+
+  it('a denial reaches the model with its reason and the tool never runs', async () => {
+    const log = await harness.toolLog('denied');
+    const server = await harness.server({ script: (request: RecordedRequest) => noteReply(request, 1) });
+    await harness.worker('denier', server.baseURL, log).ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'denied-run', agent: 'guarded', input: 'record a note' });
+
+    const pending = await awaitedApproval(durable, runId);
+    await durable.answer(runId, { type: 'approvalDenied', effectId: pending.effectId, reason: 'not today' });
+
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    expect(await harness.executions(log)).toEqual([]);
+    const toolMessage = server.requests[1]?.messages.find((message) => message.role === 'tool');
+    expect(String(toolMessage?.content)).toContain('not today');
+  });
+});
