@@ -1,6 +1,6 @@
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { HostAnswer, RunOutcome } from '@openmanus/core';
-import type { RunProgress } from './durableRun.js';
+import type { RunEventItem, RunProgress } from './durableRun.js';
 import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
 
 export interface DurableClientOptions {
@@ -31,6 +31,8 @@ export interface DurableClient {
    * `approvalDenied` with a reason, or `humanReplied` with the answer. Sent once per effect id.
    */
   answer(runId: string, answer: HostAnswer): Promise<void>;
+  /** The run's transitions from the first, as they happen; ends when the run ends. */
+  streamEvents(runId: string): AsyncIterable<RunEventItem>;
   /** Waits for the run's outcome (a pause for a person is an outcome too). */
   waitForRun(runId: string): Promise<RunOutcome>;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export async function createDurableClient(options: DurableClientOptions): Promis
       }
     },
     answer: (runId, answer) => client.send(runId, answer, answer.effectId, `${runId}:${answer.effectId}`),
+    streamEvents: (runId) => client.readStream<RunEventItem>(runId, 'events'),
     waitForRun: (runId) => client.retrieveWorkflow<RunOutcome>(runId).getResult(),
     close: () => client.destroy(),
   };

@@ -13,8 +13,8 @@ export function dbosRuntime(): DurableRuntime {
     runStep: (key, work) => DBOS.runStep(work, { name: key }),
     sleep: (ms) => DBOS.sleep(ms),
     waitForSignal: (topic, timeoutMs) => DBOS.recv(topic, timeoutMs / 1000),
-    // DBOS records events and streams only from the workflow's body: a change made inside a step
-    // (a tool's progress) is not published on its own; the next one from the body carries it.
+    // Recorded only from the workflow's body: a change made inside a step (a tool's progress) is
+    // not written on its own (a replay would not write it again); the next one carries it.
     publish: async (key, value) => {
       if (!DBOS.isInStep()) await DBOS.setEvent(key, value);
     },

@@ -1,6 +1,8 @@
 import {
   type Agent,
   type AgentState,
+  type AnyEvent,
+  createRunEmitter,
   type PendingInput,
   pendingInputs,
   type RunOptions,
@@ -21,12 +23,20 @@ export interface RunProgress {
   readonly pending: readonly PendingInput[];
 }
 
+/** One transition of the run as observers read it (stream `events`): the event, and the run's progress after it. */
+export interface RunEventItem {
+  readonly event: AnyEvent;
+  readonly status: AgentState['status'];
+  readonly step: number;
+  readonly usage: Usage;
+}
+
 /**
  * Options of a durable run: core's, less what the durable run owns (the id, the performers,
- * checkpoints, and people's answers, which come as messages to the run).
+ * checkpoints, items, and people's answers, which come as messages to the run).
  */
 export interface DurableRunOptions
-  extends Omit<RunOptions, 'runId' | 'performers' | 'checkpoint' | 'store' | 'onHuman' | 'onApproval'> {
+  extends Omit<RunOptions, 'runId' | 'performers' | 'checkpoint' | 'store' | 'emitter' | 'onHuman' | 'onApproval'> {
   /** How long the run waits for a person's answer before it pauses (default 7 days). */
   readonly answerTimeoutMs?: number;
 }
@@ -35,9 +45,10 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
 /**
  * Core's agent run (the same driver, reducer and performers as `run`) inside a durable runtime:
- * every model, tool and context call is a recorded step keyed by its effect id, and the run's
- * progress is published after each transition. Call it from the engine's workflow body; after a
- * crash the engine calls it again and it replays to where it stopped.
+ * every model, tool and context call is a recorded step keyed by its effect id, and after each
+ * transition the event is streamed (`events`) and the progress published (`progress`). Call it
+ * from the engine's workflow body; after a crash the engine calls it again and it replays to
+ * where it stopped.
  */
 export function durableRun(
   runtime: DurableRuntime,
@@ -48,17 +59,23 @@ export function durableRun(
   const { answerTimeoutMs = WEEK_MS, ...runOptions } = options;
   const recorded = recordedPerformers(runtime);
   const answers = answersBySignal(runtime, answerTimeoutMs);
+  // The event of the transition being saved: the checkpoint writes it, in the transition's turn,
+  // so the writes come in the same order on every replay.
+  let applied: AnyEvent | undefined;
+  const emitter = createRunEmitter();
+  emitter.on('event', (item) => {
+    applied = item.event;
+  });
   return run(agent, input, {
     ...runOptions,
     runId: runtime.runId,
+    emitter,
     performers: (defaults) => ({ ...recorded(defaults), ...answers }),
-    checkpoint: (state) => runtime.publish('progress', progressOf(agent, state)),
+    checkpoint: async (state) => {
+      const { status, step, usage } = state;
+      if (applied) await runtime.stream('events', { event: applied, status, step, usage } satisfies RunEventItem);
+      const pending = pendingInputs(agent.config, state);
+      await runtime.publish('progress', { status, step, usage, pending } satisfies RunProgress);
+    },
   });
 }
-
-const progressOf = (agent: Agent, state: AgentState): RunProgress => ({
-  status: state.status,
-  step: state.step,
-  usage: state.usage,
-  pending: pendingInputs(agent.config, state),
-});

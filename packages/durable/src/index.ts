@@ -6,7 +6,7 @@ export {
   type RunInfo,
 } from './client.js';
 export { dbosRuntime } from './dbosRuntime.js';
-export { type DurableRunOptions, durableRun, type RunProgress } from './durableRun.js';
+export { type DurableRunOptions, durableRun, type RunEventItem, type RunProgress } from './durableRun.js';
 export type { RunRequest } from './names.js';
 export { recordedPerformers } from './recordedPerformers.js';
 export type { DurableRuntime } from './runtime.js';

@@ -55,6 +55,20 @@ describe('a worker killed in the middle of a run', () => {
     // Model calls by the turns done when sent: the interrupted third call twice, every other once.
     expect(server.requests.map(turnsDone)).toEqual([0, 1, 2, 2, 3]);
     expect(await durable.getRun(runId)).toMatchObject({ status: 'ended', workerId: 'crash-worker' });
+    // Observers read every transition once, in order, across the crash.
+    const events: string[] = [];
+    for await (const item of durable.streamEvents(runId))
+      events.push(`${item.event.type} ${item.event.effectId ?? ''}`.trim());
+    expect(events).toEqual([
+      'started',
+      'llmResponded llm-1',
+      'toolCompleted running-1-0',
+      'llmResponded llm-2',
+      'toolCompleted running-2-0',
+      'llmResponded llm-3',
+      'toolCompleted running-3-0',
+      'llmResponded llm-4',
+    ]);
   });
 });
 
