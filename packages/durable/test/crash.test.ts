@@ -57,8 +57,8 @@ describe('a worker killed in the middle of a run', () => {
     expect(await durable.getRun(runId)).toMatchObject({ status: 'ended', workerId: 'crash-worker' });
     // Observers read every transition once, in order, across the crash.
     const events: string[] = [];
-    for await (const item of durable.streamEvents(runId))
-      events.push(`${item.event.type} ${item.event.effectId ?? ''}`.trim());
+    for await (const { event } of durable.streamEvents(runId))
+      events.push('effectId' in event ? `${event.type} ${event.effectId}` : event.type);
     expect(events).toEqual([
       'started',
       'llmResponded llm-1',
