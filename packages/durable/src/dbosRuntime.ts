@@ -11,7 +11,6 @@ export function dbosRuntime(): DurableRuntime {
   return {
     runId,
     runStep: (key, work) => DBOS.runStep(work, { name: key }),
-    sleep: (ms) => DBOS.sleep(ms),
     waitForSignal: (topic, timeoutMs) => DBOS.recv(topic, timeoutMs / 1000),
     // Recorded only from the workflow's body: a change made inside a step (a tool's progress) is
     // not written on its own (a replay would not write it again); the next one carries it.

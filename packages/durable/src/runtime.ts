@@ -12,8 +12,6 @@ export interface DurableRuntime {
    * process died runs again (at least once), so it must be idempotent on its key.
    */
   runStep<T>(key: string, work: () => Promise<T>): Promise<T>;
-  /** Sleeps durably: a replayed run does not sleep again for the time already slept. */
-  sleep(ms: number): Promise<void>;
   /** A message sent to this run on `topic`, or `null` after `timeoutMs`. */
   waitForSignal<T>(topic: string, timeoutMs: number): Promise<T | null>;
   /** Sets the latest value of `key` for observers (a status snapshot). */
