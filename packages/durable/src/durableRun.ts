@@ -57,7 +57,7 @@ export function durableRun(
   options: DurableRunOptions,
 ): Promise<RunOutcome> {
   const { answerTimeoutMs = WEEK_MS, ...runOptions } = options;
-  const recorded = recordedPerformers(runtime);
+  const recorded = recordedPerformers(runtime, agent);
   const answers = answersBySignal(runtime, answerTimeoutMs);
   // The event of the transition being saved: the checkpoint writes it, in the transition's turn,
   // so the writes come in the same order on every replay.

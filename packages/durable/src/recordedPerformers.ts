@@ -1,4 +1,4 @@
-import type { AgentPerformers, HostPerformers } from '@openmanus/core';
+import { type Agent, type AgentPerformers, type HostPerformers, interruptedNote } from '@openmanus/core';
 import type { DurableRuntime } from './runtime.js';
 
 /**
@@ -6,13 +6,30 @@ import type { DurableRuntime } from './runtime.js';
  * `runtime`, keyed by its effect id. Effect ids derive from the run's state, so a replayed run asks
  * for the same keys in the same order and gets the recorded events back; only work that never
  * finished runs again. A tool running again sees the same `scope.runId` and `scope.effectId`: its
- * idempotency key.
+ * idempotency key. A tool marked `atMostOnce` never runs again: its start is recorded first, and a
+ * replay that finds a start but no result tells the model the call was interrupted.
  */
-export function recordedPerformers(runtime: DurableRuntime): (defaults: AgentPerformers) => HostPerformers {
+export function recordedPerformers(
+  runtime: DurableRuntime,
+  agent: Agent,
+): (defaults: AgentPerformers) => HostPerformers {
+  // This execution of the run: a start recorded by another one means that one began the call.
+  const execution = crypto.randomUUID();
   return (defaults) => ({
     callLlm: recorded(runtime, defaults.callLlm),
-    callTool: recorded(runtime, defaults.callTool),
     gatherContext: recorded(runtime, defaults.gatherContext),
+    callTool: (effect, context) => {
+      const name = effect.call.name;
+      const spec = (context.state().tools ?? agent.config.tools).find((tool) => tool.name === name);
+      if (!spec?.atMostOnce) return runtime.runStep(effect.id, async () => defaults.callTool(effect, context));
+      // Both steps are asked for now, in this order, so the keys' order stays the state's.
+      const start = runtime.runStep(`${effect.id}:start`, async () => execution);
+      return runtime.runStep(effect.id, async () =>
+        (await start) === execution
+          ? defaults.callTool(effect, context)
+          : { type: 'toolCompleted', effectId: effect.id, output: interruptedNote(name), isError: true },
+      );
+    },
   });
 }
 

@@ -1,6 +1,6 @@
 import type { RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { durableHarness } from './harness.js';
+import { durableHarness, until } from './harness.js';
 import { noteReply, taskOf, turnsDone } from './scriptedNotes.js';
 
 const harness = durableHarness();
@@ -69,6 +69,31 @@ describe('a worker killed in the middle of a run', () => {
       'toolCompleted running-3-0',
       'llmResponded llm-4',
     ]);
+  });
+});
+
+describe('a worker killed while an at-most-once tool runs', () => {
+  it('the resumed run does not run the tool again and tells the model the call was interrupted', async () => {
+    const log = await harness.toolLog('once');
+    const server = await harness.server({
+      script: (request: RecordedRequest) =>
+        turnsDone(request) === 0
+          ? { toolCalls: [{ name: 'launch', arguments: { what: 'the rocket' } }] }
+          : { content: 'done' },
+    });
+    const first = harness.worker('launch-worker', server.baseURL, log);
+    await first.ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'once-run', agent: 'launcher', input: 'launch the rocket' });
+    await until(async () => ((await harness.executions(log)).length > 0 ? true : undefined), 'the launch to start');
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    await harness.worker('launch-worker', server.baseURL, log).ready;
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    expect(await harness.executions(log)).toEqual(['once-run running-1-0']);
+    const observed = server.requests[1]?.messages.find((message) => message.role === 'tool');
+    expect(String(observed?.content)).toContain('launch was interrupted while it ran');
   });
 });
 

@@ -19,6 +19,19 @@ const record = defineTool({
   },
 });
 
+// At most once: logs its start, then works until the run stops (the test kills its worker meanwhile).
+const launch = defineTool({
+  name: 'launch',
+  description: 'Launches something that must not be launched twice',
+  parameters: z.object({ what: z.string() }),
+  atMostOnce: true,
+  execute: async ({ what }, scope) => {
+    await appendFile(TOOL_LOG, `${scope.runId} ${scope.effectId} ${what}\n`);
+    await new Promise((resolve) => scope.signal.addEventListener('abort', resolve));
+    return `launched ${what}`;
+  },
+});
+
 const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 });
 
 const worker = await startWorker({
@@ -30,6 +43,7 @@ const worker = await startWorker({
   agents: {
     recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm },
     // Every `record` call waits for a person's approval.
+    launcher: { agent: createAgent({ name: 'launcher', tools: [launch] }), llm },
     guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true } },
   },
 });

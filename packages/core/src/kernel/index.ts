@@ -53,6 +53,7 @@ export {
   InvalidEventError,
   initialState,
   initialStep,
+  interruptedNote,
   pendingInputs,
   type StepFunction,
   step,

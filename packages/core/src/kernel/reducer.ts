@@ -581,6 +581,11 @@ function interruptedCalls(rules: Rules, state: AgentState): number[] {
   );
 }
 
+/** What the model is told of an at-most-once call a crash interrupted (by this reducer, or a durable engine's replay). */
+export const interruptedNote = (tool: string): string =>
+  `Error: ${tool} was interrupted while it ran (the run stopped before its result came back). ` +
+  'It may or may not have taken effect, so it was not run again: check before trying it again.';
+
 /** Answers each interrupted call with what is known (nothing), then resumes what else was waiting. */
 function reportInterrupted(rules: Rules, state: AgentState, indexes: readonly number[]): Transition {
   let next = state;
@@ -588,10 +593,7 @@ function reportInterrupted(rules: Rules, state: AgentState, indexes: readonly nu
   for (const index of indexes) {
     const pending = next.turn?.calls[index];
     if (!pending) continue;
-    const note =
-      `Error: ${pending.call.name} was interrupted while it ran (the run stopped before its result came back). ` +
-      'It may or may not have taken effect, so it was not run again: check before trying it again.';
-    const [settled, more] = settle(rules, next, index, answered(pending, note, true));
+    const [settled, more] = settle(rules, next, index, answered(pending, interruptedNote(pending.call.name), true));
     next = settled;
     effects.push(...more);
   }
