@@ -11,3 +11,4 @@ export type { RunRequest } from './names.js';
 export { recordedPerformers } from './recordedPerformers.js';
 export type { DurableRuntime } from './runtime.js';
 export { startWorker, type Worker, type WorkerAgent, type WorkerOptions } from './worker.js';
+export { WorkerIdInUseError } from './workerLock.js';

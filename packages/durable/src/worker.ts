@@ -3,6 +3,8 @@ import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
 import { dbosRuntime } from './dbosRuntime.js';
 import { type DurableRunOptions, durableRun } from './durableRun.js';
 import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+import { type Reaper, startReaper } from './reaper.js';
+import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
 /** An agent a worker can run, with its model and run options. */
 export interface WorkerAgent extends Omit<DurableRunOptions, 'llm'> {
@@ -29,6 +31,8 @@ export interface WorkerOptions {
   readonly concurrency?: number;
   /** How often the queue is polled for new runs, in ms (default 1000). */
   readonly pollingIntervalMs?: number;
+  /** How often this worker looks for dead workers' runs to hand on, in ms (default 1000). */
+  readonly reapIntervalMs?: number;
 }
 
 export interface Worker {
@@ -51,18 +55,24 @@ DBOS.registerWorkflow(
 );
 
 /**
- * Starts this process's worker: connects to Postgres, resumes the runs this worker id had in
- * flight, then takes queued runs (see `createDurableClient().enqueueRun`). One worker per process.
+ * Starts this process's worker: claims its id (a `WorkerIdInUseError` when a live worker holds
+ * it), connects to Postgres, resumes the runs this worker id had in flight, then takes queued runs
+ * (see `createDurableClient().enqueueRun`) and hands dead workers' runs on. One worker per process.
  */
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   if (serving) throw new Error('a worker is already running in this process');
+  const { databaseUrl, workerId, applicationVersion } = options;
   serving = options.agents;
+  let lock: WorkerLock | undefined;
+  let reaper: Reaper;
   try {
+    // Claimed before DBOS recovers this id's runs, so no reaper hands them on meanwhile.
+    lock = await lockWorkerId(databaseUrl, workerId);
     DBOS.setConfig({
       name: APPLICATION,
-      systemDatabaseUrl: options.databaseUrl,
-      applicationVersion: options.applicationVersion,
-      executorID: options.workerId,
+      systemDatabaseUrl: databaseUrl,
+      applicationVersion,
+      executorID: workerId,
       logLevel: 'warn',
     });
     await DBOS.launch();
@@ -70,15 +80,20 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       workerConcurrency: options.concurrency ?? 10,
       minPollingIntervalMs: options.pollingIntervalMs ?? 1000,
     });
+    reaper = startReaper(lock, workerId, applicationVersion, options.reapIntervalMs ?? 1000);
   } catch (error) {
     serving = undefined;
     await DBOS.shutdown().catch(() => undefined);
+    await lock?.close().catch(() => undefined);
     throw error;
   }
+  const held = lock;
   return {
-    workerId: options.workerId,
+    workerId,
     stop: async () => {
+      await reaper.stop();
       await DBOS.shutdown();
+      await held.close();
       serving = undefined;
     },
   };

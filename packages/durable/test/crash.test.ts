@@ -97,6 +97,50 @@ describe('a worker killed while an at-most-once tool runs', () => {
   });
 });
 
+describe('a worker that dies for good', () => {
+  it('its run is adopted by a live worker, which re-runs only the interrupted step', async () => {
+    const log = await harness.toolLog('failover');
+    let holding = true;
+    let hold: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      hold = resolve;
+    });
+    const server = await harness.server({
+      script: (request: RecordedRequest) => {
+        const reply = noteReply(request, 2);
+        if (turnsDone(request) === 1 && holding) {
+          holding = false;
+          hold();
+          return { ...reply, stallAfter: 0 };
+        }
+        return reply;
+      },
+    });
+    const doomed = harness.worker('doomed', server.baseURL, log);
+    await doomed.ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'adopted-run', agent: 'recorder', input: 'record two notes' });
+    await held;
+    const survivor = harness.worker('survivor', server.baseURL, log);
+    await survivor.ready;
+    doomed.child.kill('SIGKILL');
+    await doomed.exited;
+
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    expect(await durable.getRun(runId)).toMatchObject({ status: 'ended', workerId: 'survivor' });
+    expect(await harness.executions(log)).toEqual(['adopted-run running-1-0', 'adopted-run running-2-0']);
+    expect(server.requests.map(turnsDone)).toEqual([0, 1, 1, 2]);
+  });
+
+  it('a second live worker cannot take the id of one that is alive', async () => {
+    const log = await harness.toolLog('twins');
+    const server = await harness.server({ script: [] });
+    await harness.worker('only-one', server.baseURL, log).ready;
+    const twin = harness.worker('only-one', server.baseURL, log);
+    await expect(twin.ready).rejects.toThrow('worker id "only-one" is in use by a live worker');
+  });
+});
+
 describe('two workers on one queue', () => {
   it('share the runs, and no step of any run is executed twice', async () => {
     const log = await harness.toolLog('shared');

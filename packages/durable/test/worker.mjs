@@ -40,6 +40,7 @@ const worker = await startWorker({
   applicationVersion: 'test-1',
   concurrency: Number(CONCURRENCY ?? 5),
   pollingIntervalMs: 100,
+  reapIntervalMs: 200,
   agents: {
     recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm },
     // Every `record` call waits for a person's approval.

@@ -1,0 +1,83 @@
+import pg from 'pg';
+
+/** Thrown when another live worker holds the id: two live workers must never share one. */
+export class WorkerIdInUseError extends Error {
+  override readonly name = 'WorkerIdInUseError';
+}
+
+/**
+ * A connection of the worker's own holding a session advisory lock on its id. Postgres releases
+ * the lock when the process or the connection dies, so another worker taking it knows this one
+ * is gone. Locks are per database: every worker locks in the runs' database (created here when
+ * missing, before DBOS would).
+ */
+export interface WorkerLock {
+  /** Tries another worker's lock: `true` means that worker is gone (release with `release`). */
+  tryOther(workerId: string): Promise<boolean>;
+  release(workerId: string): Promise<void>;
+  /** Releases this worker's id and closes the connection. */
+  close(): Promise<void>;
+}
+
+const key = (workerId: string) => `openmanus-worker:${workerId}`;
+
+export async function lockWorkerId(databaseUrl: string, workerId: string, waitMs = 2000): Promise<WorkerLock> {
+  const client = await connectCreating(databaseUrl);
+  const tryLock = async (id: string) =>
+    (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [key(id)])).rows[0]
+      ?.locked === true;
+  try {
+    // Another worker's reaper holds a dead worker's lock for a moment while it hands its runs on.
+    const deadline = Date.now() + waitMs;
+    while (!(await tryLock(workerId))) {
+      if (Date.now() > deadline) throw new WorkerIdInUseError(`worker id "${workerId}" is in use by a live worker`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+  return {
+    tryOther: tryLock,
+    release: async (id) => {
+      await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key(id)]);
+    },
+    close: () => client.end(),
+  };
+}
+
+/** A connection to `url`, creating its database first when it does not exist yet. */
+async function connectCreating(url: string): Promise<pg.Client> {
+  try {
+    return await connected(url);
+  } catch (error) {
+    if ((error as { code?: string }).code !== '3D000') throw error;
+  }
+  const target = new URL(url);
+  const database = decodeURIComponent(target.pathname.slice(1));
+  const maintenance = new URL(url);
+  maintenance.pathname = '/postgres';
+  const admin = await connected(maintenance.toString());
+  try {
+    await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
+  } catch (error) {
+    // Another worker created it meanwhile.
+    if ((error as { code?: string }).code !== '42P04') throw error;
+  } finally {
+    await admin.end();
+  }
+  return connected(url);
+}
+
+async function connected(url: string): Promise<pg.Client> {
+  // Keepalives: a host that vanishes without closing its socket still loses its lock.
+  const client = new pg.Client({ connectionString: url, keepAlive: true });
+  client.on('error', () => undefined);
+  try {
+    await client.connect();
+  } catch (error) {
+    await client.end().catch(() => undefined);
+    throw error;
+  }
+  return client;
+}
