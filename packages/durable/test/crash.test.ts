@@ -72,6 +72,48 @@ describe('a worker killed in the middle of a run', () => {
   });
 });
 
+describe('parallel tool calls', () => {
+  it('a replay after a crash reads every call of the turn back: none runs again, results in call order', async () => {
+    const log = await harness.toolLog('parallel');
+    let holding = true;
+    let hold: () => void = () => {};
+    const held = new Promise<void>((resolve) => {
+      hold = resolve;
+    });
+    const notes = ['a', 'b', 'c'].map((note) => ({ name: 'record', arguments: { note } }));
+    const server = await harness.server({
+      script: (request: RecordedRequest) => {
+        if (turnsDone(request) === 0) return { toolCalls: notes };
+        if (holding) {
+          holding = false;
+          hold();
+          return { content: 'done', stallAfter: 0 };
+        }
+        return { content: 'done' };
+      },
+    });
+    const first = harness.worker('parallel-worker', server.baseURL, log);
+    await first.ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'parallel-run', agent: 'recorder', input: 'record three at once' });
+    await held;
+    first.child.kill('SIGKILL');
+    await first.exited;
+
+    await harness.worker('parallel-worker', server.baseURL, log).ready;
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    expect((await harness.executions(log)).sort()).toEqual([
+      'parallel-run running-1-0',
+      'parallel-run running-1-1',
+      'parallel-run running-1-2',
+    ]);
+    expect(server.requests.map(turnsDone)).toEqual([0, 3, 3]);
+    // The tool results reach the model in the calls' order, whatever order they finished in.
+    const results = server.requests[2]?.messages.filter((message) => message.role === 'tool').map((m) => m.content);
+    expect(results).toEqual(['recorded a', 'recorded b', 'recorded c']);
+  });
+});
+
 describe('a worker killed while an at-most-once tool runs', () => {
   it('the resumed run does not run the tool again and tells the model the call was interrupted', async () => {
     const log = await harness.toolLog('once');
