@@ -7,6 +7,8 @@ export interface DurableClientOptions {
   readonly databaseUrl: string;
   /** The workers' application version: only workers of this version take the runs enqueued (default: the newest). */
   readonly applicationVersion?: string;
+  /** How often `waitForRun` checks the run, in ms (default 1000). */
+  readonly pollingIntervalMs?: number;
 }
 
 export interface EnqueueRunOptions extends RunRequest {
@@ -76,7 +78,8 @@ export async function createDurableClient(options: DurableClientOptions): Promis
     },
     answer: (runId, answer) => client.send(runId, answer, answer.effectId, `${runId}:${answer.effectId}`),
     streamEvents: (runId) => client.readStream<RunEventItem>(runId, 'events'),
-    waitForRun: (runId) => client.retrieveWorkflow<RunOutcome>(runId).getResult(),
+    waitForRun: (runId) =>
+      client.retrieveWorkflow<RunOutcome>(runId).getResult({ pollingIntervalMs: options.pollingIntervalMs ?? 1000 }),
     close: () => client.destroy(),
   };
 }

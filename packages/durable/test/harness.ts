@@ -72,7 +72,7 @@ export function durableHarness(): Harness {
       return worker;
     },
     client: async () => {
-      client ??= await createDurableClient({ databaseUrl, applicationVersion: 'test-1' });
+      client ??= await createDurableClient({ databaseUrl, applicationVersion: 'test-1', pollingIntervalMs: 100 });
       return client;
     },
   };
