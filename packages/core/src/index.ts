@@ -41,6 +41,16 @@ export {
   type SearchSettings,
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
+export {
+  createLocalSandboxProvider,
+  type LocalIsolation,
+  type LocalSandboxOptions,
+  localIsolation,
+  localSandbox,
+} from './sandbox/local.js';
+export { execConfined, type Isolation } from './sandbox/localExec.js';
+export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
+export { openSandbox } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';
 export { type AgentToolOptions, agentTool } from './shell/agentTool.js';
 export {

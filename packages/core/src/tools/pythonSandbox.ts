@@ -3,11 +3,9 @@
 import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
+import type { Isolation } from '../sandbox/localExec.js';
 import { bwrapCommand, noticeOnce, type Probe, probeBwrap, SANDBOX_PATH, underSystemDir } from './sandbox.js';
 import { canSwitchUser } from './sandboxUser.js';
-
-/** What a call actually runs under. */
-export type Isolation = 'bwrap' | 'user' | 'same-user';
 
 /**
  * The interpreter's arguments: the code comes on stdin, so no size or byte of it meets the

@@ -136,6 +136,10 @@ export interface BwrapOptions {
   /** More bubblewrap arguments, among the mounts (the program's own installation, `--info-fd`). */
   readonly extra?: readonly string[];
   readonly disableUserns?: boolean;
+  /** Variables besides the sandbox's own. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Where the program starts (default: the workspace). */
+  readonly cwd?: string;
 }
 
 /**
@@ -147,7 +151,7 @@ export interface BwrapOptions {
 export function bwrapArgs(command: readonly string[], workspace: string, options: BwrapOptions = {}): string[] {
   const program = command[0] ?? '';
   const path = isAbsolute(program) ? `${dirname(program)}:${SANDBOX_PATH}` : SANDBOX_PATH;
-  const env = sandboxEnv(path, '/tmp');
+  const env = { ...sandboxEnv(path, '/tmp'), ...options.env };
   return [
     ...['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
     ...(options.disableUserns ? ['--unshare-user', '--disable-userns'] : []),
@@ -156,7 +160,7 @@ export function bwrapArgs(command: readonly string[], workspace: string, options
     ...systemMounts(),
     ...(options.extra ?? []),
     ...['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/var/tmp'],
-    ...['--bind', workspace, workspace, '--chdir', workspace],
+    ...['--bind', workspace, workspace, '--chdir', options.cwd ?? workspace],
     // The root itself (where bubblewrap made the mount points) is read-only.
     ...['--remount-ro', '/'],
     ...command,
@@ -168,9 +172,10 @@ export async function bwrapCommand(
   command: readonly string[],
   workspace: string,
   extra: readonly string[] = [],
+  options: Pick<BwrapOptions, 'env' | 'cwd'> = {},
 ): Promise<[string, string[]]> {
   const disableUserns = await supportsDisableUserns();
-  return ['bwrap', bwrapArgs(command, workspace, { extra, disableUserns })];
+  return ['bwrap', bwrapArgs(command, workspace, { ...options, extra, disableUserns })];
 }
 
 export type Probe = { readonly ok: true } | { readonly ok: false; readonly reason: string };
