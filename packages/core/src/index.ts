@@ -50,7 +50,7 @@ export {
 } from './sandbox/local.js';
 export { execConfined, type Isolation } from './sandbox/localExec.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
-export { openSandbox } from './sandbox/runSandbox.js';
+export { sandboxFor } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';
 export { type AgentToolOptions, agentTool } from './shell/agentTool.js';
 export {

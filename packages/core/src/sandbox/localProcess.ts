@@ -92,8 +92,9 @@ export async function spawnConfined(
   const launch = await launchFor(isolation, workspace, command, options.cwd ?? workspace, options.env ?? {});
   const stdout = new Channel<Uint8Array>();
   const stderr = new Channel<Uint8Array>();
-  const exitListeners: Array<(code: number | null) => void> = [];
+  const exitListeners: Array<(code: number | null, signal?: string) => void> = [];
   let exitCode: number | null | undefined;
+  let exitSignal: string | undefined;
   let child: ChildProcess;
   try {
     child = childProcess().spawn(launch.command, [...launch.args], {
@@ -114,8 +115,9 @@ export async function spawnConfined(
   const end = (code: number | null) => {
     if (exitCode !== undefined) return;
     exitCode = code;
+    exitSignal = child.signalCode ?? undefined;
     exited();
-    for (const listener of exitListeners) listener(code);
+    for (const listener of exitListeners) listener(code, exitSignal);
   };
   let streams = 0;
   const streamEnded = () => {
@@ -183,7 +185,7 @@ export async function spawnConfined(
     onStdout: (listener) => stdout.listen(listener),
     onStderr: (listener) => stderr.listen(listener),
     onExit(listener) {
-      if (exitCode !== undefined) listener(exitCode);
+      if (exitCode !== undefined) listener(exitCode, exitSignal);
       else exitListeners.push(listener);
     },
     interrupt() {

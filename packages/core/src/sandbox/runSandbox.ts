@@ -24,10 +24,10 @@ export function sandboxOf(
 /**
  * Where a tool runs: the run's own sandbox when the host gave the run a provider, else the
  * sandbox of the tool's `provider` for this run (shared by the tools built with it), else
- * nowhere (undefined: the tool runs on this host).
+ * nowhere (undefined: the tool runs on this host). Gives the way to open it, on first use.
  */
-export function openSandbox(scope: RunScope, provider?: SandboxProvider): Promise<Sandbox> | undefined {
-  if (scope.sandbox) return scope.sandbox();
+export function sandboxFor(scope: RunScope, provider?: SandboxProvider): (() => Promise<Sandbox>) | undefined {
+  if (scope.sandbox) return scope.sandbox;
   if (!provider) return undefined;
-  return sandboxOf(provider, { get: scope.resource }, scope.runId, scope.workspace, () => scope.signal)();
+  return sandboxOf(provider, { get: scope.resource }, scope.runId, scope.workspace, () => scope.signal);
 }

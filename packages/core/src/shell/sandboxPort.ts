@@ -39,7 +39,8 @@ export interface SandboxProcess {
   write(data: string | Uint8Array): void;
   onStdout(listener: (chunk: Uint8Array) => void): void;
   onStderr(listener: (chunk: Uint8Array) => void): void;
-  onExit(listener: (exitCode: number | null) => void): void;
+  /** Called once the process has ended and its output has arrived: its exit code, or the signal that ended it. */
+  onExit(listener: (exitCode: number | null, signal?: string) => void): void;
   /** Interrupts what runs in the foreground (as Ctrl-C would), keeping the process. */
   interrupt(): void;
   /**

@@ -1,7 +1,7 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { err, ok } from '../result.js';
 import { execConfined, type Isolation } from '../sandbox/localExec.js';
-import { openSandbox } from '../sandbox/runSandbox.js';
+import { sandboxFor } from '../sandbox/runSandbox.js';
 import type { ExecResult, SandboxProvider } from '../shell/sandboxPort.js';
 import { defineTool } from './defineTool.js';
 import { lazySchema } from './lazySchema.js';
@@ -136,9 +136,9 @@ export function createPythonExecute(options: PythonExecuteOptions) {
         // Room for `maxChars` characters of any width; what is cut beyond that is counted in bytes.
         maxOutputBytes: maxChars * 4,
       };
-      const sandboxed = await openSandbox(scope, options.sandboxProvider);
+      const sandbox = sandboxFor(scope, options.sandboxProvider);
       let result: ExecResult;
-      if (sandboxed) result = await sandboxed.exec([python, ...PYTHON_ARGS], exec);
+      if (sandbox) result = await (await sandbox()).exec([python, ...PYTHON_ARGS], exec);
       else {
         await mkdir(options.workspace, { recursive: true });
         const workspace = await realpath(options.workspace);
