@@ -1,7 +1,7 @@
 // The local sandbox's files: its workspace on this host, every operation confined to it for the
 // operation itself (see confinedFile.ts), so code running meanwhile cannot redirect one outside.
 import { lstat, mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
-import { isAbsolute, join, resolve } from 'node:path';
+import { basename, dirname, isAbsolute, join, resolve } from 'node:path';
 import type { DirectoryEntry, Sandbox } from '../shell/sandboxPort.js';
 import {
   NotRegularFileError,
@@ -66,8 +66,11 @@ export function localFiles(workspace: string): Files {
       }
     },
     async remove(path) {
-      const { root, target } = await confined(path);
-      await removeInside(root, target, path, { recursive: true });
+      // The entry itself goes (a link, not what it points to): only its directory is resolved.
+      const full = isAbsolute(path) ? resolve(path) : resolve(workspace, path);
+      if (full === workspace) throw errno('EBUSY', path);
+      const { root, target: dir } = await confined(dirname(full));
+      await removeInside(root, join(dir, basename(full)), path, { recursive: true });
     },
     // Copies go file by file through the confined operations: a link planted in the workspace
     // cannot send one outside. Host paths are the host's to choose.
