@@ -171,7 +171,9 @@ describe('the local provider', () => {
       process.env.PATH = path;
     }
     expect(notices).toHaveLength(1);
-    expect(notices[0]).toMatch(/^sandbox: bubblewrap is not available \(bwrap is not installed\)\..*Install bubblewrap/);
+    expect(notices[0]).toMatch(
+      /^sandbox: bubblewrap is not available \(bwrap is not installed\)\..*Install bubblewrap/,
+    );
   });
 
   it('python_execute and str_replace_editor of one tool run share its sandbox: what Python writes the editor edits', async () => {
@@ -182,13 +184,18 @@ describe('the local provider', () => {
       const unused = join(tmpdir(), 'openmanus-never-used');
       const python = createPythonExecute({ workspace: unused });
       const editor = createStrReplaceEditor({ workspace: unused });
-      const wrote = await run.call(python, { code: 'import os\nopen("made.txt", "w").write("one\\n")\nprint(os.getcwd())' });
+      const wrote = await run.call(python, {
+        code: 'import os\nopen("made.txt", "w").write("one\\n")\nprint(os.getcwd())',
+      });
       if (wrote.type !== 'toolCompleted' || wrote.isError) throw new Error(`python failed: ${JSON.stringify(wrote)}`);
       const where = wrote.output;
       const path = join(where, 'made.txt');
       const edited = await run.call(editor, { command: 'str_replace', path, old_str: 'one', new_str: 'two' });
       expect(edited).toMatchObject({ type: 'toolCompleted', output: expect.stringMatching(/has been edited/) });
-      expect(await run.call(python, { code: 'print(open("made.txt").read())' })).toMatchObject({ type: 'toolCompleted', output: 'two' });
+      expect(await run.call(python, { code: 'print(open("made.txt").read())' })).toMatchObject({
+        type: 'toolCompleted',
+        output: 'two',
+      });
       expect(existsSync(unused)).toBe(false);
       await run.close();
       expect(existsSync(where)).toBe(false);

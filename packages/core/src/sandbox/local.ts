@@ -75,8 +75,11 @@ export function localSandbox(
   const ensureOpen = () => {
     if (closed) throw new Error('the sandbox was removed');
   };
-  const cwdOf = async (cwd: string | undefined) =>
-    cwd === undefined ? workspace : confine(workspace, isAbsolute(cwd) ? cwd : resolve(workspace, cwd));
+  const cwdOf = async (cwd: string | undefined) => {
+    // A command may have removed the workspace itself: the next one gets it back.
+    await mkdir(workspace, { recursive: true });
+    return cwd === undefined ? workspace : confine(workspace, isAbsolute(cwd) ? cwd : resolve(workspace, cwd));
+  };
   return {
     provider: isolation.exec === 'bwrap' ? 'bwrap' : 'local',
     workspace,

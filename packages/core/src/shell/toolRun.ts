@@ -1,6 +1,6 @@
 import type { LlmPort } from '../llm/llm.js';
-import type { Tool } from '../tools/defineTool.js';
 import { sandboxOf } from '../sandbox/runSandbox.js';
+import type { Tool } from '../tools/defineTool.js';
 import type { RunItem } from './runItems.js';
 import type { SandboxProvider } from './sandboxPort.js';
 import { createResourcePool, type HostCallbacks, type RunScope } from './scope.js';
