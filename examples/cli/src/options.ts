@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { err, type LlmPort, ok, type Result, recordLlm, type SandboxMode } from '@openmanus/core';
+import { isProviderName, type ProviderName } from './sandboxProvider.js';
 import type { SessionIo } from './session.js';
 
 /** Writes `<command>: message` to stderr and gives the exit code (2: bad input or config). */
@@ -10,7 +11,18 @@ export const failure =
     return code;
   };
 
-/** `--sandbox`, checked (undefined when not given). */
+/** `openmanus --sandbox`: an isolation of the agent's own tools, or a sandbox provider Manus works in. */
+export type RunSandbox = { readonly isolation: SandboxMode } | { readonly provider: ProviderName };
+
+/** `openmanus --sandbox`, checked (undefined when not given). */
+export function runSandboxOption(value: string | undefined): Result<RunSandbox | undefined, string> {
+  if (value !== undefined && isProviderName(value)) return ok({ provider: value });
+  const isolation = sandboxOption(value);
+  if (isolation.ok) return ok(isolation.value === undefined ? undefined : { isolation: isolation.value });
+  return err(`--sandbox must be "auto", "bwrap", "none", "local" or "docker", got "${value}"`);
+}
+
+/** `--sandbox` of the commands that isolate their own tools, checked (undefined when not given). */
 export function sandboxOption(value: string | undefined): Result<SandboxMode | undefined, string> {
   if (value === undefined || value === 'auto' || value === 'none' || value === 'bwrap') return ok(value);
   return err(`--sandbox must be "auto", "bwrap" or "none", got "${value}"`);
