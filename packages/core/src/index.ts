@@ -41,14 +41,7 @@ export {
   type SearchSettings,
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
-export {
-  createLocalSandboxProvider,
-  type LocalIsolation,
-  type LocalSandboxOptions,
-  localIsolation,
-  localSandbox,
-} from './sandbox/local.js';
-export { execConfined, type Isolation } from './sandbox/localExec.js';
+export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/local.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
 export { sandboxFor } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';

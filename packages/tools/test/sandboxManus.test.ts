@@ -1,13 +1,7 @@
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import {
-  createLocalSandboxProvider,
-  createOpenAiLlm,
-  run,
-  type Sandbox,
-  type SandboxProvider,
-} from '@openmanus/core';
+import { createLocalSandboxProvider, createOpenAiLlm, run, type Sandbox, type SandboxProvider } from '@openmanus/core';
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createSandboxManus } from '../src/index.js';
@@ -125,7 +119,9 @@ describe('SandboxManus', () => {
         ],
       });
       try {
-        await run(createSandboxManus({ sandbox: provider }), 'Write your file and list', { llm: llmOf(server.baseURL) });
+        await run(createSandboxManus({ sandbox: provider }), 'Write your file and list', {
+          llm: llmOf(server.baseURL),
+        });
         return toolOutputs(server.requests.at(-1)?.messages ?? [])[1];
       } finally {
         await server.close();
