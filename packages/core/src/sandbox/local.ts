@@ -7,9 +7,8 @@ import { isAbsolute, join, resolve } from 'node:path';
 import { err, ok, type Result } from '../result.js';
 import type { Sandbox, SandboxProcess, SandboxProvider } from '../shell/sandboxPort.js';
 import { noticeOnce, probeBwrap, type SandboxMode } from '../tools/sandbox.js';
-import { canSwitchUser } from '../tools/sandboxUser.js';
 import { confine } from '../tools/workspace.js';
-import { execConfined, type Isolation } from './localExec.js';
+import { execConfined, type Isolation, withoutBwrap } from './localExec.js';
 import { localFiles } from './localFiles.js';
 import { type ProcessIsolation, spawnConfined } from './localProcess.js';
 
@@ -34,7 +33,7 @@ export interface LocalIsolation {
   readonly spawn: ProcessIsolation;
 }
 
-const NONE = (): LocalIsolation => ({ exec: canSwitchUser() ? 'user' : 'same-user', spawn: 'same-user' });
+const NONE = (): LocalIsolation => ({ exec: withoutBwrap(), spawn: 'same-user' });
 
 /** Chooses the isolation for `mode`, or says why bubblewrap, asked for, cannot run. */
 export async function localIsolation(

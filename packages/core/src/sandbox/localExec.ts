@@ -10,6 +10,7 @@ import type { ExecOptions, ExecResult } from '../shell/sandboxPort.js';
 import { interpreterMounts } from '../tools/pythonSandbox.js';
 import { bwrapCommand, hostPath, sandboxEnv } from '../tools/sandbox.js';
 import {
+  canSwitchUser,
   leaseUid,
   lendWorkspace,
   queueSettled,
@@ -25,6 +26,9 @@ import {
 
 /** What a command actually runs under on this host. */
 export type Isolation = 'bwrap' | 'user' | 'same-user';
+
+/** What a host without bubblewrap gives: a separate uid per command when it is root, else its own user. */
+export const withoutBwrap = (): Isolation => (canSwitchUser() ? 'user' : 'same-user');
 
 export const DEFAULT_MAX_OUTPUT_BYTES = 1024 * 1024;
 
@@ -219,7 +223,7 @@ export async function execConfined(
   isolation: Isolation,
   workspace: string,
   command: readonly string[],
-  options: ExecOptions & { readonly cwd?: string } = {},
+  options: ExecOptions = {},
 ): Promise<ExecResult> {
   const [program = '', ...args] = command;
   const cwd = options.cwd ?? workspace;

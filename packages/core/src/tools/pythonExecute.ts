@@ -1,11 +1,11 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { err, ok } from '../result.js';
-import { execConfined, type Isolation } from '../sandbox/localExec.js';
+import { execConfined, type Isolation, withoutBwrap } from '../sandbox/localExec.js';
 import { sandboxFor } from '../sandbox/runSandbox.js';
 import type { ExecResult, SandboxProvider } from '../shell/sandboxPort.js';
 import { defineTool } from './defineTool.js';
 import { lazySchema } from './lazySchema.js';
-import { noticePython, PYTHON_ARGS, probePythonBwrap, unsandboxed } from './pythonSandbox.js';
+import { noticePython, PYTHON_ARGS, probePythonBwrap } from './pythonSandbox.js';
 import { bwrapArgs, type SandboxMode } from './sandbox.js';
 
 /** python_execute's `sandbox` option. */
@@ -105,10 +105,10 @@ export function createPythonExecute(options: PythonExecuteOptions) {
 
   const isolation = async (): Promise<Isolation> => {
     if (sandbox === 'bwrap') return 'bwrap';
-    if (sandbox === 'none') return unsandboxed();
+    if (sandbox === 'none') return withoutBwrap();
     const probe = await probePythonBwrap(python);
     if (probe.ok) return 'bwrap';
-    const instead = unsandboxed();
+    const instead = withoutBwrap();
     noticePython(probe.reason, instead, options.onNotice);
     return instead;
   };

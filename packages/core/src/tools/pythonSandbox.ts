@@ -4,8 +4,7 @@ import { realpathSync } from 'node:fs';
 import { dirname, isAbsolute } from 'node:path';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
 import type { Isolation } from '../sandbox/localExec.js';
-import { bwrapCommand, noticeOnce, type Probe, probeBwrap, SANDBOX_PATH, underSystemDir } from './sandbox.js';
-import { canSwitchUser } from './sandboxUser.js';
+import { noticeOnce, type Probe, probeBwrap, SANDBOX_PATH, underSystemDir } from './sandbox.js';
 
 /**
  * The interpreter's arguments: the code comes on stdin, so no size or byte of it meets the
@@ -58,18 +57,10 @@ export function interpreterMounts(python: string): Promise<string[]> {
   return cached;
 }
 
-/** bubblewrap's command line for one python_execute call, with the interpreter's own mounts. */
-export async function pythonBwrapCommand(python: string, workspace: string): Promise<[string, string[]]> {
-  return bwrapCommand([python, ...PYTHON_ARGS], workspace, await interpreterMounts(python));
-}
-
 /** Whether bubblewrap runs `python` here: tried once per interpreter and process, then remembered. */
 export async function probePythonBwrap(python: string): Promise<Probe> {
   return probeBwrap([python, ...PYTHON_ARGS], 'print("ok")\n', await interpreterMounts(python));
 }
-
-/** What `none` gives: a separate uid when the host is root, else the host's own user. */
-export const unsandboxed = (): Isolation => (canSwitchUser() ? 'user' : 'same-user');
 
 /** Says once per process that bubblewrap is not used, why, and what holds instead. */
 export function noticePython(reason: string, isolation: Isolation, onNotice?: (message: string) => void): void {
