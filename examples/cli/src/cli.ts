@@ -6,7 +6,7 @@ import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
-import { failure, maxStepsOption, messageOf, recordedTo, runSandboxOption } from './options.js';
+import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption, tableOf } from './options.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 
@@ -95,9 +95,6 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   }
   const sandbox = runSandboxOption(values.sandbox);
   if (!sandbox.ok) return fail(sandbox.error);
-  const providerName = sandbox.value && 'provider' in sandbox.value ? sandbox.value.provider : undefined;
-  if (providerName && agentName !== 'manus')
-    return fail(`--sandbox ${providerName} runs Manus in a sandbox: use it with --agent manus`);
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
   if (!config.ok) return fail(describeConfigError(config.error));
@@ -112,7 +109,17 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     (sandbox.value && 'isolation' in sandbox.value ? sandbox.value.isolation : undefined) ??
     config.value.agent.sandbox ??
     'auto';
-  const sandboxed = providerName ? await sandboxProviderFor(providerName, { workspace, isolation }) : undefined;
+  const sandboxTable = config.value.sections.sandbox;
+  const providerName = providerOf(sandbox.value, sandboxTable);
+  if (providerName && agentName !== 'manus') {
+    const why = sandbox.value ? `--sandbox ${providerName}` : '[sandbox] use_sandbox = true in config.toml';
+    return fail(`${why} runs Manus in a sandbox: use it with --agent manus (or --sandbox auto|bwrap|none)`);
+  }
+  const table = tableOf(sandboxTable);
+  const docker = table ? { docker: table } : {};
+  const sandboxed = providerName
+    ? await sandboxProviderFor(providerName, { workspace, isolation, ...docker })
+    : undefined;
   if (sandboxed && !sandboxed.ok) return fail(sandboxed.error);
   const agent = createCliAgent(agentName, {
     workspace,

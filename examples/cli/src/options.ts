@@ -22,6 +22,20 @@ export function runSandboxOption(value: string | undefined): Result<RunSandbox |
   return err(`--sandbox must be "auto", "bwrap", "none", "local" or "docker", got "${value}"`);
 }
 
+/**
+ * The provider Manus works in: the one `--sandbox` names; else, when `--sandbox` is not given and
+ * config.toml's `[sandbox]` says `use_sandbox = true`, Docker (as in OpenManus, where it covered only
+ * the editor: here Python and bash too); else none.
+ */
+export function providerOf(option: RunSandbox | undefined, sandboxTable: unknown): ProviderName | undefined {
+  if (option) return 'provider' in option ? option.provider : undefined;
+  return tableOf(sandboxTable)?.use_sandbox === true ? 'docker' : undefined;
+}
+
+/** A table of config.toml that is kept unvalidated (`sections`), when it is one. */
+export const tableOf = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
 /** `--sandbox` of the commands that isolate their own tools, checked (undefined when not given). */
 export function sandboxOption(value: string | undefined): Result<SandboxMode | undefined, string> {
   if (value === undefined || value === 'auto' || value === 'none' || value === 'bwrap') return ok(value);

@@ -151,7 +151,7 @@ describe('openmanus', () => {
   it('runs only Manus in a sandbox provider', async () => {
     const { env } = await endpoint([]);
     expect((await runNode('cli.js', ['--sandbox', 'local', '--agent', 'swe', 'x'], { env })).stderr).toBe(
-      'openmanus: --sandbox local runs Manus in a sandbox: use it with --agent manus\n',
+      'openmanus: --sandbox local runs Manus in a sandbox: use it with --agent manus (or --sandbox auto|bwrap|none)\n',
     );
   });
 

@@ -1,5 +1,6 @@
 import type { SandboxProvider } from '@openmanus/core';
 import { describe, expect, it } from 'vitest';
+import { providerOf, runSandboxOption } from '../src/options.js';
 import { sandboxProviderFor } from '../src/sandboxProvider.js';
 import { tempDir } from './helpers.js';
 
@@ -50,5 +51,31 @@ describe('sandboxProviderFor', () => {
     });
     expect(docker).toEqual({ ok: true, value: { provider, workspace: '/work' } });
     expect(given).toEqual([{ image: 'python:3.12-slim', work_dir: '/work', workspace: '/host/ws' }]);
+  });
+});
+
+describe('--sandbox and [sandbox] use_sandbox', () => {
+  const option = (value?: string) => {
+    const parsed = runSandboxOption(value);
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.value;
+  };
+
+  it('--sandbox names an isolation of the tools, or a provider', () => {
+    expect(option('bwrap')).toEqual({ isolation: 'bwrap' });
+    expect(option('local')).toEqual({ provider: 'local' });
+    expect(option(undefined)).toBeUndefined();
+    expect(runSandboxOption('podman')).toEqual({
+      ok: false,
+      error: '--sandbox must be "auto", "bwrap", "none", "local" or "docker", got "podman"',
+    });
+  });
+
+  it('use_sandbox = true puts Manus, Python and bash included, in Docker unless --sandbox says otherwise', () => {
+    expect(providerOf(undefined, { use_sandbox: true, image: 'python:3.12-slim' })).toBe('docker');
+    expect(providerOf(undefined, { use_sandbox: false })).toBeUndefined();
+    expect(providerOf(undefined, undefined)).toBeUndefined();
+    expect(providerOf(option('local'), { use_sandbox: true })).toBe('local');
+    expect(providerOf(option('none'), { use_sandbox: true })).toBeUndefined();
   });
 });
