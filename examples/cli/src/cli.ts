@@ -40,7 +40,8 @@ Options:
                        writable; refuses to run without it), none;
                        or a sandbox Manus works in, with bash added (SandboxManus): local (the
                        workspace on this host, commands under bubblewrap where it works), docker
-                       (a container per run, [sandbox] of config.toml; needs @openmanus/sandbox)
+                       (a container per run, [sandbox] of config.toml; needs @openmanus/sandbox;
+                       also what [sandbox] use_sandbox = true means when --sandbox is not given)
   --json               print the run's events as JSON lines on stdout
   --record <file>      record the model's replies into a transcript file (JSON, rewritten after
                        each call), to replay offline as a regression test with replayLlm

@@ -12,6 +12,7 @@ import {
   type Sandbox,
   type SandboxProcess,
 } from '../src/index.js';
+import { toolSession } from '../src/testing/index.js';
 import { tempWorkspace } from './toolHelpers.js';
 
 const bwrapWorks = (await probeBwrap(['/bin/sh', '-c', 'echo ok'])).ok;
@@ -202,5 +203,17 @@ describe('the local provider', () => {
     } finally {
       await run.close();
     }
+  });
+
+  it('a tool session with a sandbox runs its tool there, and removes the sandbox when it closes', async () => {
+    const session = toolSession(createPythonExecute({ workspace: join(tmpdir(), 'openmanus-never-used') }), {
+      sandbox: createLocalSandboxProvider({ isolation: bwrapWorks ? 'bwrap' : 'none' }),
+    });
+    const { output, isError } = await session.call({ code: 'import os\nprint(os.getcwd())' });
+    expect(isError).toBe(false);
+    expect(output).toMatch(/\/openmanus-sandbox-[^/]+$/);
+    expect(existsSync(output)).toBe(true);
+    await session.close();
+    expect(existsSync(output)).toBe(false);
   });
 });
