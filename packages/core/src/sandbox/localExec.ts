@@ -7,8 +7,7 @@ import { constants, tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
 import type { ExecOptions, ExecResult } from '../shell/sandboxPort.js';
-import { interpreterMounts } from '../tools/pythonSandbox.js';
-import { bwrapCommand, hostPath, sandboxEnv } from '../tools/sandbox.js';
+import { bwrapCommand, hostPath, interpreterMounts, sandboxEnv } from './bwrap.js';
 import {
   canSwitchUser,
   leaseUid,
@@ -22,7 +21,7 @@ import {
   reapUidNow,
   serialized,
   stripSetuid,
-} from '../tools/sandboxUser.js';
+} from './reaping.js';
 
 /** What a command actually runs under on this host. */
 export type Isolation = 'bwrap' | 'user' | 'same-user';

@@ -8,9 +8,9 @@ import { join } from 'node:path';
 import type { Readable } from 'node:stream';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
 import type { SandboxProcess } from '../shell/sandboxPort.js';
-import { bwrapCommand, hostPath, sandboxEnv } from '../tools/sandbox.js';
-import { reapMarked, stripSetuid } from '../tools/sandboxUser.js';
+import { bwrapCommand, hostPath, sandboxEnv } from './bwrap.js';
 import { groupMembers, sendSignal } from './processGroup.js';
+import { reapMarked, stripSetuid } from './reaping.js';
 
 /** Every process of an unsandboxed long-lived process carries this variable, so the ones that left its process group are found at the end. */
 const PROCESS_MARKER = 'OPENMANUS_SANDBOX_PROCESS';

@@ -1,12 +1,12 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { err, ok } from '../result.js';
+import { bwrapArgs, type SandboxMode } from '../sandbox/bwrap.js';
 import { execConfined, type Isolation, withoutBwrap } from '../sandbox/localExec.js';
 import { sandboxFor } from '../sandbox/runSandbox.js';
 import type { ExecResult, SandboxProvider } from '../shell/sandboxPort.js';
 import { defineTool } from './defineTool.js';
 import { lazySchema } from './lazySchema.js';
 import { noticePython, PYTHON_ARGS, probePythonBwrap } from './pythonSandbox.js';
-import { bwrapArgs, type SandboxMode } from './sandbox.js';
 
 /** python_execute's `sandbox` option. */
 export type PythonSandbox = SandboxMode;

@@ -429,7 +429,7 @@ describe('processes the code detaches', () => {
   });
 
   it("as the same user (no root, no bubblewrap), processes still carrying the call's marker are reaped", async () => {
-    const { reapMarked } = await import('../../src/tools/sandboxUser.js');
+    const { reapMarked } = await import('../../src/sandbox/reaping.js');
     const marker = `detached-same-user-${randomUUID()}`;
     markers.push(marker);
     const token = randomUUID();
