@@ -197,6 +197,23 @@ describe('the local provider', () => {
         type: 'toolCompleted',
         output: 'two',
       });
+      // A link the code planted, leading out: the editor neither reads nor writes through it.
+      const outside = await mkdtemp(join(tmpdir(), 'openmanus-outside-'));
+      try {
+        await writeFile(join(outside, 'secret'), 'host secret');
+        await run.call(python, { code: `import os\nos.symlink(${JSON.stringify(outside)}, "out")` });
+        const viewed = await run.call(editor, { command: 'view', path: join(where, 'out/secret') });
+        expect(viewed).toMatchObject({ isError: true, output: expect.stringMatching(/outside the workspace/) });
+        const created = await run.call(editor, {
+          command: 'create',
+          path: join(where, 'out/new.txt'),
+          file_text: 'x',
+        });
+        expect(created).toMatchObject({ isError: true, output: expect.stringMatching(/outside the workspace/) });
+        expect(existsSync(join(outside, 'new.txt'))).toBe(false);
+      } finally {
+        await rm(outside, { recursive: true, force: true });
+      }
       expect(existsSync(unused)).toBe(false);
       await run.close();
       expect(existsSync(where)).toBe(false);
