@@ -1,7 +1,6 @@
 // A long-lived process on this host (a shell), confined: inside bubblewrap, or as the host's user
 // with a scrubbed environment and a private home. Ending it ends everything it started.
 import type { ChildProcess } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,7 +65,7 @@ async function launchFor(
   }
   const [program = '', ...args] = command;
   const home = await mkdtemp(join(tmpdir(), 'openmanus-process-'));
-  const token = randomUUID();
+  const token = crypto.randomUUID();
   return {
     command: program,
     args,
