@@ -2,11 +2,13 @@ import { browserOptionsFrom, createBrowserAgent, withBrowser } from '@openmanus/
 import { type Agent, type BrowserSettings, createManus, type SandboxMode, type SearchSettings } from '@openmanus/core';
 import {
   createDataAnalysis,
+  createSandboxManus,
   createSweAgent,
   createWebFetch,
   createWebSearch,
   searchOptionsFrom,
 } from '@openmanus/tools';
+import type { NamedProvider } from './sandboxProvider.js';
 
 /** What the command line and config.toml say about the agent, whichever agent it is. */
 export interface AgentSettings {
@@ -14,6 +16,8 @@ export interface AgentSettings {
   readonly maxSteps: number;
   /** Isolation of the agent's Python or shell. */
   readonly sandbox: SandboxMode;
+  /** Where Manus works instead: its shell, files and Python in one sandbox of this provider per run. */
+  readonly sandboxed?: NamedProvider;
   /** `max_input_tokens` of the agent's `[llm.<name>]` profile. */
   readonly maxInputTokens?: number;
   /** `[search]` of config.toml. */
@@ -38,17 +42,17 @@ const browserOptions = (settings: AgentSettings) => ({
  * and has the browser, as OpenManus's Manus does.
  */
 const AGENTS = {
-  manus: (settings: AgentSettings) =>
-    withBrowser(
-      createManus({
-        workspace: settings.workspace,
-        maxSteps: settings.maxSteps,
-        python: { sandbox: settings.sandbox },
-        ...tokenLimit(settings),
-        extraTools: [createWebSearch(searchOptionsFrom(settings.search)), createWebFetch()],
-      }),
-      browserOptions(settings),
-    ),
+  manus: (settings: AgentSettings) => {
+    const manus = {
+      maxSteps: settings.maxSteps,
+      ...tokenLimit(settings),
+      extraTools: [createWebSearch(searchOptionsFrom(settings.search)), createWebFetch()],
+    };
+    const agent = settings.sandboxed
+      ? createSandboxManus({ ...manus, sandbox: settings.sandboxed.provider, workspace: settings.sandboxed.workspace })
+      : createManus({ ...manus, workspace: settings.workspace, python: { sandbox: settings.sandbox } });
+    return withBrowser(agent, browserOptions(settings));
+  },
   swe: (settings: AgentSettings) =>
     createSweAgent({
       workspace: settings.workspace,

@@ -6,7 +6,8 @@ import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
-import { failure, maxStepsOption, messageOf, recordedTo, sandboxOption } from './options.js';
+import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption, tableOf } from './options.js';
+import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 
 const usage = `Usage: openmanus [options] [task...]
@@ -36,7 +37,11 @@ Options:
   --model <name>       model to call, overriding the config
   --sandbox <mode>     isolation of python and bash: auto (default: bubblewrap where it works,
                        else the best the host allows), bwrap (no network, only the workspace
-                       writable; refuses to run without it), none
+                       writable; refuses to run without it), none;
+                       or a sandbox Manus works in, with bash added (SandboxManus): local (the
+                       workspace on this host, commands under bubblewrap where it works), docker
+                       (a container per run, [sandbox] of config.toml; needs @openmanus/sandbox;
+                       also what [sandbox] use_sandbox = true means when --sandbox is not given)
   --json               print the run's events as JSON lines on stdout
   --record <file>      record the model's replies into a transcript file (JSON, rewritten after
                        each call), to replay offline as a regression test with replayLlm
@@ -89,7 +94,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     const choices = AGENT_NAMES.map((name) => `"${name}"`);
     return fail(`--agent must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${agentName}"`);
   }
-  const sandbox = sandboxOption(values.sandbox);
+  const sandbox = runSandboxOption(values.sandbox);
   if (!sandbox.ok) return fail(sandbox.error);
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
@@ -101,10 +106,27 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   // Each agent's `[llm.<name>]` profile: its model, and how much input one request may carry.
   const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, agentName);
   const workspace = values.workspace ?? config.value.agent.workspace ?? 'workspace';
+  const isolation =
+    (sandbox.value && 'isolation' in sandbox.value ? sandbox.value.isolation : undefined) ??
+    config.value.agent.sandbox ??
+    'auto';
+  const sandboxTable = config.value.sections.sandbox;
+  const providerName = providerOf(sandbox.value, sandboxTable);
+  if (providerName && agentName !== 'manus') {
+    const why = sandbox.value ? `--sandbox ${providerName}` : '[sandbox] use_sandbox = true in config.toml';
+    return fail(`${why} runs Manus in a sandbox: use it with --agent manus (or --sandbox auto|bwrap|none)`);
+  }
+  const table = tableOf(sandboxTable);
+  const docker = table ? { docker: table } : {};
+  const sandboxed = providerName
+    ? await sandboxProviderFor(providerName, { workspace, isolation, ...docker })
+    : undefined;
+  if (sandboxed && !sandboxed.ok) return fail(sandboxed.error);
   const agent = createCliAgent(agentName, {
     workspace,
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
-    sandbox: sandbox.value ?? config.value.agent.sandbox ?? 'auto',
+    sandbox: isolation,
+    ...(sandboxed ? { sandboxed: sandboxed.value } : {}),
     ...(maxInputTokens ? { maxInputTokens } : {}),
     search: config.value.search,
     browser: config.value.browser,

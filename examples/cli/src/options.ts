@@ -1,5 +1,6 @@
 import { resolve } from 'node:path';
 import { err, type LlmPort, ok, type Result, recordLlm, type SandboxMode } from '@openmanus/core';
+import { isProviderName, type ProviderName } from './sandboxProvider.js';
 import type { SessionIo } from './session.js';
 
 /** Writes `<command>: message` to stderr and gives the exit code (2: bad input or config). */
@@ -10,7 +11,32 @@ export const failure =
     return code;
   };
 
-/** `--sandbox`, checked (undefined when not given). */
+/** `openmanus --sandbox`: an isolation of the agent's own tools, or a sandbox provider Manus works in. */
+export type RunSandbox = { readonly isolation: SandboxMode } | { readonly provider: ProviderName };
+
+/** `openmanus --sandbox`, checked (undefined when not given). */
+export function runSandboxOption(value: string | undefined): Result<RunSandbox | undefined, string> {
+  if (value !== undefined && isProviderName(value)) return ok({ provider: value });
+  const isolation = sandboxOption(value);
+  if (isolation.ok) return ok(isolation.value === undefined ? undefined : { isolation: isolation.value });
+  return err(`--sandbox must be "auto", "bwrap", "none", "local" or "docker", got "${value}"`);
+}
+
+/**
+ * The provider Manus works in: the one `--sandbox` names; else, when `--sandbox` is not given and
+ * config.toml's `[sandbox]` says `use_sandbox = true`, Docker (as in OpenManus, where it covered only
+ * the editor: here Python and bash too); else none.
+ */
+export function providerOf(option: RunSandbox | undefined, sandboxTable: unknown): ProviderName | undefined {
+  if (option) return 'provider' in option ? option.provider : undefined;
+  return tableOf(sandboxTable)?.use_sandbox === true ? 'docker' : undefined;
+}
+
+/** A table of config.toml that is kept unvalidated (`sections`), when it is one. */
+export const tableOf = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
+
+/** `--sandbox` of the commands that isolate their own tools, checked (undefined when not given). */
 export function sandboxOption(value: string | undefined): Result<SandboxMode | undefined, string> {
   if (value === undefined || value === 'auto' || value === 'none' || value === 'bwrap') return ok(value);
   return err(`--sandbox must be "auto", "bwrap" or "none", got "${value}"`);

@@ -121,8 +121,37 @@ describe('openmanus', () => {
       // Where bubblewrap is missing (CI installs it) the call is refused, never run unsandboxed.
       /OSError: \[Errno 30\] Read-only file system: '\/var\/tmp\/x'|could not start bwrap: it is not installed/,
     );
-    expect((await runNode('cli.js', ['--sandbox', 'docker', 'x'], { env })).stderr).toBe(
-      'openmanus: --sandbox must be "auto", "bwrap" or "none", got "docker"\n',
+    expect((await runNode('cli.js', ['--sandbox', 'podman', 'x'], { env })).stderr).toBe(
+      'openmanus: --sandbox must be "auto", "bwrap", "none", "local" or "docker", got "podman"\n',
+    );
+  });
+
+  it('runs Manus in a local sandbox with --sandbox local: Python, the editor and bash share it', async () => {
+    const workspace = await tempDir();
+    const { server, env } = await endpoint([
+      { toolCalls: [{ name: 'python_execute', arguments: { code: 'open("hi.sh", "w").write("echo hi from $0")' } }] },
+      { toolCalls: [{ name: 'str_replace_editor', arguments: { command: 'view', path: join(workspace, 'hi.sh') } }] },
+      { toolCalls: [{ name: 'bash', arguments: { command: 'bash hi.sh' } }] },
+      done,
+    ]);
+    const { code, stderr } = await runNode('cli.js', ['--sandbox', 'local', '--workspace', workspace, 'say hi'], {
+      env,
+    });
+    expect(code, stderr).toBe(0);
+    const tools = server.requests[0]?.tools as { function: { name: string } }[];
+    expect(tools.map((t) => t.function.name)).toContain('bash');
+    const observations = server.requests
+      .at(-1)
+      ?.messages.filter((m) => m.role === 'tool')
+      .map((m) => m.content);
+    expect(observations?.[1]).toContain('     1\techo hi from $0');
+    expect(observations?.[2]).toBe('hi from hi.sh\n[exit code 0]');
+  });
+
+  it('runs only Manus in a sandbox provider', async () => {
+    const { env } = await endpoint([]);
+    expect((await runNode('cli.js', ['--sandbox', 'local', '--agent', 'swe', 'x'], { env })).stderr).toBe(
+      'openmanus: --sandbox local runs Manus in a sandbox: use it with --agent manus (or --sandbox auto|bwrap|none)\n',
     );
   });
 

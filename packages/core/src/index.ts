@@ -49,6 +49,20 @@ export {
   type SearchSettings,
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
+export {
+  type BwrapOptions,
+  bwrapCommand,
+  hostPath,
+  noticeOnce,
+  type Probe,
+  probeBwrap,
+  type SandboxMode,
+  sandboxEnv,
+} from './sandbox/bwrap.js';
+export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/local.js';
+export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
+export { reapMarked, stripSetuid } from './sandbox/reaping.js';
+export { sandboxFor } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';
 export { type AgentToolOptions, agentTool } from './shell/agentTool.js';
 export {
@@ -124,17 +138,6 @@ export {
   type ToolSuspension,
 } from './tools/defineTool.js';
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
-export {
-  type BwrapOptions,
-  bwrapCommand,
-  hostPath,
-  noticeOnce,
-  type Probe,
-  probeBwrap,
-  type SandboxMode,
-  sandboxEnv,
-} from './tools/sandbox.js';
-export { reapMarked, stripSetuid } from './tools/sandboxUser.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
 export { confine, confineIn, WorkspaceError } from './tools/workspace.js';

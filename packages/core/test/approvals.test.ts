@@ -18,7 +18,7 @@ import {
   withApprovals,
 } from '../src/index.js';
 import { type OpenAiServer, startOpenAiServer } from '../src/testing/index.js';
-import { call, drive, ofType, replied, testConfig } from './helpers.js';
+import { call, drive, ofType, testConfig } from './helpers.js';
 
 const gated = (rule: ApprovalRule, ...calls: ReturnType<typeof call>[]) => {
   const config = testConfig();

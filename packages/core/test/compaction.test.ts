@@ -182,7 +182,7 @@ describe('a token-aware window', () => {
             else {
               const calls = results.map((_, i) => ({ id: `c${t}-${i}`, name: 'echo', arguments: '{}' }));
               messages.push({ role: 'assistant', content: text, toolCalls: calls });
-              results.forEach((r, i) => messages.push(result(`c${t}-${i}`, r)));
+              for (const [i, r] of results.entries()) messages.push(result(`c${t}-${i}`, r));
             }
           });
           const window = selectWindow(messages, 0, 100, { maxTokens, count }).messages;

@@ -121,5 +121,4 @@ describe('admission of runs started at once', () => {
     expect(startedBeforeOtherWork).toBeLessThan(300);
     expect(started).toBe(300);
   });
-
 });

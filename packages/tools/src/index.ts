@@ -1,5 +1,6 @@
 // @openmanus/tools: every OpenManus tool beyond the Manus four, and the agent presets that use them.
 
+export { createSandboxManus, type SandboxManusOptions } from './agents/sandboxManus.js';
 export { createSweAgent, type SweAgentOptions, sweSystemPrompt } from './agents/swe.js';
 export { type BashOptions, createBash } from './bash/bashTool.js';
 export { CHART_TYPES, type ChartRequest, type ChartType } from './dataAnalysis/chartPlan.js';

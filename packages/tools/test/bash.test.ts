@@ -3,7 +3,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAgent, createOpenAiLlm, run, terminate } from '@openmanus/core';
+import { createAgent, createLocalSandboxProvider, createOpenAiLlm, run, terminate } from '@openmanus/core';
 import {
   processesMatching,
   scriptedLlm,
@@ -132,13 +132,21 @@ describe('bash: one persistent shell per run', () => {
 });
 
 const modes = [
-  { sandbox: 'none' as const, runs: true },
-  { sandbox: 'bwrap' as const, runs: bwrapWorks },
+  { sandbox: 'none' as const, via: 'the tool', runs: true },
+  { sandbox: 'bwrap' as const, via: 'the tool', runs: bwrapWorks },
+  { sandbox: 'none' as const, via: 'the local sandbox provider', runs: true },
+  { sandbox: 'bwrap' as const, via: 'the local sandbox provider', runs: bwrapWorks },
 ];
 
-describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) => {
+describe.each(modes)('bash processes (sandbox $sandbox, by $via)', ({ sandbox, via, runs }) => {
+  /** The isolation, by the tool itself or by the local provider's sandbox it runs in. */
+  const isolated = (): BashOptions =>
+    via === 'the tool'
+      ? { sandbox }
+      : { sandboxProvider: createLocalSandboxProvider({ isolation: sandbox, workspace }) };
+
   it.runIf(runs)('after a timeout: everything the command started is killed and a fresh shell works', async () => {
-    const sh = shell({ sandbox });
+    const sh = shell(isolated());
     await sh.call({ command: 'mkdir -p sub && cd sub && marker=set' });
     const sleeper = nap();
     const started = Date.now();
@@ -155,7 +163,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   });
 
   it.runIf(runs)('an interrupt stops the foreground command and the rest of its line; the shell lives on', async () => {
-    const direct = directRun(createBash({ workspace, sandbox }), workspace);
+    const direct = directRun(createBash({ workspace, ...isolated() }), workspace);
     try {
       await direct.call({ command: 'cd /tmp 2>/dev/null; cd - >/dev/null; kept=yes; mkdir -p d && cd d' });
       const sleeper = nap();
@@ -184,7 +192,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   });
 
   it.runIf(runs)('an interrupt stops a loop in the shell itself, and a program that ignores SIGINT', async () => {
-    const direct = directRun(createBash({ workspace, sandbox }), workspace);
+    const direct = directRun(createBash({ workspace, ...isolated() }), workspace);
     try {
       const background = nap();
       await direct.call({ command: `kept=yes; ${background} > /dev/null 2>&1 &` });
@@ -217,7 +225,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   });
 
   it.runIf(runs)('`exit` ends the shell: the call says so and the next call gets a fresh shell', async () => {
-    const sh = shell({ sandbox });
+    const sh = shell(isolated());
     await sh.call({ command: 'cd / 2>/dev/null; marker=set' });
     const exited = await sh.call({ command: 'echo bye; exit 3' });
     expect(exited).toEqual({
@@ -231,7 +239,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   });
 
   it.runIf(runs)('a shell killed between calls is replaced, and the next call says so', async () => {
-    const sh = shell({ sandbox });
+    const sh = shell(isolated());
     // A process of its own (its command line names it) that kills the shell, then ends.
     const sleeper = nap(0);
     const home = (await sh.call({ command: 'echo "$HOME"' })).output.split('\n')[0] ?? '';
@@ -247,7 +255,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   });
 
   it.runIf(runs)('`restart` kills the shell and what it runs, and starts a fresh one', async () => {
-    const sh = shell({ sandbox });
+    const sh = shell(isolated());
     const sleeper = nap();
     await sh.call({ command: `marker=set; mkdir -p d; cd d; ${sleeper} > /dev/null 2>&1 &` });
     await eventually(() => processesMatching(sleeper).length > 0);
@@ -264,7 +272,7 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   });
 
   it.runIf(runs)('a command that removed the workspace itself: the next shell gets it back', async () => {
-    const sh = shell({ sandbox });
+    const sh = shell(isolated());
     // Under bubblewrap the workspace is a mount point: only what is in it goes.
     await sh.call({ command: 'rm -rf "$PWD" 2>/dev/null; true' });
     expect((await sh.call({ command: 'pwd', restart: true })).output).toBe(
@@ -273,8 +281,8 @@ describe.each(modes)('bash processes (sandbox $sandbox)', ({ sandbox, runs }) =>
   });
 
   it.runIf(runs)('two runs get two shells, each gone with everything it started when its run ends', async () => {
-    const first = shell({ sandbox });
-    const second = shell({ sandbox });
+    const first = shell(isolated());
+    const second = shell(isolated());
     const [sleepFirst, sleepSecond] = [nap(), nap()];
     await first.call({ command: `owner=first; ${sleepFirst} > /dev/null 2>&1 &` });
     await second.call({ command: `${sleepSecond} > /dev/null 2>&1 & setsid ${sleepSecond} > /dev/null 2>&1 &` });

@@ -6,6 +6,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
+import { createLocalSandboxProvider } from '@openmanus/core';
 import { type ToolSession, toolSession } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { type BashOptions, createBash } from '../src/index.js';
@@ -41,6 +42,16 @@ describe.each([
   { name: 'no sandbox', options: { sandbox: 'none' as const }, runs: true },
   { name: 'bubblewrap', options: { sandbox: 'bwrap' as const }, runs: bwrapWorks },
   { name: 'the default', options: {}, runs: true },
+  {
+    name: 'the local sandbox provider, bubblewrap',
+    options: { sandboxProvider: createLocalSandboxProvider({ isolation: 'bwrap' }) },
+    runs: bwrapWorks,
+  },
+  {
+    name: 'the local sandbox provider, no bubblewrap',
+    options: { sandboxProvider: createLocalSandboxProvider({ isolation: 'none' }) },
+    runs: true,
+  },
 ])('the host environment under $name', ({ options, runs }) => {
   it.runIf(runs)("stays out of the shell's: no API key in any variable", async () => {
     const secret = `sk-test-secret-${randomUUID()}`;
@@ -60,7 +71,13 @@ describe.each([
   });
 });
 
-describe.runIf(bwrapWorks)('a shell under bubblewrap', () => {
+describe.runIf(bwrapWorks).each([
+  { name: "the tool's own", sandboxed: (): BashOptions => ({ sandbox: 'bwrap' }) },
+  {
+    name: "the local sandbox provider's",
+    sandboxed: (): BashOptions => ({ sandboxProvider: createLocalSandboxProvider({ isolation: 'bwrap', workspace }) }),
+  },
+])('a shell under bubblewrap ($name)', ({ sandboxed }) => {
   let outside: string;
   let server: Server;
   let port: number;
@@ -95,8 +112,8 @@ describe.runIf(bwrapWorks)('a shell under bubblewrap', () => {
     );
     await rm('/usr/local/evil', { force: true });
     await rm(join(outside, 'file.txt'));
-    const sandboxed = await shell({ sandbox: 'bwrap' }).call({ command: breakOut() });
-    expect(sandboxed.output).toBe(
+    const confined = await shell(sandboxed()).call({ command: breakOut() });
+    expect(confined.output).toBe(
       'workspace: written\noutside: refused\nsystem: refused\nnetwork: refused\nhost process: hidden\n[exit code 0]',
     );
     expect(existsSync(join(outside, 'file.txt'))).toBe(false);
@@ -105,7 +122,7 @@ describe.runIf(bwrapWorks)('a shell under bubblewrap', () => {
   });
 
   it('leaves no setuid program in the workspace (it runs as the host uid)', async () => {
-    const result = await shell({ sandbox: 'bwrap' }).call({
+    const result = await shell(sandboxed()).call({
       command: 'cp /bin/true suid && chmod 6755 suid && stat -c %a suid',
     });
     // It could set the bits inside; the workspace has them off once the command is over.

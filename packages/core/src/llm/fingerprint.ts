@@ -1,13 +1,15 @@
-import { createHash } from 'node:crypto';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { Message } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
+import { lazyModule } from '../lazyModule.js';
 import { mapStrings, type Placeholders, toPlaceholders } from './placeholders.js';
 import type { RequestFingerprint } from './transcript.js';
 
 const EXCERPT_CHARS = 120;
 
-const hash = (text: string) => createHash('sha256').update(text).digest('hex').slice(0, 12);
+// node:crypto loads when a run is first recorded or replayed, not with the package.
+const crypto = lazyModule<typeof import('node:crypto')>('node:crypto');
+const hash = (text: string) => crypto().createHash('sha256').update(text).digest('hex').slice(0, 12);
 
 /**
  * A message as the model sees it, in a fixed order, placeholders put in each string (before JSON

@@ -2,6 +2,7 @@ import { resolve } from 'node:path';
 import { type Agent, createAgent } from '../kernel/agent.js';
 import { type ApprovalRule, requireApproval } from '../kernel/approvals.js';
 import { defaultPolicies } from '../kernel/policies.js';
+import type { SandboxProvider } from '../shell/sandboxPort.js';
 import { askHuman } from '../tools/askHuman.js';
 import type { Tool } from '../tools/defineTool.js';
 import { createPythonExecute, type PythonExecuteOptions } from '../tools/pythonExecute.js';
@@ -23,6 +24,12 @@ export interface ManusOptions {
   /** Tool names that must run at most once: after a crash the model is told instead of the call running again. */
   readonly atMostOnce?: readonly string[];
   readonly python?: Omit<PythonExecuteOptions, 'workspace'>;
+  /**
+   * Where Python runs and the editor edits: this provider's sandbox, one per run, made on first
+   * use and removed when the run ends (a run given a sandbox of its own uses that one instead).
+   * `workspace` is then the workspace as the sandbox shows it.
+   */
+  readonly sandboxProvider?: SandboxProvider;
 }
 
 export const manusSystemPrompt = (workspace: string) =>
@@ -46,9 +53,10 @@ const flagged = (tool: Tool, options: ManusOptions): Tool =>
 /** The Manus agent: OpenManus's defaults (20 steps, observations cut at 10000) and its tools. */
 export function createManus(options: ManusOptions = {}): Agent {
   const workspace = resolve(options.workspace ?? 'workspace');
+  const inSandbox = options.sandboxProvider ? { sandboxProvider: options.sandboxProvider } : {};
   const base: Tool[] = [
-    createPythonExecute({ workspace, ...options.python }),
-    createStrReplaceEditor({ workspace }),
+    createPythonExecute({ workspace, ...options.python, ...inSandbox }),
+    createStrReplaceEditor({ workspace, ...inSandbox }),
     askHuman,
     terminate,
     ...(options.extraTools ?? []),

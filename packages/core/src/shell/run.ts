@@ -7,6 +7,7 @@ import { initialState, pendingInputs, step } from '../kernel/reducer.js';
 import { type AgentState, isFinal } from '../kernel/state.js';
 import { loadTokenizer } from '../kernel/tokens.js';
 import type { LlmPort } from '../llm/llm.js';
+import { sandboxOf } from '../sandbox/runSandbox.js';
 import type { Tool } from '../tools/defineTool.js';
 import { admitRun } from './admission.js';
 import { drive, type Machine } from './driver.js';
@@ -14,7 +15,7 @@ import { type ItemSink, itemStream } from './itemStream.js';
 import { type AgentPerformers, agentPerformers, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
-import type { Sandbox, SandboxProvider } from './sandboxPort.js';
+import type { SandboxProvider } from './sandboxPort.js';
 import { createResourcePool, type HostCallbacks, type ResourcePool, type RunScope } from './scope.js';
 import type { CheckpointStore } from './store.js';
 
@@ -274,20 +275,4 @@ async function runFrom(
   };
   await deliver({ type: 'result', result: outcome });
   return outcome;
-}
-
-/** The run's sandbox as a resource of its pool: made by the provider on first use, closed with the run. */
-function sandboxOf(
-  provider: SandboxProvider,
-  pool: ResourcePool,
-  runId: string,
-  workspace: string | undefined,
-  signal: () => AbortSignal,
-): () => Promise<Sandbox> {
-  return () =>
-    pool.get(
-      `sandbox:${provider.name}`,
-      () => provider.create({ runId, signal: signal(), ...(workspace !== undefined ? { workspace } : {}) }),
-      (sandbox) => sandbox.close(),
-    );
 }

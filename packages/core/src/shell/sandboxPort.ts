@@ -7,8 +7,10 @@
 
 /** How one command ended. Output is capped by the caller's `maxOutputBytes`; what was cut is counted. */
 export interface ExecResult {
-  /** The exit code, or `null` when a signal or the timeout ended it. */
+  /** The exit code, or `null` when a signal or the timeout ended it (or it could not start: `stderr` says why). */
   readonly exitCode: number | null;
+  /** The signal that ended it, by name (`SIGKILL`), when one did. */
+  readonly signal?: string;
   readonly stdout: string;
   readonly stderr: string;
   /** The command ran out of time (and everything it started was killed). */
@@ -37,9 +39,22 @@ export interface SandboxProcess {
   write(data: string | Uint8Array): void;
   onStdout(listener: (chunk: Uint8Array) => void): void;
   onStderr(listener: (chunk: Uint8Array) => void): void;
-  onExit(listener: (exitCode: number | null) => void): void;
+  /** Called once the process has ended and its output has arrived: its exit code, or the signal that ended it. */
+  onExit(listener: (exitCode: number | null, signal?: string) => void): void;
   /** Interrupts what runs in the foreground (as Ctrl-C would), keeping the process. */
   interrupt(): void;
+  /**
+   * Kills (SIGKILL) what the last input started and still runs, sparing the process itself and
+   * what earlier input left running (a shell's background jobs). Without it, a command that
+   * ignores the interrupt can only be stopped by killing the whole process.
+   */
+  killForeground?(): void;
+  /**
+   * Tells the provider that what the last input started has finished (a shell's command ended),
+   * for work it does between commands: the local provider takes setuid bits off files the command
+   * left in the workspace (they would run as the host's user outside the sandbox).
+   */
+  settle?(): Promise<void>;
   /** Ends the process and everything it started. */
   kill(): Promise<void>;
 }

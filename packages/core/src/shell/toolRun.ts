@@ -1,6 +1,8 @@
 import type { LlmPort } from '../llm/llm.js';
+import { sandboxOf } from '../sandbox/runSandbox.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { RunItem } from './runItems.js';
+import type { SandboxProvider } from './sandboxPort.js';
 import { createResourcePool, type HostCallbacks, type RunScope } from './scope.js';
 import { executeTool, type ToolEvent } from './toolExecution.js';
 
@@ -13,6 +15,8 @@ export interface ToolRunOptions extends HostCallbacks {
   readonly toolTimeoutMs?: number;
   /** Receives the items tools announce. */
   readonly onItem?: (item: RunItem) => void;
+  /** Where the tools execute: one sandbox for this run, made on first use, removed by `close` (default: the host). */
+  readonly sandbox?: SandboxProvider;
 }
 
 export interface ToolRun {
@@ -51,6 +55,9 @@ export function createToolRun(options: ToolRunOptions = {}): ToolRun {
     ...(options.onHuman ? { onHuman: options.onHuman } : {}),
     ...(options.onApproval ? { onApproval: options.onApproval } : {}),
     resource: (key, open, close) => pool.get(key, open, close),
+    ...(options.sandbox
+      ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => ended.signal) }
+      : {}),
     emit: (item) => options.onItem?.(item),
     // Tools that change the toolset mid-run need an agent whose model sees the change.
     changeTools: async () => {},

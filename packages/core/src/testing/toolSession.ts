@@ -1,5 +1,6 @@
 import type { LlmPort } from '../llm/llm.js';
 import type { RunItem } from '../shell/runItems.js';
+import type { SandboxProvider } from '../shell/sandboxPort.js';
 import { createToolRun } from '../shell/toolRun.js';
 import type { Tool } from '../tools/defineTool.js';
 
@@ -8,6 +9,8 @@ export interface ToolSessionOptions {
   /** The model tools that call it themselves get (default: one that refuses every request). */
   readonly llm?: LlmPort;
   readonly runId?: string;
+  /** Where the tool executes: one sandbox for the session, removed by `close` (default: the host). */
+  readonly sandbox?: SandboxProvider;
 }
 
 export interface ToolSession {

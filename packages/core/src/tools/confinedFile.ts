@@ -1,5 +1,5 @@
 import { constants, type Dirent, type Stats } from 'node:fs';
-import { access, type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, unlink } from 'node:fs/promises';
+import { access, type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { inside, outsideError } from './workspace.js';
 
@@ -157,23 +157,45 @@ async function openByPath(root: string, target: string, mode: OpenMode, label: s
   }
 }
 
-/** Removes the file `target` names (not what a symlink there points to), in a checked directory. */
+/**
+ * Removes the file `target` names (not what a symlink there points to), in a checked directory;
+ * with `recursive`, a directory too, with everything in it (links in it are removed, not followed).
+ */
 export async function removeInside(
   root: string,
   target: string,
   label: string,
-  options: ConfinedOptions = {},
+  options: ConfinedOptions & { readonly recursive?: boolean } = {},
 ): Promise<void> {
+  const remove = (path: string) => (options.recursive ? rm(path, { recursive: true }) : unlink(path));
+  if (target === root) throw errno('EBUSY');
   if (!(await useProc(options))) {
     if (!inside(root, join(await realpath(dirname(target)), basename(target)))) throw outsideError(label, root);
-    return unlink(target);
+    return remove(target);
   }
   const dir = await openDir(root, dirname(target), label, false);
   try {
-    await unlink(viaFd(dir.fd, basename(target)));
+    await remove(viaFd(dir.fd, basename(target)));
   } finally {
     await dir.close();
   }
+}
+
+/** The entries of the directory the handle has open (opened by `openInside`), with what each is (not following links). */
+export async function readDirectory(
+  handle: FileHandle,
+  shown: string,
+  options: ConfinedOptions = {},
+): Promise<Array<{ readonly name: string; readonly stats: Stats }>> {
+  const where = (await useProc(options)) ? viaFd(handle.fd) : shown;
+  const names = await readdir(where);
+  const found = await Promise.all(
+    names.map(async (name) => {
+      const stats = await lstat(join(where, name)).catch(() => undefined);
+      return stats ? { name, stats } : undefined;
+    }),
+  );
+  return found.filter((entry) => entry !== undefined);
 }
 
 /** Reads the whole of a regular file the handle has open (at most `size` bytes, from its start). */

@@ -1,13 +1,7 @@
 // How python_execute isolates the code it runs: bubblewrap when it works here, else a separate
 // uid per call when the host is root, else the host's own user (said once per process).
-import { realpathSync } from 'node:fs';
-import { dirname, isAbsolute } from 'node:path';
-import { loadChildProcess as childProcess } from '../lazyModule.js';
-import { bwrapCommand, noticeOnce, type Probe, probeBwrap, SANDBOX_PATH, underSystemDir } from './sandbox.js';
-import { canSwitchUser } from './sandboxUser.js';
-
-/** What a call actually runs under. */
-export type Isolation = 'bwrap' | 'user' | 'same-user';
+import { interpreterMounts, noticeOnce, type Probe, probeBwrap } from '../sandbox/bwrap.js';
+import type { Isolation } from '../sandbox/localExec.js';
 
 /**
  * The interpreter's arguments: the code comes on stdin, so no size or byte of it meets the
@@ -23,55 +17,10 @@ export const PYTHON_ARGS: readonly string[] = [
     "exec(compile(__import__('sys').stdin.buffer.read(), '<string>', 'exec', dont_inherit=True))",
 ];
 
-/**
- * An interpreter named by absolute path outside the system directories (a pyenv or venv python)
- * gets its installation bound read-only: its prefixes, asked of the interpreter itself.
- */
-const prefixCache = new Map<string, Promise<string[]>>();
-export function interpreterMounts(python: string): Promise<string[]> {
-  if (!isAbsolute(python)) return Promise.resolve([]);
-  let cached = prefixCache.get(python);
-  if (!cached) {
-    cached = new Promise<string[]>((resolve) => {
-      const script =
-        'import sys, json; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]))';
-      childProcess().execFile(
-        python,
-        ['-I', '-S', '-c', script],
-        { env: { PATH: SANDBOX_PATH }, timeout: 30_000 },
-        (error, out) => {
-          const dirs = new Set<string>();
-          try {
-            dirs.add(dirname(realpathSync(python)));
-            dirs.add(dirname(python));
-            if (!error) for (const dir of JSON.parse(out) as string[]) dirs.add(realpathSync(dir));
-          } catch {
-            // Reported when the call runs it.
-          }
-          const outside = [...dirs].filter((dir) => !underSystemDir(dir));
-          // A directory inside another one is bound with it.
-          const top = outside.filter((dir) => !outside.some((other) => other !== dir && dir.startsWith(`${other}/`)));
-          resolve(top.flatMap((dir) => ['--ro-bind', dir, dir]));
-        },
-      );
-    });
-    prefixCache.set(python, cached);
-  }
-  return cached;
-}
-
-/** bubblewrap's command line for one python_execute call, with the interpreter's own mounts. */
-export async function pythonBwrapCommand(python: string, workspace: string): Promise<[string, string[]]> {
-  return bwrapCommand([python, ...PYTHON_ARGS], workspace, await interpreterMounts(python));
-}
-
 /** Whether bubblewrap runs `python` here: tried once per interpreter and process, then remembered. */
 export async function probePythonBwrap(python: string): Promise<Probe> {
   return probeBwrap([python, ...PYTHON_ARGS], 'print("ok")\n', await interpreterMounts(python));
 }
-
-/** What `none` gives: a separate uid when the host is root, else the host's own user. */
-export const unsandboxed = (): Isolation => (canSwitchUser() ? 'user' : 'same-user');
 
 /** Says once per process that bubblewrap is not used, why, and what holds instead. */
 export function noticePython(reason: string, isolation: Isolation, onNotice?: (message: string) => void): void {

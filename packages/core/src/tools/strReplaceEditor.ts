@@ -1,22 +1,21 @@
 import { isUtf8 } from 'node:buffer';
-import type { FileHandle } from 'node:fs/promises';
-import { lstat } from 'node:fs/promises';
 import { err, ok } from '../result.js';
-import {
-  type ListedEntry,
-  listTwoLevels,
-  NotRegularFileError,
-  openInside,
-  readAll,
-  removeInside,
-  writeAll,
-} from './confinedFile.js';
+import { sandboxFor } from '../sandbox/runSandbox.js';
+import type { SandboxProvider } from '../shell/sandboxPort.js';
+import { type ListedEntry, NotRegularFileError } from './confinedFile.js';
 import { defineTool } from './defineTool.js';
+import { type EditorPath, type OpenedPath, sandboxPath, workspacePath } from './editorFiles.js';
 import { lazySchema } from './lazySchema.js';
-import { confineIn, WorkspaceError } from './workspace.js';
+import { WorkspaceError } from './workspace.js';
 
 export interface StrReplaceEditorOptions {
   readonly workspace: string;
+  /**
+   * Whose files it edits when the run has no sandbox of its own: this provider's sandbox for the
+   * run (shared with the other tools given it, so what Python writes there the editor sees).
+   * Without either, the workspace on this host.
+   */
+  readonly sandboxProvider?: SandboxProvider;
   /** Longest output shown before it is clipped (default 16000, as in OpenManus). */
   readonly maxResponseChars?: number;
 }
@@ -235,7 +234,7 @@ export const strReplaceEditorParameters = lazySchema(
     }),
 );
 
-/** OpenManus's str_replace_editor, confined to the workspace, with no shell anywhere. */
+/** OpenManus's str_replace_editor, confined to the workspace (the run's sandbox's, when it has one), with no shell anywhere. */
 export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
   const max = options.maxResponseChars ?? 16_000;
 
@@ -264,30 +263,26 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
         scope.setData(next);
         return kept ? '' : TOO_LARGE_TO_UNDO;
       };
-      let root: string;
-      let path: string;
+      let at: EditorPath;
       try {
-        ({ root, target: path } = await confineIn(options.workspace, args.path));
+        const sandbox = sandboxFor(scope, options.sandboxProvider);
+        at = sandbox ? sandboxPath(await sandbox(), args.path) : await workspacePath(options.workspace, args.path);
       } catch (error) {
         if (error instanceof WorkspaceError) return err(error.message);
         throw error;
       }
+      const path = at.target;
 
       // Every command opens the file once, checked, and reads and writes through that handle only.
-      let handle: FileHandle | undefined;
+      let handle: OpenedPath | undefined;
       try {
         switch (args.command) {
           case 'create': {
             if (args.file_text === undefined) {
               // An existing file is reported first, as OpenManus does.
-              const found = await lstat(path).then(
-                () => true,
-                () => false,
-              );
-              return err(found ? exists(args.path) : required('file_text', 'create'));
+              return err((await at.exists()) ? exists(args.path) : required('file_text', 'create'));
             }
-            handle = await openInside(root, path, 'create', args.path);
-            await writeAll(handle, Buffer.from(args.file_text));
+            await at.create(Buffer.from(args.file_text));
             remember(path, { kind: 'created' });
             return ok(`File created successfully at: ${args.path}`);
           }
@@ -299,36 +294,35 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
             const { [path]: _all, ...others } = history;
             const rest = edits.length > 1 ? { ...others, [path]: edits.slice(0, -1) } : others;
             if (last.kind === 'created') {
-              await removeInside(root, path, args.path);
+              await at.remove();
               scope.setData(rest);
               return ok(`Undid the creation of ${args.path}: the file was removed.`);
             }
-            handle = await openInside(root, path, 'write', args.path);
-            if (!(await handle.stat()).isFile()) return err(notRegular(args.path, 'special file'));
-            await writeAll(handle, Buffer.from(last.previous));
+            handle = await at.open('write');
+            if (handle.kind !== 'file') return err(notRegular(args.path, 'special file'));
+            await handle.write(Buffer.from(last.previous));
             scope.setData(rest);
             return ok(`Last edit to ${args.path} undone successfully. ${numbered(last.previous, args.path, max)}`);
           }
         }
-        const opened = await openInside(root, path, args.command === 'view' ? 'read' : 'write', args.path);
+        const opened = await at.open(args.command === 'view' ? 'read' : 'write');
         handle = opened;
-        const info = await opened.stat();
-        if (info.isDirectory()) {
+        if (opened.kind === 'directory') {
           // Only a view opens for reading, so only a view gets here with a directory.
           if (args.view_range)
             return err('The `view_range` parameter is not allowed when `path` points to a directory.');
-          const entries = await listTwoLevels(opened, path);
+          const entries = await opened.list();
           return ok(
             `Here are the files and directories up to 2 levels deep in ${args.path}, excluding hidden items:\n${listing(path, entries, max)}\n`,
           );
         }
-        if (!info.isFile()) return err(notRegular(args.path, 'special file'));
-        if (info.size > MAX_FILE_BYTES) {
+        if (opened.kind !== 'file') return err(notRegular(args.path, 'special file'));
+        if (opened.size > MAX_FILE_BYTES) {
           return err(
-            `The file ${args.path} is ${(info.size / 1024 / 1024).toFixed(1)} MB, too large for this editor (limit ${MAX_FILE_BYTES / 1024 / 1024} MB). Inspect it with python_execute.`,
+            `The file ${args.path} is ${(opened.size / 1024 / 1024).toFixed(1)} MB, too large for this editor (limit ${MAX_FILE_BYTES / 1024 / 1024} MB). Inspect it with python_execute.`,
           );
         }
-        const bytes = await readAll(opened, info.size);
+        const bytes = await opened.read();
         const content = textOf(bytes);
         if (content === undefined) {
           const what = `The file ${args.path} is binary (not UTF-8 text, or it has NUL bytes)`;
@@ -336,7 +330,7 @@ export function createStrReplaceEditor(options: StrReplaceEditorOptions) {
             ? ok(`${what}, ${bytes.length} bytes; it is not shown. Inspect it with python_execute.`)
             : err(`${what}; this editor does not edit it. Use python_execute to change it.`);
         }
-        const write = (updated: string) => writeAll(opened, Buffer.from(updated));
+        const write = (updated: string) => opened.write(Buffer.from(updated));
         switch (args.command) {
           case 'view': {
             if (!args.view_range) return ok(numbered(content, args.path, max));

@@ -8,11 +8,12 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createPythonExecute } from '../../src/index.js';
+import { createLocalSandboxProvider, createPythonExecute } from '../../src/index.js';
 import { processesMatching, toolSession } from '../../src/testing/index.js';
 import { tempWorkspace } from '../toolHelpers.js';
 
-type Sandbox = 'auto' | 'bwrap' | 'none';
+/** The tool's own isolation, or (`provider:`) the local sandbox provider's, which the tool then runs through. */
+type Sandbox = 'auto' | 'bwrap' | 'none' | 'provider:bwrap' | 'provider:none';
 type Options = Parameters<typeof createPythonExecute>[0];
 
 const isRoot = process.getuid?.() === 0;
@@ -31,10 +32,20 @@ const call = (
   { sandbox, ...options }: Omit<Options, 'sandbox'> & { sandbox?: Sandbox },
   args: { code: string; timeout?: number },
   signal?: AbortSignal,
-) =>
-  toolSession(
-    createPythonExecute({ maxTimeoutSec: 20, ...options, ...(sandbox && sandbox !== 'auto' ? { sandbox } : {}) }),
-  ).call(args, signal ? { signal } : {});
+) => {
+  const isolation = sandbox?.startsWith('provider:')
+    ? (sandbox.slice('provider:'.length) as 'bwrap' | 'none')
+    : undefined;
+  const through = isolation
+    ? { sandboxProvider: createLocalSandboxProvider({ isolation, workspace: options.workspace }) }
+    : sandbox && sandbox !== 'auto'
+      ? { sandbox: sandbox as 'bwrap' | 'none' }
+      : {};
+  return toolSession(createPythonExecute({ maxTimeoutSec: 20, ...options, ...through })).call(
+    args,
+    signal ? { signal } : {},
+  );
+};
 
 /** Lines of `label: value` printed by the code, as an object. */
 const answers = (output: string) =>
@@ -55,6 +66,8 @@ const isolatingModes: { name: string; sandbox: Sandbox; runs: boolean }[] = [
   { name: 'bubblewrap', sandbox: 'bwrap', runs: bwrapWorks },
   { name: 'a separate uid (no bubblewrap, host is root)', sandbox: 'none', runs: isRoot },
   { name: 'the default', sandbox: 'auto', runs: bwrapWorks || isRoot },
+  { name: 'the local sandbox provider with bubblewrap', sandbox: 'provider:bwrap', runs: bwrapWorks },
+  { name: 'the local sandbox provider with a separate uid', sandbox: 'provider:none', runs: isRoot },
 ];
 
 describe.each(isolatingModes)('the parent environment and memory under $name', ({ sandbox, runs }) => {
@@ -372,6 +385,8 @@ describe('processes the code detaches', () => {
     { name: 'bubblewrap', sandbox: 'bwrap', runs: bwrapWorks },
     { name: 'a separate uid', sandbox: 'none', runs: isRoot },
     { name: 'the default', sandbox: 'auto', runs: true },
+    { name: 'the local sandbox provider with bubblewrap', sandbox: 'provider:bwrap', runs: bwrapWorks },
+    { name: 'the local sandbox provider with a separate uid', sandbox: 'provider:none', runs: isRoot },
   ];
 
   describe.each(modes)('under $name', ({ sandbox, runs }) => {
@@ -414,7 +429,7 @@ describe('processes the code detaches', () => {
   });
 
   it("as the same user (no root, no bubblewrap), processes still carrying the call's marker are reaped", async () => {
-    const { reapMarked } = await import('../../src/tools/sandboxUser.js');
+    const { reapMarked } = await import('../../src/sandbox/reaping.js');
     const marker = `detached-same-user-${randomUUID()}`;
     markers.push(marker);
     const token = randomUUID();

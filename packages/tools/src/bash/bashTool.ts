@@ -1,9 +1,18 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { resolve } from 'node:path';
-import { defineTool, err, ok, type Result, type SandboxMode } from '@openmanus/core';
+import {
+  defineTool,
+  err,
+  ok,
+  type Result,
+  type SandboxMode,
+  type SandboxProcess,
+  type SandboxProvider,
+  sandboxFor,
+} from '@openmanus/core';
 import { z } from 'zod';
 import { workspaceOf } from '../workspace.js';
-import { type BashIsolation, chooseIsolation, shellLaunch } from './launch.js';
+import { chooseIsolation, startHostShell, startSandboxShell } from './launch.js';
 import {
   type CommandEnd,
   type CommandOptions,
@@ -30,6 +39,12 @@ export interface BashOptions {
   readonly sandbox?: SandboxMode;
   /** Where the once-per-process notice that the sandbox is unavailable goes (default `process.emitWarning`). */
   readonly onNotice?: (message: string) => void;
+  /**
+   * Where the shell runs when the run has no sandbox of its own: this provider's sandbox for the
+   * run (shared with the other tools given it), starting in its workspace. Without either, the
+   * shell runs on this host, isolated as `sandbox` says.
+   */
+  readonly sandboxProvider?: SandboxProvider;
 }
 
 /** A command that ran (in part at least). */
@@ -54,8 +69,8 @@ class RunShell {
   private closed = false;
 
   constructor(
-    private readonly workspace: string,
-    private readonly isolation: () => Promise<Result<BashIsolation, string>>,
+    /** Starts bash where this run's shell lives, or says why it cannot. */
+    private readonly start: () => Promise<Result<SandboxProcess, string>>,
     private readonly maxChars: number,
   ) {}
 
@@ -72,12 +87,10 @@ class RunShell {
     if (this.session?.exit) await this.stop();
     if (this.session) return ok(this.session);
     if (this.closed) return err(RUN_ENDED);
-    const isolation = await this.isolation();
-    if (!isolation.ok) return isolation;
     try {
-      // A command may have removed the workspace itself: the new shell gets it back.
-      await mkdir(this.workspace, { recursive: true });
-      const session = await startShell(await shellLaunch(isolation.value, this.workspace), this.maxChars);
+      const started = await this.start();
+      if (!started.ok) return started;
+      const session = await startShell(started.value, this.maxChars);
       if (this.closed) {
         await session.close();
         return err(RUN_ENDED);
@@ -166,9 +179,19 @@ export function createBash(options: BashOptions = {}) {
     // The shell stops itself (and says so) before the driver's own limit.
     timeoutMs: (maxTimeout + 15) * 1000,
     open: async (scope) => {
+      const sandbox = sandboxFor(scope, options.sandboxProvider);
+      if (sandbox) return new RunShell(async () => ok(await startSandboxShell(await sandbox())), maxChars);
       const dir = workspaceOf(configured, scope);
       await mkdir(dir, { recursive: true });
-      return new RunShell(await realpath(dir), isolation, maxChars);
+      const workspace = await realpath(dir);
+      const start = async (): Promise<Result<SandboxProcess, string>> => {
+        const chosen = await isolation();
+        if (!chosen.ok) return chosen;
+        // A command may have removed the workspace itself: the new shell gets it back.
+        await mkdir(workspace, { recursive: true });
+        return ok(await startHostShell(chosen.value, workspace));
+      };
+      return new RunShell(start, maxChars);
     },
     close: (shell) => shell.close(),
     execute: ({ command, restart, timeout }, scope, shell) => {

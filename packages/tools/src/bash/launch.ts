@@ -1,28 +1,20 @@
-// Where the shell runs: inside bubblewrap (the sandbox python_execute uses), or as the host's user
-// with a scrubbed environment.
-import { randomUUID } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { tmpdir, userInfo } from 'node:os';
-import { join } from 'node:path';
+// Where the shell runs: in the run's sandbox, or on this host inside bubblewrap (the sandbox
+// python_execute uses) or as the host's user with a scrubbed environment.
+import { userInfo } from 'node:os';
 import {
-  bwrapCommand,
   err,
-  hostPath,
   noticeOnce,
   ok,
   probeBwrap,
   type Result,
-  reapMarked,
+  type Sandbox,
   type SandboxMode,
-  sandboxEnv,
-  stripSetuid,
+  type SandboxProcess,
+  spawnConfined,
 } from '@openmanus/core';
-import type { ShellLaunch } from './session.js';
 
 export const BASH = '/bin/bash';
 const BASH_ARGS = ['--noprofile', '--norc'];
-/** Every process of an unsandboxed session carries this variable, so the ones that left its process group are found at the end. */
-const SESSION_MARKER = 'OPENMANUS_BASH_SESSION';
 
 export type BashIsolation = 'bwrap' | 'none';
 
@@ -51,37 +43,9 @@ export async function chooseIsolation(
   return ok('none');
 }
 
-/**
- * How to start one shell session in `workspace`. Under bubblewrap: the workspace writable, the
- * system read-only, no network, nothing of the host's environment; files it leaves in the
- * workspace lose setuid bits (it runs as the host's uid). Unsandboxed: the host's user with a
- * scrubbed environment and a private home.
- */
-export async function shellLaunch(isolation: BashIsolation, workspace: string): Promise<ShellLaunch> {
-  if (isolation === 'bwrap') {
-    const [command, args] = await bwrapCommand([BASH, ...BASH_ARGS], workspace, ['--info-fd', '3']);
-    return {
-      command,
-      args,
-      // bubblewrap's own environment: what it needs to be found, nothing the sandbox sees.
-      env: { PATH: hostPath() },
-      cwd: workspace,
-      infoFd: true,
-      afterCommand: () => stripSetuid(workspace),
-      cleanup: () => stripSetuid(workspace),
-    };
-  }
-  const home = await mkdtemp(join(tmpdir(), 'openmanus-bash-'));
-  const token = randomUUID();
-  return {
-    command: BASH,
-    args: BASH_ARGS,
-    env: { ...sandboxEnv(hostPath(), home), [SESSION_MARKER]: token },
-    cwd: workspace,
-    infoFd: false,
-    cleanup: async () => {
-      await reapMarked(SESSION_MARKER, token);
-      await rm(home, { recursive: true, force: true });
-    },
-  };
-}
+/** Starts bash in `workspace` on this host: inside bubblewrap, or as the host's user with a scrubbed environment and a private home. */
+export const startHostShell = (isolation: BashIsolation, workspace: string): Promise<SandboxProcess> =>
+  spawnConfined(isolation === 'bwrap' ? 'bwrap' : 'same-user', workspace, [BASH, ...BASH_ARGS]);
+
+/** Starts bash in a sandbox (the run's), in its workspace. */
+export const startSandboxShell = (sandbox: Sandbox): Promise<SandboxProcess> => sandbox.spawn([BASH, ...BASH_ARGS]);

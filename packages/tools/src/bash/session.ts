@@ -1,27 +1,11 @@
 // One persistent bash process: commands go to its stdin one at a time, framed by markers that carry
 // a random nonce of this session, so that each call gets exactly its own output and exit status.
-import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
+// The process is a sandbox's (the run's, or the host's under bubblewrap): it only talks through
+// the sandbox port.
 import { randomBytes } from 'node:crypto';
-import type { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
+import type { SandboxProcess } from '@openmanus/core';
 import { CommandStream } from './output.js';
-import { groupMembers, sendSignal } from './processGroup.js';
-
-/** How to start the shell: plainly, or inside bubblewrap. */
-export interface ShellLaunch {
-  readonly command: string;
-  readonly args: readonly string[];
-  readonly env: Readonly<Record<string, string>>;
-  readonly cwd: string;
-  /**
-   * bubblewrap tells the sandbox's first process on fd 3 (`--info-fd 3`): its process group holds
-   * the shell. Without it the shell leads a group of its own.
-   */
-  readonly infoFd: boolean;
-  /** Runs after each command (takes setuid bits off what a sandboxed command left in the workspace). */
-  readonly afterCommand?: () => Promise<void>;
-  /** Runs once the shell is gone: kills what escaped its group, removes its temporary files. */
-  readonly cleanup: () => Promise<void>;
-}
 
 export interface ShellExit {
   readonly code: number | null;
@@ -63,8 +47,6 @@ export interface ShellSession {
 
 /** How long an interrupted command gets after SIGINT, and then after SIGKILL, before the shell is killed too. */
 const INTERRUPT_GRACE_MS = 1000;
-/** How long output may still arrive after the shell exited while a child it left holds the pipes. */
-const DRAIN_MS = 300;
 const START_TIMEOUT_MS = 30_000;
 
 // Run once at start. On SIGINT the trap arms a DEBUG trap that makes every further command of the
@@ -77,82 +59,38 @@ const INIT = [
   `trap 'trap "[[ \\\${#BASH_SOURCE[@]} -eq 0 ]] || return 2" DEBUG' INT`,
 ].join('\n');
 
-/** Starts bash as `launch` says and waits until it answers. Rejects with what it said when it cannot start. */
-export async function startShell(launch: ShellLaunch, maxChars: number): Promise<ShellSession> {
+/** Takes over `shell` (bash just started) and waits until it answers. Rejects with what it said when it cannot start. */
+export async function startShell(shell: SandboxProcess, maxChars: number): Promise<ShellSession> {
   const nonce = randomBytes(16).toString('hex');
-  let child: ChildProcessWithoutNullStreams;
-  try {
-    child = spawn(launch.command, [...launch.args], {
-      cwd: launch.cwd,
-      env: launch.env,
-      detached: true,
-      stdio: ['pipe', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore'],
-    }) as ChildProcessWithoutNullStreams;
-  } catch (error) {
-    await launch.cleanup();
-    throw error;
-  }
   const stdout = new CommandStream(maxChars, 'stdout');
   const stderr = new CommandStream(maxChars, 'stderr');
   let exit: ShellExit | undefined;
-  let startError: Error | undefined;
-  // What the shell (or bubblewrap) said before it was ready: why it could not start.
+  // What the shell (or its sandbox) said before it was ready: why it could not start.
   let early: string | undefined = '';
   const changed = new Set<() => void>();
   const notify = () => {
     for (const listener of [...changed]) listener();
   };
-  let streamsEnded = 0;
-  child.stdout.on('end', () => {
-    streamsEnded++;
+  const outText = new StringDecoder('utf8');
+  const errText = new StringDecoder('utf8');
+  shell.onStdout((chunk) => {
+    stdout.add(outText.write(Buffer.from(chunk)));
     notify();
   });
-  child.stderr.on('end', () => {
-    streamsEnded++;
+  shell.onStderr((chunk) => {
+    const text = errText.write(Buffer.from(chunk));
+    if (early !== undefined) early = (early + text).slice(-4000);
+    stderr.add(text);
     notify();
   });
-  child.stdout.setEncoding('utf8');
-  child.stderr.setEncoding('utf8');
-  child.stdout.on('data', (chunk: string) => {
-    stdout.add(chunk);
-    notify();
-  });
-  child.stderr.on('data', (chunk: string) => {
-    if (early !== undefined) early = (early + chunk).slice(-4000);
-    stderr.add(chunk);
-    notify();
-  });
-  // A shell that died takes its stdin with it: what we still write is lost, not an error.
-  child.stdin.on('error', () => {});
-  child.on('error', (error) => {
-    const code = (error as NodeJS.ErrnoException).code;
-    startError = new Error(
-      code === 'ENOENT' ? `${launch.command} is not installed (not found on PATH)` : error.message,
-    );
-    exit ??= { code: null, signal: null };
-    notify();
-  });
+  // Told once its output has arrived.
   const exited = new Promise<void>((resolve) => {
-    child.on('exit', (code, sig) => {
-      exit = { code, signal: sig };
+    shell.onExit((code, signal) => {
+      exit = { code, signal: signal ?? null };
       notify();
       resolve();
     });
-    child.on('error', () => resolve());
   });
-
-  // The process group to interrupt: the shell's own, or the sandbox's (told on fd 3).
-  let pgid = launch.infoFd ? undefined : child.pid;
-  if (launch.infoFd) {
-    const info = child.stdio[3] as Readable | null;
-    let text = '';
-    info?.setEncoding('utf8');
-    info?.on('data', (chunk: string) => {
-      text += chunk;
-      const pid = /"child-pid"\s*:\s*(\d+)/.exec(text)?.[1];
-      if (pid) pgid = Number(pid);
-    });
-  }
 
   /** Waits until `done` says yes (checked whenever output or the process changes), or `ms` pass. */
   const until = (done: () => boolean, ms: number) =>
@@ -171,16 +109,12 @@ export async function startShell(launch: ShellLaunch, maxChars: number): Promise
       changed.add(listener);
     });
 
-  let cleaned: Promise<void> | undefined;
-  /** Kills everything: the sandbox's first process takes its whole pid namespace with it. */
+  let killed: Promise<void> | undefined;
+  /** Kills the shell and everything it started. */
   const killAll = async () => {
-    if (pgid !== undefined) sendSignal(-pgid, 'SIGKILL');
-    // bubblewrap waits for its namespace to be empty; it is killed itself only if it lingers.
-    await until(() => exit !== undefined, 2000);
-    if (child.pid !== undefined) sendSignal(-child.pid, 'SIGKILL');
+    killed ??= shell.kill();
+    await killed;
     await exited;
-    cleaned ??= launch.cleanup();
-    await cleaned;
   };
 
   let seq = 0;
@@ -202,9 +136,7 @@ export async function startShell(launch: ShellLaunch, maxChars: number): Promise
       `printf '%s%d__\\n' '${end}' "$?"; trap - DEBUG; printf '%s__\\n' '${end}' >&2`,
       '',
     ].join('\n');
-    // Processes already there (background jobs of earlier commands) are spared when an interrupt escalates.
-    const before = new Set(pgid === undefined ? [] : groupMembers(pgid));
-    child.stdin.write(script);
+    shell.write(script);
 
     let timedOut = false;
     let shellKilled = false;
@@ -212,11 +144,11 @@ export async function startShell(launch: ShellLaunch, maxChars: number): Promise
     const timers: NodeJS.Timeout[] = [];
     const interrupt = () => {
       interrupted = true;
-      if (pgid !== undefined) sendSignal(-pgid, 'SIGINT');
+      shell.interrupt();
       timers.push(
         setTimeout(() => {
-          if (pgid !== undefined)
-            for (const pid of groupMembers(pgid)) if (!before.has(pid)) sendSignal(pid, 'SIGKILL');
+          // What this command started goes; background jobs of earlier commands are spared.
+          shell.killForeground?.();
           timers.push(
             setTimeout(() => {
               shellKilled = true;
@@ -236,13 +168,11 @@ export async function startShell(launch: ShellLaunch, maxChars: number): Promise
     else options.signal.addEventListener('abort', interrupt, { once: true });
     try {
       await until(() => (stdout.ended && stderr.ended) || exit !== undefined, 2 ** 31 - 1);
-      // Output written just before the shell died may still be on its way.
-      await until(() => (stdout.ended && stderr.ended) || streamsEnded === 2, DRAIN_MS);
     } finally {
       for (const timer of timers) clearTimeout(timer);
       options.signal.removeEventListener('abort', interrupt);
     }
-    await launch.afterCommand?.();
+    await shell.settle?.();
     const output = { stdout: stdout.output, stderr: stderr.output };
     if (timedOut) return { ...output, end: { kind: 'timedOut' } };
     if (interrupted) return { ...output, end: { kind: 'interrupted', shellKilled: shellKilled || exit !== undefined } };
@@ -257,11 +187,11 @@ export async function startShell(launch: ShellLaunch, maxChars: number): Promise
   };
 
   // The first command proves the shell (and the sandbox around it) runs.
-  child.stdin.write(`${INIT}\n`);
+  shell.write(`${INIT}\n`);
   const ready = await run(':', { timeoutMs: START_TIMEOUT_MS, signal: new AbortController().signal });
-  if (ready.end.kind !== 'exited' || (launch.infoFd && pgid === undefined)) {
+  if (ready.end.kind !== 'exited') {
     await killAll();
-    const reason = startError?.message ?? (early?.trim() || describeEnd(ready.end));
+    const reason = early?.trim() || describeEnd(ready.end);
     throw new Error(`bash could not start: ${reason}`);
   }
   early = undefined;

@@ -1,6 +1,6 @@
 // The bubblewrap sandbox the tools that run programs share (python_execute, bash): the command
 // line that runs any program in it, whether it works here, and the environment a program gets.
-import { existsSync, lstatSync, readdirSync, readlinkSync } from 'node:fs';
+import { existsSync, lstatSync, readdirSync, readlinkSync, realpathSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, isAbsolute, join } from 'node:path';
@@ -136,6 +136,10 @@ export interface BwrapOptions {
   /** More bubblewrap arguments, among the mounts (the program's own installation, `--info-fd`). */
   readonly extra?: readonly string[];
   readonly disableUserns?: boolean;
+  /** Variables besides the sandbox's own. */
+  readonly env?: Readonly<Record<string, string>>;
+  /** Where the program starts (default: the workspace). */
+  readonly cwd?: string;
 }
 
 /**
@@ -147,7 +151,7 @@ export interface BwrapOptions {
 export function bwrapArgs(command: readonly string[], workspace: string, options: BwrapOptions = {}): string[] {
   const program = command[0] ?? '';
   const path = isAbsolute(program) ? `${dirname(program)}:${SANDBOX_PATH}` : SANDBOX_PATH;
-  const env = sandboxEnv(path, '/tmp');
+  const env = { ...sandboxEnv(path, '/tmp'), ...options.env };
   return [
     ...['--unshare-all', '--die-with-parent', '--new-session', '--cap-drop', 'ALL'],
     ...(options.disableUserns ? ['--unshare-user', '--disable-userns'] : []),
@@ -156,7 +160,7 @@ export function bwrapArgs(command: readonly string[], workspace: string, options
     ...systemMounts(),
     ...(options.extra ?? []),
     ...['--proc', '/proc', '--dev', '/dev', '--tmpfs', '/tmp', '--dir', '/var/tmp'],
-    ...['--bind', workspace, workspace, '--chdir', workspace],
+    ...['--bind', workspace, workspace, '--chdir', options.cwd ?? workspace],
     // The root itself (where bubblewrap made the mount points) is read-only.
     ...['--remount-ro', '/'],
     ...command,
@@ -168,9 +172,10 @@ export async function bwrapCommand(
   command: readonly string[],
   workspace: string,
   extra: readonly string[] = [],
+  options: Pick<BwrapOptions, 'env' | 'cwd'> = {},
 ): Promise<[string, string[]]> {
   const disableUserns = await supportsDisableUserns();
-  return ['bwrap', bwrapArgs(command, workspace, { extra, disableUserns })];
+  return ['bwrap', bwrapArgs(command, workspace, { ...options, extra, disableUserns })];
 }
 
 export type Probe = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -224,4 +229,41 @@ export function noticeOnce(tool: string, message: string, onNotice?: (message: s
   noticed.add(tool);
   if (onNotice) onNotice(message);
   else process.emitWarning(message, { code: 'OPENMANUS_NO_SANDBOX' });
+}
+
+/**
+ * An interpreter named by absolute path outside the system directories (a pyenv or venv python)
+ * gets its installation bound read-only: its prefixes, asked of the interpreter itself.
+ */
+const prefixCache = new Map<string, Promise<string[]>>();
+export function interpreterMounts(python: string): Promise<string[]> {
+  if (!isAbsolute(python)) return Promise.resolve([]);
+  let cached = prefixCache.get(python);
+  if (!cached) {
+    cached = new Promise<string[]>((resolve) => {
+      const script =
+        'import sys, json; print(json.dumps([sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix]))';
+      childProcess().execFile(
+        python,
+        ['-I', '-S', '-c', script],
+        { env: { PATH: SANDBOX_PATH }, timeout: 30_000 },
+        (error, out) => {
+          const dirs = new Set<string>();
+          try {
+            dirs.add(dirname(realpathSync(python)));
+            dirs.add(dirname(python));
+            if (!error) for (const dir of JSON.parse(out) as string[]) dirs.add(realpathSync(dir));
+          } catch {
+            // Reported when the call runs it.
+          }
+          const outside = [...dirs].filter((dir) => !underSystemDir(dir));
+          // A directory inside another one is bound with it.
+          const top = outside.filter((dir) => !outside.some((other) => other !== dir && dir.startsWith(`${other}/`)));
+          resolve(top.flatMap((dir) => ['--ro-bind', dir, dir]));
+        },
+      );
+    });
+    prefixCache.set(python, cached);
+  }
+  return cached;
 }

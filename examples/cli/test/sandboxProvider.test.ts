@@ -1,0 +1,81 @@
+import type { SandboxProvider } from '@openmanus/core';
+import { describe, expect, it } from 'vitest';
+import { providerOf, runSandboxOption } from '../src/options.js';
+import { sandboxProviderFor } from '../src/sandboxProvider.js';
+import { tempDir } from './helpers.js';
+
+const notFound = async () => {
+  throw Object.assign(new Error("Cannot find package '@openmanus/sandbox'"), { code: 'ERR_MODULE_NOT_FOUND' });
+};
+
+describe('sandboxProviderFor', () => {
+  it('local: the workspace on this host, as the model is told it', async () => {
+    const workspace = await tempDir();
+    const local = await sandboxProviderFor('local', { workspace, isolation: 'none' });
+    if (!local.ok) throw new Error(local.error);
+    expect(local.value.workspace).toBe(workspace);
+    const sandbox = await local.value.provider.create({ runId: 'r', signal: new AbortController().signal });
+    try {
+      expect(sandbox.workspace).toBe(workspace);
+      expect((await sandbox.exec(['pwd'])).stdout).toBe(`${workspace}\n`);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('docker: a clear error when @openmanus/sandbox is not installed, or does not have the provider', async () => {
+    expect(await sandboxProviderFor('docker', { workspace: '/w', load: notFound })).toEqual({
+      ok: false,
+      error:
+        '--sandbox docker needs the @openmanus/sandbox package, which is not installed (pnpm add @openmanus/sandbox)',
+    });
+    expect(await sandboxProviderFor('docker', { workspace: '/w', load: async () => ({}) })).toEqual({
+      ok: false,
+      error: '--sandbox docker: @openmanus/sandbox has no createDockerSandboxProvider',
+    });
+  });
+
+  it('docker: made from [sandbox] with the host workspace; the model is told its work_dir', async () => {
+    const given: unknown[] = [];
+    const provider = { name: 'docker' } as SandboxProvider;
+    const load = async () => ({
+      createDockerSandboxProvider: (settings: unknown) => {
+        given.push(settings);
+        return provider;
+      },
+    });
+    const docker = await sandboxProviderFor('docker', {
+      workspace: '/host/ws',
+      docker: { image: 'python:3.12-slim', work_dir: '/work' },
+      load,
+    });
+    expect(docker).toEqual({ ok: true, value: { provider, workspace: '/work' } });
+    expect(given).toEqual([{ image: 'python:3.12-slim', work_dir: '/work', workspace: '/host/ws' }]);
+  });
+});
+
+describe('--sandbox and [sandbox] use_sandbox', () => {
+  const option = (value?: string) => {
+    const parsed = runSandboxOption(value);
+    if (!parsed.ok) throw new Error(parsed.error);
+    return parsed.value;
+  };
+
+  it('--sandbox names an isolation of the tools, or a provider', () => {
+    expect(option('bwrap')).toEqual({ isolation: 'bwrap' });
+    expect(option('local')).toEqual({ provider: 'local' });
+    expect(option(undefined)).toBeUndefined();
+    expect(runSandboxOption('podman')).toEqual({
+      ok: false,
+      error: '--sandbox must be "auto", "bwrap", "none", "local" or "docker", got "podman"',
+    });
+  });
+
+  it('use_sandbox = true puts Manus, Python and bash included, in Docker unless --sandbox says otherwise', () => {
+    expect(providerOf(undefined, { use_sandbox: true, image: 'python:3.12-slim' })).toBe('docker');
+    expect(providerOf(undefined, { use_sandbox: false })).toBeUndefined();
+    expect(providerOf(undefined, undefined)).toBeUndefined();
+    expect(providerOf(option('local'), { use_sandbox: true })).toBe('local');
+    expect(providerOf(option('none'), { use_sandbox: true })).toBeUndefined();
+  });
+});
