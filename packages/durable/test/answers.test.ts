@@ -55,3 +55,31 @@ describe('approvals answered from another process', () => {
     expect(String(toolMessage?.content)).toContain('not today');
   });
 });
+
+describe('questions for people answered from another process', () => {
+  it('the run waits for the reply, and the model reads it', async () => {
+    const log = await harness.toolLog('asked');
+    const server = await harness.server({
+      script: (request: RecordedRequest) =>
+        turnsDone(request) === 0
+          ? { toolCalls: [{ name: 'ask_human', arguments: { inquire: 'Which city?' } }] }
+          : { content: 'done' },
+    });
+    await harness.worker('asker-worker', server.baseURL, log).ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'asked-run', agent: 'asker', input: 'plan a trip' });
+
+    const pending = await until(async () => {
+      const info = await durable.getRun(runId);
+      return info?.status === 'running' && info.progress?.status === 'awaiting_human'
+        ? info.progress.pending[0]
+        : undefined;
+    }, 'the run to ask its question');
+    expect(pending).toMatchObject({ kind: 'human', question: 'Which city?' });
+    await durable.answer(runId, { type: 'humanReplied', effectId: pending.effectId, answer: 'Kyoto' });
+
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    const replied = server.requests[1]?.messages.find((message) => message.role === 'tool');
+    expect(String(replied?.content)).toContain('Kyoto');
+  });
+});

@@ -2,7 +2,7 @@
 // idempotency key (run id and effect id) to a file, so the test counts every execution. It runs
 // the built package (`pnpm -C packages/durable build`), as a deployed worker would.
 import { appendFile } from 'node:fs/promises';
-import { createAgent, createOpenAiLlm, defineTool } from '@openmanus/core';
+import { askHuman, createAgent, createOpenAiLlm, defineTool } from '@openmanus/core';
 import { startWorker } from '@openmanus/durable';
 import { z } from 'zod';
 
@@ -44,6 +44,7 @@ const worker = await startWorker({
   agents: {
     recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm },
     // Every `record` call waits for a person's approval.
+    asker: { agent: createAgent({ name: 'asker', tools: [askHuman] }), llm },
     launcher: { agent: createAgent({ name: 'launcher', tools: [launch] }), llm },
     guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true } },
   },
