@@ -16,6 +16,11 @@ command -v bwrap >/dev/null 2>&1 || apt_install bubblewrap || echo "setup: bubbl
 # Chromium: the browser tool drives it through playwright-core, and the chart tests open charts in it.
 # Debian's package (never `npx playwright install`, which downloads from the internet).
 command -v chromium >/dev/null 2>&1 || apt_install chromium || echo "setup: chromium could not be installed; the browser tests will fail"
+# Docker (the sandbox provider's tests run against a real daemon) and debootstrap (the test image is
+# built offline from Debian's archive, since images cannot be pulled). The daemon is started only
+# when tests need it: scripts/docker.sh start|image|stop.
+command -v dockerd >/dev/null 2>&1 || apt_install docker.io || echo "setup: docker.io could not be installed; the docker sandbox tests will fail"
+command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap || echo "setup: debootstrap could not be installed; the sandbox image cannot be built"
 # @openmanus/sqlite's better-sqlite3 compiles its binding where no prebuilt one can be downloaded:
 # that needs make and a C++ compiler, and Node's headers, which node-gyp would download too, so it
 # is pointed at the ones installed with Node when they are there.
