@@ -126,7 +126,7 @@ export {
   type SandboxMode,
   sandboxEnv,
 } from './tools/sandbox.js';
-export { reapMarked, stripSetuid } from './tools/sandboxUser.js';
+export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './tools/sandboxUser.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
 export { confine, confineIn, WorkspaceError } from './tools/workspace.js';

@@ -1,0 +1,192 @@
+// Commands in a container through the Engine API's exec: output capped, a time limit and an abort
+// that kill everything the command started, and long-lived processes with live streams.
+import { randomBytes } from 'node:crypto';
+import { type Duplex, Writable } from 'node:stream';
+import type { ExecOptions, ExecResult, SandboxProcess } from '@openmanus/core';
+import type Docker from 'dockerode';
+import { RUN_SCRIPT, SIGNAL_SCRIPT } from './containerScripts.js';
+
+const DEFAULT_MAX_OUTPUT = 1024 * 1024;
+
+/** Who commands run as, and with what, in one container. */
+export interface ExecContext {
+  readonly container: Docker.Container;
+  /** `uid:gid`. */
+  readonly user: string;
+  readonly modem: Docker['modem'];
+}
+
+interface Started {
+  readonly exec: Docker.Exec;
+  readonly stream: Duplex;
+}
+
+async function startExec(
+  context: ExecContext,
+  cmd: readonly string[],
+  options: { cwd?: string; env?: Readonly<Record<string, string>>; stdin?: boolean },
+): Promise<Started> {
+  const exec = await context.container.exec({
+    Cmd: [...cmd],
+    User: context.user,
+    AttachStdout: true,
+    AttachStderr: true,
+    AttachStdin: options.stdin === true,
+    Tty: false,
+    Env: Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`),
+    ...(options.cwd ? { WorkingDir: options.cwd } : {}),
+  });
+  const stream = (await exec.start({ hijack: true, stdin: options.stdin === true })) as Duplex;
+  return { exec, stream };
+}
+
+/** Resolves when the exec's stream has ended (its process and everything holding its output are gone). */
+const ended = (stream: Duplex) =>
+  new Promise<void>((resolve) => {
+    stream.once('end', resolve);
+    stream.once('close', resolve);
+    stream.once('error', () => resolve());
+  });
+
+/** The exit code Docker recorded for a finished exec. */
+async function exitCodeOf(exec: Docker.Exec): Promise<number | null> {
+  for (let i = 0; i < 50; i++) {
+    const info = await exec.inspect();
+    if (!info.Running) return info.ExitCode ?? null;
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+  return null;
+}
+
+/** Keeps the first `max` bytes written to it and counts the rest. */
+class CappedSink extends Writable {
+  private readonly chunks: Buffer[] = [];
+  private kept = 0;
+  dropped = 0;
+  constructor(private readonly max: number) {
+    super();
+  }
+  override _write(chunk: Buffer, _encoding: BufferEncoding, done: () => void): void {
+    const room = Math.max(0, this.max - this.kept);
+    if (room > 0) this.chunks.push(chunk.subarray(0, room));
+    this.kept += Math.min(room, chunk.length);
+    this.dropped += Math.max(0, chunk.length - room);
+    done();
+  }
+  text(): string {
+    return Buffer.concat(this.chunks).toString('utf8');
+  }
+}
+
+/** Sends `signal` to the processes of call `token`: all of them, or all but its top process. */
+async function signalCall(context: ExecContext, token: string, signal: 'KILL' | 'INT', scope: 'all' | 'foreground') {
+  const { stream } = await startExec(context, ['/bin/sh', '-c', SIGNAL_SCRIPT, 'signal', token, signal, scope], {});
+  stream.resume();
+  await ended(stream);
+}
+
+const newToken = () => randomBytes(12).toString('hex');
+
+/** The command wrapped so that its processes carry the call's marker and are swept when it ends. */
+const wrapped = (token: string, command: readonly string[]) => ['/bin/sh', '-c', RUN_SCRIPT, 'sandbox', token, ...command];
+
+/** Runs one command to its end (or its time limit) and says how it ended. */
+export async function execInContainer(
+  context: ExecContext,
+  command: readonly string[],
+  options: ExecOptions & { readonly cwd: string },
+): Promise<ExecResult> {
+  if (command.length === 0) throw new Error('exec: the command is empty');
+  options.signal?.throwIfAborted();
+  const token = newToken();
+  const max = options.maxOutputBytes ?? DEFAULT_MAX_OUTPUT;
+  const stdout = new CappedSink(max);
+  const stderr = new CappedSink(max);
+  const hasStdin = options.stdin !== undefined;
+  const { exec, stream } = await startExec(context, wrapped(token, command), {
+    cwd: options.cwd,
+    ...(options.env ? { env: options.env } : {}),
+    stdin: hasStdin,
+  });
+  const done = ended(stream);
+  context.modem.demuxStream(stream, stdout, stderr);
+  if (hasStdin) stream.end(options.stdin);
+
+  let stopped: 'timeout' | 'abort' | undefined;
+  const stop = (why: 'timeout' | 'abort') => {
+    if (stopped) return;
+    stopped = why;
+    signalCall(context, token, 'KILL', 'all').catch(() => stream.destroy());
+  };
+  const timer = options.timeoutMs !== undefined ? setTimeout(() => stop('timeout'), options.timeoutMs) : undefined;
+  const onAbort = () => stop('abort');
+  options.signal?.addEventListener('abort', onAbort, { once: true });
+  try {
+    await done;
+  } finally {
+    clearTimeout(timer);
+    options.signal?.removeEventListener('abort', onAbort);
+  }
+  const exitCode = stopped ? null : await exitCodeOf(exec);
+  return {
+    exitCode,
+    stdout: stdout.text(),
+    stderr: stderr.text(),
+    timedOut: stopped === 'timeout',
+    droppedBytes: stdout.dropped + stderr.dropped,
+  };
+}
+
+/** Starts a long-lived process (a shell) with its streams attached. */
+export async function spawnInContainer(
+  context: ExecContext,
+  command: readonly string[],
+  options: { readonly cwd: string; readonly env?: Readonly<Record<string, string>> },
+): Promise<SandboxProcess> {
+  if (command.length === 0) throw new Error('spawn: the command is empty');
+  const token = newToken();
+  const { exec, stream } = await startExec(context, wrapped(token, command), { ...options, stdin: true });
+  const listeners = { stdout: [] as ((chunk: Uint8Array) => void)[], stderr: [] as ((chunk: Uint8Array) => void)[] };
+  const relay = (to: ((chunk: Uint8Array) => void)[]) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, next) {
+        for (const listener of to) listener(chunk);
+        next();
+      },
+    });
+  context.modem.demuxStream(stream, relay(listeners.stdout), relay(listeners.stderr));
+  const exit = ended(stream).then(() => exitCodeOf(exec).catch(() => null));
+  return {
+    write: (data) => {
+      stream.write(data);
+    },
+    onStdout: (listener) => void listeners.stdout.push(listener),
+    onStderr: (listener) => void listeners.stderr.push(listener),
+    onExit: (listener) => void exit.then(listener),
+    interrupt: () => void signalCall(context, token, 'INT', 'foreground').catch(() => {}),
+    kill: async () => {
+      await signalCall(context, token, 'KILL', 'all').catch(() => stream.destroy());
+      await exit;
+    },
+  };
+}
+
+/** Runs a helper script as the sandbox's user and returns its output, or throws its stderr. */
+export async function runScript(context: ExecContext, script: string, args: readonly string[]): Promise<Buffer> {
+  const { exec, stream } = await startExec(context, ['/bin/sh', '-c', script, 'sandbox', ...args], {});
+  const chunks: Buffer[] = [];
+  const errors: Buffer[] = [];
+  const collect = (into: Buffer[]) =>
+    new Writable({
+      write(chunk: Buffer, _encoding, next) {
+        into.push(chunk);
+        next();
+      },
+    });
+  const done = ended(stream);
+  context.modem.demuxStream(stream, collect(chunks), collect(errors));
+  await done;
+  const code = await exitCodeOf(exec);
+  if (code !== 0) throw new Error(Buffer.concat(errors).toString('utf8').trim() || `exit code ${code}`);
+  return Buffer.concat(chunks);
+}
