@@ -2,9 +2,11 @@
 // that kill everything the command started, and long-lived processes with live streams.
 import { randomBytes } from 'node:crypto';
 import { type Duplex, Writable } from 'node:stream';
+import { setTimeout as delay } from 'node:timers/promises';
 import type { ExecOptions, ExecResult, SandboxProcess } from '@openmanus/core';
 import type Docker from 'dockerode';
-import { RUN_SCRIPT, SIGNAL_SCRIPT } from './containerScripts.js';
+import { MARKER, RUN_SCRIPT, SIGNAL_SCRIPT } from './containerScripts.js';
+import { pidsWithVariable } from './hostProcesses.js';
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 
@@ -85,6 +87,45 @@ async function signalCall(context: ExecContext, token: string, signal: 'KILL' | 
   await ended(stream);
 }
 
+/** How long each way of killing a call is given before the next one is tried. */
+const KILL_GRACE_MS = 2000;
+
+const pause = (ms: number) => delay(ms, undefined, { ref: false });
+/** Resolves true when `done` settles within `ms`. */
+const within = (done: Promise<void>, ms: number) => Promise.race([done.then(() => true), pause(ms).then(() => false)]);
+
+/**
+ * Kills every process of call `token` and resolves when its stream has ended. The sweep runs in
+ * the container; when it cannot (a fork bomb has filled the pids limit, so nothing new starts
+ * there), the container is frozen (no process can fork then) and the call's processes are killed
+ * from the host, where a local daemon's containers are visible. As a last resort the stream is
+ * dropped: whatever is left goes with the container.
+ */
+async function killCall(context: ExecContext, token: string, stream: Duplex, done: Promise<void>): Promise<void> {
+  await Promise.race([signalCall(context, token, 'KILL', 'all').catch(() => {}), pause(KILL_GRACE_MS)]);
+  if (await within(done, KILL_GRACE_MS)) return;
+  await killFrozen(context.container, token).catch(() => {});
+  if (await within(done, KILL_GRACE_MS)) return;
+  stream.destroy();
+}
+
+async function killFrozen(container: Docker.Container, token: string): Promise<void> {
+  await container.pause();
+  try {
+    for (const pid of pidsWithVariable(MARKER, token)) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Ended, or not ours to kill.
+      }
+    }
+  } finally {
+    // Thawed, the killed processes die before they run another instruction.
+    await container.unpause();
+  }
+  for (let i = 0; i < 100 && pidsWithVariable(MARKER, token).length > 0; i++) await pause(20);
+}
+
 const newToken = () => randomBytes(12).toString('hex');
 
 /** The command wrapped so that its processes carry the call's marker and are swept when it ends. */
@@ -116,7 +157,7 @@ export async function execInContainer(
   const stop = (why: 'timeout' | 'abort') => {
     if (stopped) return;
     stopped = why;
-    signalCall(context, token, 'KILL', 'all').catch(() => stream.destroy());
+    void killCall(context, token, stream, done);
   };
   const timer = options.timeoutMs !== undefined ? setTimeout(() => stop('timeout'), options.timeoutMs) : undefined;
   const onAbort = () => stop('abort');
@@ -155,7 +196,8 @@ export async function spawnInContainer(
       },
     });
   context.modem.demuxStream(stream, relay(listeners.stdout), relay(listeners.stderr));
-  const exit = ended(stream).then(() => exitCodeOf(exec).catch(() => null));
+  const done = ended(stream);
+  const exit = done.then(() => exitCodeOf(exec).catch(() => null));
   return {
     write: (data) => {
       stream.write(data);
@@ -165,7 +207,7 @@ export async function spawnInContainer(
     onExit: (listener) => void exit.then(listener),
     interrupt: () => void signalCall(context, token, 'INT', 'foreground').catch(() => {}),
     kill: async () => {
-      await signalCall(context, token, 'KILL', 'all').catch(() => stream.destroy());
+      await killCall(context, token, stream, done);
       await exit;
     },
   };
