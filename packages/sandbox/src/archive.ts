@@ -1,6 +1,5 @@
 // Files in and out of a container through the Engine API's archive endpoints (tar streams).
-import { basename, dirname } from 'node:path';
-import { posix } from 'node:path';
+import { basename, dirname, posix } from 'node:path';
 import { Readable } from 'node:stream';
 import type Docker from 'dockerode';
 import * as tarFs from 'tar-fs';
@@ -57,7 +56,10 @@ export async function writeToContainer(
   owner: Owner,
 ): Promise<void> {
   const pack = tarStream.pack();
-  pack.entry({ name: posix.basename(path), mode: 0o644, uid: owner.uid, gid: owner.gid, size: data.length }, Buffer.from(data));
+  pack.entry(
+    { name: posix.basename(path), mode: 0o644, uid: owner.uid, gid: owner.gid, size: data.length },
+    Buffer.from(data),
+  );
   pack.finalize();
   // tar-stream's streams are streamx ones: Node's Readable wraps them for the HTTP client.
   await container.putArchive(Readable.from(pack), { path: posix.dirname(path) });
@@ -78,7 +80,12 @@ export async function copyIntoContainer(
   const to = posix.basename(path);
   const pack = tarFs.pack(dirname(hostPath), {
     entries: [from],
-    map: (header) => ({ ...header, name: renameTop(header.name, from, to) ?? header.name, uid: owner.uid, gid: owner.gid }),
+    map: (header) => ({
+      ...header,
+      name: renameTop(header.name, from, to) ?? header.name,
+      uid: owner.uid,
+      gid: owner.gid,
+    }),
   });
   await container.putArchive(Readable.from(pack), { path: posix.dirname(path) });
 }

@@ -129,7 +129,14 @@ async function killFrozen(container: Docker.Container, token: string): Promise<v
 const newToken = () => randomBytes(12).toString('hex');
 
 /** The command wrapped so that its processes carry the call's marker and are swept when it ends. */
-const wrapped = (token: string, command: readonly string[]) => ['/bin/sh', '-c', RUN_SCRIPT, 'sandbox', token, ...command];
+const wrapped = (token: string, command: readonly string[]) => [
+  '/bin/sh',
+  '-c',
+  RUN_SCRIPT,
+  'sandbox',
+  token,
+  ...command,
+];
 
 /** Runs one command to its end (or its time limit) and says how it ended. */
 export async function execInContainer(

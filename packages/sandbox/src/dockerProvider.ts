@@ -29,8 +29,8 @@ export interface DockerSandboxOptions extends Partial<Omit<SandboxSettings, 'use
 export interface DockerSandboxProvider extends SandboxProvider {
   create(request: SandboxRequest): Promise<DockerSandbox>;
   /**
-   * Removes the sandbox containers whose creating process has ended (crashed) on this host, and
-   * their temporary workspaces; returns the containers' names. Runs before the first sandbox is made.
+   * Removes the sandbox containers whose creating process has ended (crashed) on this host, their
+   * temporary workspaces, and gives back the workspaces lent to them; returns the containers' names. Runs before the first sandbox is made.
    */
   reapOrphans(): Promise<string[]>;
 }
@@ -67,6 +67,21 @@ async function sandboxUser(workspace: string): Promise<SandboxUser> {
   };
 }
 
+/**
+ * Gives back a workspace that a crashed process had lent to its sandbox's uid: lending it anew
+ * hands entries of a range uid no process runs as back to this process, and returning it at once
+ * leaves everything as it was before the crash.
+ */
+async function reclaimWorkspace(workspace: string): Promise<void> {
+  if (process.getuid?.() !== 0 || !canSwitchUser()) return;
+  const lease = leaseUid();
+  try {
+    await (await lendWorkspace(workspace, lease.uid))();
+  } finally {
+    lease.release();
+  }
+}
+
 /** An Engine API error as a sentence (dockerode puts the daemon's message in `json.message`). */
 function describe(error: unknown): string {
   const json = (error as { json?: { message?: string } } | null)?.json;
@@ -76,7 +91,10 @@ function describe(error: unknown): string {
 export function createDockerSandboxProvider(options: DockerSandboxOptions = {}): DockerSandboxProvider {
   const settings = { ...DEFAULT_SANDBOX_SETTINGS, ...options };
   const memory = memoryBytes(settings.memoryLimit);
-  if (memory === undefined) throw new Error(`docker sandbox: memory_limit "${settings.memoryLimit}" is not a size such as "512m" (at least 6m)`);
+  if (memory === undefined)
+    throw new Error(
+      `docker sandbox: memory_limit "${settings.memoryLimit}" is not a size such as "512m" (at least 6m)`,
+    );
   if (!(settings.cpuLimit > 0)) throw new Error(`docker sandbox: cpu_limit must be positive, got ${settings.cpuLimit}`);
   const docker = options.docker ?? new Docker();
   let reaped: Promise<unknown> | undefined;
@@ -92,6 +110,9 @@ export function createDockerSandboxProvider(options: DockerSandboxOptions = {}):
           .catch(() => {});
         const temp = info.Labels[TEMP_WORKSPACE_LABEL];
         if (temp) await rm(temp, { recursive: true, force: true });
+        else
+          for (const mount of info.Mounts)
+            if (mount.Type === 'bind') await reclaimWorkspace(mount.Source).catch(() => {});
       }),
     );
     return orphans.map((info) => (info.Names[0] ?? info.Id).replace(/^\//, ''));

@@ -2,13 +2,7 @@
 import { posix } from 'node:path';
 import type { DirectoryEntry, ExecOptions, ExecResult, Sandbox, SandboxProcess } from '@openmanus/core';
 import type Docker from 'dockerode';
-import {
-  copyIntoContainer,
-  copyOutOfContainer,
-  type Owner,
-  readFromContainer,
-  writeToContainer,
-} from './archive.js';
+import { copyIntoContainer, copyOutOfContainer, type Owner, readFromContainer, writeToContainer } from './archive.js';
 import { LIST_SCRIPT, MKDIR_SCRIPT, REMOVE_SCRIPT } from './containerScripts.js';
 import { type ExecContext, execInContainer, runScript, spawnInContainer } from './dockerExec.js';
 

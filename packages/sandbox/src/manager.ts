@@ -65,7 +65,8 @@ export function createSandboxManager(provider: SandboxProvider, options: Sandbox
   };
 
   const create = async (request: SandboxRequest): Promise<ManagedSandbox> => {
-    if (entries.size + starting >= maxSandboxes) throw new Error(`Maximum number of sandboxes (${maxSandboxes}) reached`);
+    if (entries.size + starting >= maxSandboxes)
+      throw new Error(`Maximum number of sandboxes (${maxSandboxes}) reached`);
     starting++;
     let inner: Sandbox;
     try {

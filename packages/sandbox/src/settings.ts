@@ -67,7 +67,11 @@ export function sandboxSettingsFrom(config: OpenManusConfig): Result<SandboxSett
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     if (issue?.code === 'unrecognized_keys') {
-      return err({ ...where, key: '[sandbox]', message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` });
+      return err({
+        ...where,
+        key: '[sandbox]',
+        message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`,
+      });
     }
     const path = issue?.path.join('.');
     return err({ ...where, key: path ? `[sandbox].${path}` : '[sandbox]', message: issue?.message ?? 'invalid' });

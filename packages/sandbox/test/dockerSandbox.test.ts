@@ -48,7 +48,10 @@ describe('a docker sandbox (OpenManus test_sandbox.py)', () => {
 
   it('runs Python that reads a file written through the API', async () => {
     await sandbox.writeFile('/workspace/py-input.txt', 'Hello from file!');
-    await sandbox.writeFile('/workspace/test.py', "print('Hello from Python!')\nprint(open('/workspace/py-input.txt').read())\n");
+    await sandbox.writeFile(
+      '/workspace/test.py',
+      "print('Hello from Python!')\nprint(open('/workspace/py-input.txt').read())\n",
+    );
     const result = await sandbox.exec(['python3', '/workspace/test.py']);
     expect(result.stdout).toBe('Hello from Python!\nHello from file!\n');
   });
@@ -58,7 +61,10 @@ describe('a docker sandbox (OpenManus test_sandbox.py)', () => {
     for (const [path, content] of Object.entries(files)) await sandbox.writeFile(`/workspace/${path}`, content);
     for (const [path, content] of Object.entries(files)) expect(text(await sandbox.readFile(path))).toBe(content);
     // The directories belong to the sandbox's user: code inside can write there too.
-    expect((await sandbox.exec(['sh', '-c', 'echo more > nested/deeper/by-code.txt && cat nested/deeper/by-code.txt'])).stdout).toBe('more\n');
+    expect(
+      (await sandbox.exec(['sh', '-c', 'echo more > nested/deeper/by-code.txt && cat nested/deeper/by-code.txt']))
+        .stdout,
+    ).toBe('more\n');
   });
 
   it("runs the image's Python (OpenManus expected 3.10 from a 3.12 image; the image here is Debian bookworm's 3.11)", async () => {
@@ -80,7 +86,9 @@ describe('a docker sandbox (OpenManus test_sandbox.py)', () => {
 
   it('fails to start with an image that does not exist, saying how to get one', async () => {
     const bad = createDockerSandboxProvider({ image: 'nonexistent:latest', workDir: '/invalid' });
-    await expect(bad.create(request('bad-image'))).rejects.toThrow(/image "nonexistent:latest" is not available.*scripts\/docker\.sh image/);
+    await expect(bad.create(request('bad-image'))).rejects.toThrow(
+      /image "nonexistent:latest" is not available.*scripts\/docker\.sh image/,
+    );
   });
 });
 
@@ -107,7 +115,11 @@ describe('files in and out (OpenManus test_client.py)', () => {
     await writeFile(join(host, 'tree', 'sub', 'a.txt'), 'A');
     await sandbox.copyIn(join(host, 'tree'), '/tmp/copied-tree');
     expect(text(await sandbox.readFile('/tmp/copied-tree/sub/a.txt'))).toBe('A');
-    await sandbox.exec(['sh', '-c', 'mkdir -p /tmp/made/x && echo B > /tmp/made/x/b.txt && chmod 4755 /tmp/made/x/b.txt']);
+    await sandbox.exec([
+      'sh',
+      '-c',
+      'mkdir -p /tmp/made/x && echo B > /tmp/made/x/b.txt && chmod 4755 /tmp/made/x/b.txt',
+    ]);
     await sandbox.copyOut('/tmp/made', join(host, 'made-out'));
     const copied = await stat(join(host, 'made-out', 'x', 'b.txt'));
     expect(await readFile(join(host, 'made-out', 'x', 'b.txt'), 'utf8')).toBe('B\n');
@@ -161,9 +173,12 @@ describe('exec', () => {
   });
 
   it('keeps at most maxOutputBytes of each stream and counts the rest', async () => {
-    const result = await sandbox.exec(['python3', '-c', 'import sys; sys.stdout.write("x" * 100000); sys.stderr.write("y" * 10)'], {
-      maxOutputBytes: 1000,
-    });
+    const result = await sandbox.exec(
+      ['python3', '-c', 'import sys; sys.stdout.write("x" * 100000); sys.stderr.write("y" * 10)'],
+      {
+        maxOutputBytes: 1000,
+      },
+    );
     expect(result.stdout).toBe('x'.repeat(1000));
     expect(result.stderr).toBe('y'.repeat(10));
     expect(result.droppedBytes).toBe(99_000);

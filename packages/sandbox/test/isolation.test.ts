@@ -60,9 +60,12 @@ describe('limits', () => {
       const info = await docker.getContainer(bombed.containerId).inspect();
       expect(info.HostConfig.PidsLimit).toBe(48);
       const started = Date.now();
-      const bomb = await bombed.exec(['python3', '-c', 'import os\nwhile True:\n  try: os.fork()\n  except OSError: pass'], {
-        timeoutMs: 1000,
-      });
+      const bomb = await bombed.exec(
+        ['python3', '-c', 'import os\nwhile True:\n  try: os.fork()\n  except OSError: pass'],
+        {
+          timeoutMs: 1000,
+        },
+      );
       expect(bomb.timedOut).toBe(true);
       expect(Date.now() - started).toBeLessThan(10_000);
       expect(await running(bombed)).not.toContainEqual(expect.stringContaining('os.fork'));
@@ -129,7 +132,10 @@ describe('two runs at once', () => {
     hostA = await mkdtemp(join(tmpdir(), 'run-a-'));
     hostB = await mkdtemp(join(tmpdir(), 'run-b-'));
     const provider = createDockerSandboxProvider({ image: TEST_IMAGE });
-    const [a, b] = await Promise.all([provider.create(request('run-a', hostA)), provider.create(request('run-b', hostB))]);
+    const [a, b] = await Promise.all([
+      provider.create(request('run-a', hostA)),
+      provider.create(request('run-b', hostB)),
+    ]);
     try {
       expect(a.containerId).not.toBe(b.containerId);
       await Promise.all([
