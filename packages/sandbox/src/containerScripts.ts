@@ -10,22 +10,25 @@ export const MARKER = 'OPENMANUS_EXEC';
 /**
  * Signals the processes carrying marker `$1` with signal `$2`: all of them (`$3` = all), or only
  * those whose parent carries it too (`$3` = foreground: a Ctrl-C that spares the shell itself).
- * KILL is repeated until none is left, so a fork loop cannot outrun it. The sweep's own processes
- * (grep) do not carry the marker.
+ * KILL is repeated until none is left, so a fork loop cannot outrun it. One grep per round finds
+ * them (the sweep's own processes do not carry the marker); the rest is shell builtins, so a
+ * full pids limit stops it at most for that one process.
  */
 const SWEEP = `sweep() {
   t=$1 sig=$2 scope=$3 n=0
-  marked() { grep -qzx "${MARKER}=$t" "/proc/$1/environ" 2>/dev/null; }
   while [ $n -lt 200 ]; do
+    pids=
+    for f in $(grep -lzx "${MARKER}=$t" /proc/[0-9]*/environ 2>/dev/null); do
+      f=\${f#/proc/}
+      pids="$pids \${f%/environ}"
+    done
     found=
-    for p in /proc/[0-9]*; do
-      pid=\${p#/proc/}
-      marked "$pid" || continue
+    for pid in $pids; do
       if [ "$scope" = foreground ]; then
-        s=$(cat "$p/stat" 2>/dev/null) || continue
+        read -r s < "/proc/$pid/stat" 2>/dev/null || continue
         s=\${s##*) }
         set -- $s
-        marked "$2" || continue
+        case " $pids " in *" $2 "*) ;; *) continue ;; esac
       fi
       kill -s "$sig" "$pid" 2>/dev/null && found=1
     done

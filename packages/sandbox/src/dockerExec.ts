@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { ExecOptions, ExecResult, SandboxProcess } from '@openmanus/core';
 import type Docker from 'dockerode';
 import { MARKER, RUN_SCRIPT, SIGNAL_SCRIPT } from './containerScripts.js';
-import { pidsWithVariable } from './hostProcesses.js';
+import { pidsWithVariable, unreapedIn } from './hostProcesses.js';
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 
@@ -16,6 +16,8 @@ export interface ExecContext {
   /** `uid:gid`. */
   readonly user: string;
   readonly modem: Docker['modem'];
+  /** The host pid of the container's first process, when the daemon is local (to see its processes). */
+  readonly hostPid?: number;
 }
 
 interface Started {
@@ -94,19 +96,31 @@ const pause = (ms: number) => delay(ms, undefined, { ref: false });
 /** Resolves true when `done` settles within `ms`. */
 const within = (done: Promise<void>, ms: number) => Promise.race([done.then(() => true), pause(ms).then(() => false)]);
 
+/** Whether processes of call `token` are still alive (seen from the host: a local daemon's are visible). */
+const leftovers = (token: string) => pidsWithVariable(MARKER, token).length > 0;
+
 /**
  * Kills every process of call `token` and resolves when its stream has ended. The sweep runs in
- * the container; when it cannot (a fork bomb has filled the pids limit, so nothing new starts
- * there), the container is frozen (no process can fork then) and the call's processes are killed
- * from the host, where a local daemon's containers are visible. As a last resort the stream is
- * dropped: whatever is left goes with the container.
+ * the container; when it cannot finish (a fork bomb has filled the pids limit, so nothing new
+ * starts there), the container is frozen (no process can fork then) and the call's processes are
+ * killed from the host. As a last resort the stream is dropped: whatever is left goes with the
+ * container.
  */
 async function killCall(context: ExecContext, token: string, stream: Duplex, done: Promise<void>): Promise<void> {
   await Promise.race([signalCall(context, token, 'KILL', 'all').catch(() => {}), pause(KILL_GRACE_MS)]);
-  if (await within(done, KILL_GRACE_MS)) return;
-  await killFrozen(context.container, token).catch(() => {});
-  if (await within(done, KILL_GRACE_MS)) return;
-  stream.destroy();
+  const ended = await within(done, KILL_GRACE_MS);
+  if (!ended || leftovers(token)) await killFrozen(context.container, token).catch(() => {});
+  if (!ended && !(await within(done, KILL_GRACE_MS))) stream.destroy();
+  await reaped(context);
+}
+
+/**
+ * Waits (a few seconds at most) until the killed processes are reaped by the container's init:
+ * until then they still count against its pids limit, and the next command could not start.
+ */
+async function reaped(context: ExecContext): Promise<void> {
+  if (context.hostPid === undefined) return;
+  for (let i = 0; i < 150 && unreapedIn(context.hostPid) > 0; i++) await pause(20);
 }
 
 async function killFrozen(container: Docker.Container, token: string): Promise<void> {
@@ -123,7 +137,6 @@ async function killFrozen(container: Docker.Container, token: string): Promise<v
     // Thawed, the killed processes die before they run another instruction.
     await container.unpause();
   }
-  for (let i = 0; i < 100 && pidsWithVariable(MARKER, token).length > 0; i++) await pause(20);
 }
 
 const newToken = () => randomBytes(12).toString('hex');
@@ -161,10 +174,11 @@ export async function execInContainer(
   if (hasStdin) stream.end(options.stdin);
 
   let stopped: 'timeout' | 'abort' | undefined;
+  let killing: Promise<void> | undefined;
   const stop = (why: 'timeout' | 'abort') => {
     if (stopped) return;
     stopped = why;
-    void killCall(context, token, stream, done);
+    killing = killCall(context, token, stream, done);
   };
   const timer = options.timeoutMs !== undefined ? setTimeout(() => stop('timeout'), options.timeoutMs) : undefined;
   const onAbort = () => stop('abort');
@@ -174,6 +188,13 @@ export async function execInContainer(
   } finally {
     clearTimeout(timer);
     options.signal?.removeEventListener('abort', onAbort);
+  }
+  // The command's own end sweeps what it started; should that sweep have failed (no room left
+  // under the pids limit), what remains is killed now.
+  if (killing) await killing;
+  else if (leftovers(token)) {
+    await killFrozen(context.container, token).catch(() => {});
+    await reaped(context);
   }
   const exitCode = stopped ? null : await exitCodeOf(exec);
   return {

@@ -172,10 +172,12 @@ export function createDockerSandboxProvider(options: DockerSandboxOptions = {}):
       }
       throw new Error(`docker sandbox: could not start a container: ${describe(error)}`);
     }
+    const { State } = await container.inspect().catch(() => ({ State: { Pid: 0 } }));
     return dockerSandbox({
       docker,
       container,
       owner: user.owner,
+      ...(State.Pid > 0 ? { hostPid: State.Pid } : {}),
       workspace: settings.workDir,
       defaultTimeoutMs: settings.timeout * 1000,
       dispose,

@@ -18,6 +18,8 @@ export interface DockerSandboxParts {
   readonly container: Docker.Container;
   readonly owner: Owner;
   readonly workspace: string;
+  /** The host pid of the container's first process, when the daemon is local. */
+  readonly hostPid?: number;
   /** A command's time limit when the caller gives none. */
   readonly defaultTimeoutMs: number;
   /** Removes the container and gives back what the sandbox borrowed; called once. */
@@ -26,7 +28,12 @@ export interface DockerSandboxParts {
 
 export function dockerSandbox(parts: DockerSandboxParts): DockerSandbox {
   const { container, owner, workspace } = parts;
-  const context: ExecContext = { container, user: `${owner.uid}:${owner.gid}`, modem: parts.docker.modem };
+  const context: ExecContext = {
+    container,
+    user: `${owner.uid}:${owner.gid}`,
+    modem: parts.docker.modem,
+    ...(parts.hostPid ? { hostPid: parts.hostPid } : {}),
+  };
   const resolve = (path: string) => posix.resolve(workspace, path);
   let closing: Promise<void> | undefined;
   const open = () => {
