@@ -38,12 +38,13 @@ const SWEEP = `sweep() {
 }`;
 
 /**
- * Runs the command (`$2`…) with marker `$1`, then kills whatever it left behind, and exits with
- * its status: when the call returns, nothing it started is running.
+ * Runs the command (`$3`…) with marker `$1` in directory `$2`, then kills whatever it left
+ * behind, and exits with its status: when the call returns, nothing it started is running.
  */
 export const RUN_SCRIPT = `${SWEEP}
 t=$1
-shift
+cd -- "$2" || exit 126
+shift 2
 ${MARKER}=$t "$@"
 code=$?
 sweep "$t" KILL all

@@ -28,7 +28,7 @@ interface Started {
 async function startExec(
   context: ExecContext,
   cmd: readonly string[],
-  options: { cwd?: string; env?: Readonly<Record<string, string>>; stdin?: boolean },
+  options: { env?: Readonly<Record<string, string>>; stdin?: boolean },
 ): Promise<Started> {
   const exec = await context.container.exec({
     Cmd: [...cmd],
@@ -38,7 +38,6 @@ async function startExec(
     AttachStdin: options.stdin === true,
     Tty: false,
     Env: Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`),
-    ...(options.cwd ? { WorkingDir: options.cwd } : {}),
   });
   const stream = (await exec.start({ hijack: true, stdin: options.stdin === true })) as Duplex;
   return { exec, stream };
@@ -142,12 +141,13 @@ async function killFrozen(container: Docker.Container, token: string): Promise<v
 const newToken = () => randomBytes(12).toString('hex');
 
 /** The command wrapped so that its processes carry the call's marker and are swept when it ends. */
-const wrapped = (token: string, command: readonly string[]) => [
+const wrapped = (token: string, cwd: string, command: readonly string[]) => [
   '/bin/sh',
   '-c',
   RUN_SCRIPT,
   'sandbox',
   token,
+  cwd,
   ...command,
 ];
 
@@ -164,8 +164,7 @@ export async function execInContainer(
   const stdout = new CappedSink(max);
   const stderr = new CappedSink(max);
   const hasStdin = options.stdin !== undefined;
-  const { exec, stream } = await startExec(context, wrapped(token, command), {
-    cwd: options.cwd,
+  const { exec, stream } = await startExec(context, wrapped(token, options.cwd, command), {
     ...(options.env ? { env: options.env } : {}),
     stdin: hasStdin,
   });
@@ -214,7 +213,10 @@ export async function spawnInContainer(
 ): Promise<SandboxProcess> {
   if (command.length === 0) throw new Error('spawn: the command is empty');
   const token = newToken();
-  const { exec, stream } = await startExec(context, wrapped(token, command), { ...options, stdin: true });
+  const { exec, stream } = await startExec(context, wrapped(token, options.cwd, command), {
+    ...(options.env ? { env: options.env } : {}),
+    stdin: true,
+  });
   const listeners = { stdout: [] as ((chunk: Uint8Array) => void)[], stderr: [] as ((chunk: Uint8Array) => void)[] };
   const relay = (to: ((chunk: Uint8Array) => void)[]) =>
     new Writable({

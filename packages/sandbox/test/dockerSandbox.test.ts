@@ -172,6 +172,14 @@ describe('exec', () => {
     });
   });
 
+  it('takes stdin of any size, and says when its working directory does not exist', async () => {
+    const big = await sandbox.exec(['wc', '-c'], { stdin: 'x'.repeat(3 * 1024 * 1024) });
+    expect(big.stdout).toBe(`${3 * 1024 * 1024}\n`);
+    const lost = await sandbox.exec(['pwd'], { cwd: '/nowhere' });
+    expect(lost.exitCode).toBe(126);
+    expect(lost.stderr).toMatch(/can't cd to \/nowhere/);
+  });
+
   it('keeps at most maxOutputBytes of each stream and counts the rest', async () => {
     const result = await sandbox.exec(
       ['python3', '-c', 'import sys; sys.stdout.write("x" * 100000); sys.stderr.write("y" * 10)'],

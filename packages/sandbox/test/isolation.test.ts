@@ -49,7 +49,7 @@ describe('limits', () => {
     const result = await limited.exec(['sh', '-c', script]);
     const [cpu = 0, wall = 1] = result.stdout.trim().split(' ').map(Number);
     const share = cpu / wall;
-    expect(share).toBeGreaterThan(0.05);
+    expect(share).toBeGreaterThan(0.02);
     expect(share).toBeLessThan(0.4);
   });
 
@@ -67,7 +67,7 @@ describe('limits', () => {
         },
       );
       expect(bomb.timedOut).toBe(true);
-      expect(Date.now() - started).toBeLessThan(10_000);
+      expect(Date.now() - started).toBeLessThan(20_000);
       expect(await running(bombed)).not.toContainEqual(expect.stringContaining('os.fork'));
       expect((await bombed.exec(['echo', 'alive'])).stdout).toBe('alive\n');
     } finally {
