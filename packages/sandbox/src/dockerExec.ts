@@ -107,9 +107,9 @@ const leftovers = (token: string) => pidsWithVariable(MARKER, token).length > 0;
  */
 async function killCall(context: ExecContext, token: string, stream: Duplex, done: Promise<void>): Promise<void> {
   await Promise.race([signalCall(context, token, 'KILL', 'all').catch(() => {}), pause(KILL_GRACE_MS)]);
-  const ended = await within(done, KILL_GRACE_MS);
-  if (!ended || leftovers(token)) await killFrozen(context.container, token).catch(() => {});
-  if (!ended && !(await within(done, KILL_GRACE_MS))) stream.destroy();
+  const finished = await within(done, KILL_GRACE_MS);
+  if (!finished || leftovers(token)) await killFrozen(context.container, token).catch(() => {});
+  if (!finished && !(await within(done, KILL_GRACE_MS))) stream.destroy();
   await reaped(context);
 }
 

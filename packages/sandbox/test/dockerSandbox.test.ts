@@ -200,6 +200,13 @@ describe('exec', () => {
     expect((await sandbox.exec(['ps', '-eo', 'args'])).stdout).not.toContain('sleep 60');
   });
 
+  it('has no capabilities and cannot gain privileges (setuid programs do not raise them)', async () => {
+    const status = await sandbox.exec(['grep', '-E', '^(CapEff|CapBnd|NoNewPrivs):', '/proc/self/status']);
+    expect(status.stdout).toMatch(/^CapEff:\s+0{16}$/m);
+    expect(status.stdout).toMatch(/^CapBnd:\s+0{16}$/m);
+    expect(status.stdout).toMatch(/^NoNewPrivs:\s+1$/m);
+  });
+
   it("runs as a non-root user without the host's environment", async () => {
     process.env.HOST_SECRET_FOR_TEST = 'sk-secret';
     try {
