@@ -19,6 +19,11 @@ command -v chromium >/dev/null 2>&1 || apt_install chromium || echo "setup: chro
 # Postgres: @openmanus/durable keeps its runs there; its tests start a throwaway cluster with
 # scripts/postgres.sh (Debian's initdb and pg_ctl).
 ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || apt_install postgresql || echo "setup: postgresql could not be installed; the durable tests will fail"
+# Docker (the sandbox provider's tests run against a real daemon) and debootstrap (the test image is
+# built offline from Debian's archive, since images cannot be pulled). The daemon is started only
+# when tests need it: scripts/docker.sh start|image|stop.
+command -v dockerd >/dev/null 2>&1 || apt_install docker.io || echo "setup: docker.io could not be installed; the docker sandbox tests will fail"
+command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap || echo "setup: debootstrap could not be installed; the sandbox image cannot be built"
 # @openmanus/sqlite's better-sqlite3 compiles its binding where no prebuilt one can be downloaded:
 # that needs make and a C++ compiler, and Node's headers, which node-gyp would download too, so it
 # is pointed at the ones installed with Node when they are there.

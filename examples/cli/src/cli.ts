@@ -6,7 +6,7 @@ import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
-import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption, tableOf } from './options.js';
+import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 
@@ -116,10 +116,8 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     const why = sandbox.value ? `--sandbox ${providerName}` : '[sandbox] use_sandbox = true in config.toml';
     return fail(`${why} runs Manus in a sandbox: use it with --agent manus (or --sandbox auto|bwrap|none)`);
   }
-  const table = tableOf(sandboxTable);
-  const docker = table ? { docker: table } : {};
   const sandboxed = providerName
-    ? await sandboxProviderFor(providerName, { workspace, isolation, ...docker })
+    ? await sandboxProviderFor(providerName, { workspace, isolation, config: config.value })
     : undefined;
   if (sandboxed && !sandboxed.ok) return fail(sandboxed.error);
   const agent = createCliAgent(agentName, {

@@ -33,7 +33,7 @@ export function providerOf(option: RunSandbox | undefined, sandboxTable: unknown
 }
 
 /** A table of config.toml that is kept unvalidated (`sections`), when it is one. */
-export const tableOf = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
+const tableOf = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;
 
 /** `--sandbox` of the commands that isolate their own tools, checked (undefined when not given). */

@@ -2,8 +2,11 @@
 // @openmanus/sandbox, loaded only when asked for (it brings the Docker client with it).
 import { resolve } from 'node:path';
 import {
+  type ConfigError,
   createLocalSandboxProvider,
+  describeConfigError,
   err,
+  type OpenManusConfig,
   ok,
   type Result,
   type SandboxMode,
@@ -21,13 +24,16 @@ export interface ProviderConfig {
   readonly workspace: string;
   /** How the local provider confines commands (default `auto`). */
   readonly isolation?: SandboxMode;
-  /** `[sandbox]` of config.toml, for the Docker provider (image, work_dir, limits, network). */
-  readonly docker?: Readonly<Record<string, unknown>>;
+  /** The loaded config.toml: its `[sandbox]` table sets up the Docker provider (image, work_dir, limits, network). */
+  readonly config?: OpenManusConfig;
   /** Where a module is loaded from (the Docker provider's package); for tests. */
   readonly load?: (specifier: string) => Promise<unknown>;
 }
 
 const DOCKER_PACKAGE = '@openmanus/sandbox';
+
+/** A config with no sections: the Docker provider's defaults. */
+const emptyConfig = { sections: {} } as unknown as OpenManusConfig;
 
 /** A provider, and the workspace as code in its sandboxes sees it (what the model is told). */
 export interface NamedProvider {
@@ -48,7 +54,7 @@ export async function sandboxProviderFor(
     });
   }
   const load = config.load ?? ((specifier: string) => import(specifier));
-  let module: { createDockerSandboxProvider?: unknown };
+  let module: { createDockerSandboxProvider?: unknown; sandboxSettingsFrom?: unknown };
   try {
     module = (await load(DOCKER_PACKAGE)) as typeof module;
   } catch (error) {
@@ -59,15 +65,19 @@ export async function sandboxProviderFor(
         : `--sandbox docker: ${DOCKER_PACKAGE} could not be loaded: ${(error as Error).message}`,
     );
   }
-  if (typeof module.createDockerSandboxProvider !== 'function')
+  const { createDockerSandboxProvider: create, sandboxSettingsFrom: settingsFrom } = module;
+  if (typeof create !== 'function' || typeof settingsFrom !== 'function')
     return err(`--sandbox docker: ${DOCKER_PACKAGE} has no createDockerSandboxProvider`);
-  const create = module.createDockerSandboxProvider as (settings: Record<string, unknown>) => SandboxProvider;
+  const settings = (settingsFrom as (config: OpenManusConfig) => Result<{ workDir: string }, ConfigError>)(
+    config.config ?? emptyConfig,
+  );
+  if (!settings.ok) return err(`--sandbox docker: ${describeConfigError(settings.error)}`);
   try {
-    const workDir = config.docker?.work_dir;
-    return ok({
-      provider: create({ ...config.docker, workspace: resolve(config.workspace) }),
-      workspace: typeof workDir === 'string' ? workDir : '/workspace',
+    const provider = (create as (options: object) => SandboxProvider)({
+      ...settings.value,
+      workspace: resolve(config.workspace),
     });
+    return ok({ provider, workspace: settings.value.workDir });
   } catch (error) {
     return err(`--sandbox docker: ${(error as Error).message}`);
   }

@@ -1,4 +1,4 @@
-import type { SandboxProvider } from '@openmanus/core';
+import type { OpenManusConfig, SandboxProvider } from '@openmanus/core';
 import { describe, expect, it } from 'vitest';
 import { providerOf, runSandboxOption } from '../src/options.js';
 import { sandboxProviderFor } from '../src/sandboxProvider.js';
@@ -39,18 +39,29 @@ describe('sandboxProviderFor', () => {
     const given: unknown[] = [];
     const provider = { name: 'docker' } as SandboxProvider;
     const load = async () => ({
-      createDockerSandboxProvider: (settings: unknown) => {
-        given.push(settings);
+      createDockerSandboxProvider: (options: unknown) => {
+        given.push(options);
         return provider;
       },
+      sandboxSettingsFrom: (config: OpenManusConfig) => ({
+        ok: true,
+        value: {
+          image: String(config.sections.sandbox && (config.sections.sandbox as { image: string }).image),
+          workDir: '/work',
+        },
+      }),
     });
-    const docker = await sandboxProviderFor('docker', {
-      workspace: '/host/ws',
-      docker: { image: 'python:3.12-slim', work_dir: '/work' },
-      load,
-    });
+    const config = { sections: { sandbox: { image: 'python:3.12-slim' } } } as unknown as OpenManusConfig;
+    const docker = await sandboxProviderFor('docker', { workspace: '/host/ws', config, load });
     expect(docker).toEqual({ ok: true, value: { provider, workspace: '/work' } });
-    expect(given).toEqual([{ image: 'python:3.12-slim', work_dir: '/work', workspace: '/host/ws' }]);
+    expect(given).toEqual([{ image: 'python:3.12-slim', workDir: '/work', workspace: '/host/ws' }]);
+  });
+
+  it('docker: a bad [sandbox] key is a clear error naming it, from the real package', async () => {
+    const config = { file: 'config.toml', sections: { sandbox: { memory_limit: 12 } } } as unknown as OpenManusConfig;
+    const docker = await sandboxProviderFor('docker', { workspace: '/w', config });
+    expect(docker.ok).toBe(false);
+    expect(docker.ok ? '' : docker.error).toMatch(/^--sandbox docker: config\.toml: \[sandbox\]\.memory_limit/);
   });
 });
 

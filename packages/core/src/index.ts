@@ -61,7 +61,7 @@ export {
 } from './sandbox/bwrap.js';
 export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/local.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
-export { reapMarked, stripSetuid } from './sandbox/reaping.js';
+export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './sandbox/reaping.js';
 export { sandboxFor } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';
 export { type AgentToolOptions, agentTool } from './shell/agentTool.js';

@@ -1,0 +1,14 @@
+export {
+  createDockerSandboxProvider,
+  type DockerSandboxOptions,
+  type DockerSandboxProvider,
+  SANDBOX_LABEL,
+} from './dockerProvider.js';
+export type { DockerSandbox } from './dockerSandbox.js';
+export {
+  createSandboxManager,
+  type ManagedSandbox,
+  type SandboxManager,
+  type SandboxManagerOptions,
+} from './manager.js';
+export { DEFAULT_SANDBOX_SETTINGS, memoryBytes, type SandboxSettings, sandboxSettingsFrom } from './settings.js';
