@@ -15,6 +15,7 @@ import {
   tokenCounting,
 } from './inprocess.mjs';
 import { pythonCost } from './python-cost.mjs';
+import { sandboxCost } from './sandbox-cost.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
 const REPS = Number(process.env.BENCH_REPS ?? 5);
@@ -222,6 +223,11 @@ const tokens = await tokenCounting();
 const saved = [await checkpointedRuns(100), await checkpointedRuns(2000)];
 // The hidden cost of safety: Python per call under each isolation, and the confined editor's speed.
 const python = await pythonCost({ calls: 20 });
+// A sandbox per provider: making one (a run's first call pays it) and a python_execute call through it.
+const sandboxes = await sandboxCost({ calls: 10 }).catch((error) => {
+  errors['sandbox cost'] = error.message;
+  return {};
+});
 const editorOps = await editorOpsPerSecond();
 // What a browser step costs in model input: our page state against OpenManus's and Playwright's full snapshot.
 const pageStates = await browserStateTokens().catch((error) => {
@@ -261,6 +267,9 @@ const extras = [
     .map(([mode, { median }]) => `${mode} ${median.toFixed(0)}`)
     .join(' · ')}.`,
   `- str_replace_editor (confined: no links followed, opened files re-checked): ${Math.round(editorOps).toLocaleString('en-US')} operations per second (create, view, str_replace).`,
+  `- Sandboxes (median ms; docker only where a daemon and the test image are there): ${Object.entries(sandboxes)
+    .map(([provider, { startMs, callMs }]) => `${provider}: made in ${startMs.toFixed(0)}, python_execute ${callMs.toFixed(0)}`)
+    .join(' · ')}.`,
   ...(many
     ? [
         `- ${many.runs.toLocaleString('en-US')} runs started at once in one process (3 model calls each, one shared port): ${many.seconds} s, ${many.peakMb} MB at the peak (${many.kbPerRun} KB per run), worst event-loop delay ${many.worstDelayMs} ms; once they finished, the heap was ${many.heapLeftMb} MB above its warm baseline.`,
