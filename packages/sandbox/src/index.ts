@@ -1,4 +1,11 @@
 export {
+  createDaytonaSandboxProvider,
+  type DaytonaSandboxOptions,
+  type DaytonaSandboxProvider,
+} from './daytonaProvider.js';
+export type { DaytonaSandbox, PreviewLink } from './daytonaSandbox.js';
+export { type DaytonaSettings, DEFAULT_DAYTONA_SETTINGS, daytonaSettingsFrom } from './daytonaSettings.js';
+export {
   createDockerSandboxProvider,
   type DockerSandboxOptions,
   type DockerSandboxProvider,
