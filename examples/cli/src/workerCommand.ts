@@ -9,9 +9,9 @@ import type { SessionIo } from './session.js';
 
 export const workerUsage = `Usage: openmanus worker --database-url <url> [options]
 
-Starts a durable worker: it takes runs that \`openmanus enqueue\` (or any durable client) put on the
-Postgres-backed queue and runs them with this CLI's agents (${AGENT_NAMES.join(', ')}), each model
-and tool call a step recorded in Postgres. A worker restarted under its id resumes the runs it had
+Starts a durable worker: it takes runs that \`openmanus enqueue\` (or any durable client) put on
+the Postgres-backed queue and runs them with this CLI's agents (${AGENT_NAMES.join(', ')}),
+each model and tool call a step recorded in Postgres. A worker restarted under its id resumes the runs it had
 in flight; the runs of a worker that does not come back are handed on to a live one.
 Ctrl+C or SIGTERM stops it cleanly.
 
