@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { browserStateTable, browserStateTokens } from './browser-state.mjs';
+import { durableCost } from './durable.mjs';
 import { footprint } from './footprint.mjs';
 import {
   checkpointedRuns,
@@ -244,6 +245,8 @@ const mixed = await manyRuns(1000, '--mixed').catch((error) => {
   errors['many mixed runs'] = error.message;
   return undefined;
 });
+// The durable engine's added cost per step, and 2 worker processes against 1, on a throwaway Postgres.
+const durable = await durableCost().catch((error) => ({ error: error.message }));
 const perStep = (r) => `${r.first.toFixed(0)} → ${r.last.toFixed(0)}`;
 const checkpoints = [
   '',
@@ -268,8 +271,14 @@ const extras = [
     .join(' · ')}.`,
   `- str_replace_editor (confined: no links followed, opened files re-checked): ${Math.round(editorOps).toLocaleString('en-US')} operations per second (create, view, str_replace).`,
   `- Sandboxes (median ms; docker only where a daemon and the test image are there): ${Object.entries(sandboxes)
-    .map(([provider, { startMs, callMs }]) => `${provider}: made in ${startMs.toFixed(0)}, python_execute ${callMs.toFixed(0)}`)
+    .map(
+      ([provider, { startMs, callMs }]) =>
+        `${provider}: made in ${startMs.toFixed(0)}, python_execute ${callMs.toFixed(0)}`,
+    )
     .join(' · ')}.`,
+  durable.error
+    ? `- Durable runs (@openmanus/durable): not measured — ${durable.error}.`
+    : `- Durable runs (@openmanus/durable: DBOS Transact on a local Postgres): ${durable.msPerStep.toFixed(1)} ms added per step against core's plain run (${durable.plainMsPerStep.toFixed(2)} ms per step; instant model, a tool call per step); ${durable.runs} runs of 4 steps at 50 ms per model call: ${durable.runsPerSecond.one.toFixed(1)} runs/s on 1 worker process, ${durable.runsPerSecond.two.toFixed(1)} on 2.`,
   ...(many
     ? [
         `- ${many.runs.toLocaleString('en-US')} runs started at once in one process (3 model calls each, one shared port): ${many.seconds} s, ${many.peakMb} MB at the peak (${many.kbPerRun} KB per run), worst event-loop delay ${many.worstDelayMs} ms; once they finished, the heap was ${many.heapLeftMb} MB above its warm baseline.`,

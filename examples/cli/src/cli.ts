@@ -3,12 +3,14 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
 import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
+import { enqueueCommand } from './enqueueCommand.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
 import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
+import { workerCommand } from './workerCommand.js';
 
 const usage = `Usage: openmanus [options] [task...]
        openmanus --prompt "task"           (as OpenManus's main.py --prompt)
@@ -17,6 +19,9 @@ const usage = `Usage: openmanus [options] [task...]
        openmanus mcp [options] [task...]   the MCP agent: a model with an MCP server's tools
        openmanus flow [options] [task...]  a planning flow (as OpenManus's run_flow.py): a plan,
                                            each step run by an agent, a summary
+       openmanus worker [options]          a durable worker: runs queued tasks from Postgres
+       openmanus enqueue [options] [task...]
+                                           queues a task for the workers and follows it
                                            (each has its own --help)
 
 Runs an agent on a task; without a task, asks for one. The agents:
@@ -73,6 +78,8 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   // `pnpm openmanus -- --json task` hands the `--` through: drop it.
   const args = argv[0] === '--' ? argv.slice(1) : argv;
   if (args[0] === 'flow') return flowCommand(args.slice(1), io);
+  if (args[0] === 'worker') return workerCommand(args.slice(1), io);
+  if (args[0] === 'enqueue') return enqueueCommand(args.slice(1), io);
   if (args[0] === 'mcp-server') return mcpServerCommand(args.slice(1), io);
   if (args[0] === 'mcp') return mcpCommand(args.slice(1), io, { cliScript: fileURLToPath(import.meta.url) });
   const fail = failure(io, 'openmanus');

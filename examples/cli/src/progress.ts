@@ -15,7 +15,7 @@ export function preview(text: string, max: number): string {
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
-function previewArgs(args: unknown): string {
+export function previewArgs(args: unknown): string {
   if (typeof args !== 'object' || args === null) return '';
   return Object.entries(args as Record<string, unknown>)
     .map(

@@ -1,0 +1,119 @@
+import { hostname } from 'node:os';
+import { parseArgs } from 'node:util';
+import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { startWorker, type WorkerAgent } from '@openmanus/durable';
+import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
+import { cliVersion, databaseUrlOption } from './durableOptions.js';
+import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import type { SessionIo } from './session.js';
+
+export const workerUsage = `Usage: openmanus worker --database-url <url> [options]
+
+Starts a durable worker: it takes runs that \`openmanus enqueue\` (or any durable client) put on
+the Postgres-backed queue and runs them with this CLI's agents (${AGENT_NAMES.join(', ')}),
+each model and tool call a step recorded in Postgres. A worker restarted under its id resumes the runs it had
+in flight; the runs of a worker that does not come back are handed on to a live one.
+Ctrl+C or SIGTERM stops it cleanly.
+
+Options:
+  --database-url <url>  the Postgres database (default: $OPENMANUS_DATABASE_URL)
+  --worker-id <id>      unique among live workers and the same across restarts (default: the
+                        host name)
+  --concurrency <n>     most runs at once (default 10)
+  --app-version <v>     runs resume only on workers of the version they started on: bump it when
+                        the agents change (default: this CLI's version, ${cliVersion()})
+  --config <file>, --workspace <dir>, --max-steps <n>, --model <name>: as for \`openmanus\`
+  --sandbox <mode>      isolation of python and bash: auto (default), bwrap or none
+  -h, --help            show this help`;
+
+const parseArguments = (args: string[]) =>
+  parseArgs({
+    args,
+    options: {
+      'database-url': { type: 'string' },
+      'worker-id': { type: 'string' },
+      concurrency: { type: 'string' },
+      'app-version': { type: 'string' },
+      config: { type: 'string' },
+      workspace: { type: 'string' },
+      'max-steps': { type: 'string' },
+      model: { type: 'string' },
+      sandbox: { type: 'string' },
+      help: { type: 'boolean', short: 'h', default: false },
+    },
+  });
+
+/** Resolves on the first SIGINT or SIGTERM. */
+const stopSignal = () =>
+  new Promise<string>((resolve) => {
+    const on = (signal: string) => {
+      process.off('SIGINT', on);
+      process.off('SIGTERM', on);
+      resolve(signal);
+    };
+    process.on('SIGINT', on);
+    process.on('SIGTERM', on);
+  });
+
+/** `openmanus worker`: serves the CLI's agents from the durable queue until SIGINT or SIGTERM. */
+export async function workerCommand(argv: string[], io: SessionIo): Promise<number> {
+  const fail = failure(io, 'openmanus worker');
+  let parsed: ReturnType<typeof parseArguments>;
+  try {
+    parsed = parseArguments(argv);
+  } catch (error) {
+    return fail(`${messageOf(error)}\n\n${workerUsage}`);
+  }
+  const { values } = parsed;
+  if (values.help) {
+    io.stdout.write(`${workerUsage}\n`);
+    return 0;
+  }
+  const databaseUrl = databaseUrlOption(values['database-url'], io);
+  if (!databaseUrl.ok) return fail(databaseUrl.error);
+  const concurrency = Number(values.concurrency ?? 10);
+  if (!Number.isInteger(concurrency) || concurrency < 1) {
+    return fail(`--concurrency must be a positive whole number, got "${values.concurrency}"`);
+  }
+  const workerId = values['worker-id'] ?? hostname();
+  if (!workerId.trim()) return fail('--worker-id is empty');
+  const maxSteps = maxStepsOption(values['max-steps']);
+  if (!maxSteps.ok) return fail(maxSteps.error);
+  const sandbox = sandboxOption(values.sandbox);
+  if (!sandbox.ok) return fail(sandbox.error);
+  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
+  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  if (!config.ok) return fail(describeConfigError(config.error));
+
+  const settings: AgentSettings = {
+    workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
+    maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
+    sandbox: sandbox.value ?? config.value.agent.sandbox ?? 'auto',
+    search: config.value.search,
+    browser: config.value.browser,
+  };
+  // Each agent with its own `[llm.<name>]` profile, as `openmanus --agent <name>` runs it.
+  const agents: Record<string, WorkerAgent> = {};
+  for (const name of AGENT_NAMES) {
+    const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, name);
+    agents[name] = {
+      agent: createCliAgent(name, { ...settings, ...(maxInputTokens ? { maxInputTokens } : {}) }),
+      llm: createLlmFromConfig(config.value, name),
+    };
+  }
+  const stopped = stopSignal();
+  const applicationVersion = values['app-version'] ?? cliVersion();
+  let worker: Awaited<ReturnType<typeof startWorker>>;
+  try {
+    worker = await startWorker({ databaseUrl: databaseUrl.value, workerId, applicationVersion, concurrency, agents });
+  } catch (error) {
+    return fail(`could not start: ${messageOf(error)}`, 1);
+  }
+  io.stderr.write(
+    `openmanus worker ${workerId}: ready (version ${applicationVersion}, up to ${concurrency} runs at once; agents: ${AGENT_NAMES.join(', ')})\n`,
+  );
+  const signal = await stopped;
+  io.stderr.write(`openmanus worker ${workerId}: ${signal}, stopping (runs in flight resume when it restarts)\n`);
+  await worker.stop();
+  return 0;
+}
