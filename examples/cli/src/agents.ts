@@ -55,9 +55,10 @@ const AGENTS = {
   },
   swe: (settings: AgentSettings) =>
     createSweAgent({
-      workspace: settings.workspace,
+      workspace: settings.sandboxed?.workspace ?? settings.workspace,
       maxSteps: settings.maxSteps,
       bash: { sandbox: settings.sandbox },
+      ...(settings.sandboxed ? { sandboxProvider: settings.sandboxed.provider } : {}),
       ...tokenLimit(settings),
     }),
   data_analysis: (settings: AgentSettings) =>

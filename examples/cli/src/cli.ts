@@ -119,9 +119,9 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     'auto';
   const sandboxTable = config.value.sections.sandbox;
   const providerName = providerOf(sandbox.value, sandboxTable);
-  if (providerName && agentName !== 'manus') {
+  if (providerName && agentName !== 'manus' && agentName !== 'swe') {
     const why = sandbox.value ? `--sandbox ${providerName}` : '[sandbox] use_sandbox = true in config.toml';
-    return fail(`${why} runs Manus in a sandbox: use it with --agent manus (or --sandbox auto|bwrap|none)`);
+    return fail(`${why} runs Manus or swe in a sandbox: use it with --agent manus|swe (or --sandbox auto|bwrap|none)`);
   }
   const sandboxed = providerName
     ? await sandboxProviderFor(providerName, { workspace, isolation, config: config.value })

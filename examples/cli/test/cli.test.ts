@@ -148,10 +148,10 @@ describe('openmanus', () => {
     expect(observations?.[2]).toBe('hi from hi.sh\n[exit code 0]');
   });
 
-  it('runs only Manus in a sandbox provider', async () => {
+  it('runs only Manus and swe in a sandbox provider', async () => {
     const { env } = await endpoint([]);
-    expect((await runNode('cli.js', ['--sandbox', 'local', '--agent', 'swe', 'x'], { env })).stderr).toBe(
-      'openmanus: --sandbox local runs Manus in a sandbox: use it with --agent manus (or --sandbox auto|bwrap|none)\n',
+    expect((await runNode('cli.js', ['--sandbox', 'local', '--agent', 'data_analysis', 'x'], { env })).stderr).toBe(
+      'openmanus: --sandbox local runs Manus or swe in a sandbox: use it with --agent manus|swe (or --sandbox auto|bwrap|none)\n',
     );
   });
 

@@ -55,4 +55,48 @@ describe('openmanus --sandbox docker', () => {
     const left = await docker.listContainers({ all: true, filters: { label: ['openmanus.sandbox=1'] } });
     expect(left.filter((c) => c.Mounts.some((m) => m.Source === workspace))).toEqual([]);
   }, 120_000);
+
+  it('runs the swe agent there too: its editor and shell in one container', async () => {
+    const workspace = await tempDir();
+    const cwd = await tempDir();
+    await writeFile(join(cwd, 'config.toml'), `[llm]\nmodel = "gpt-4o"\n\n[sandbox]\nimage = "${TEST_IMAGE}"\n`);
+    const { server, env } = await endpoint([
+      {
+        toolCalls: [
+          {
+            name: 'str_replace_editor',
+            arguments: { command: 'create', path: '/workspace/fix.py', file_text: 'print(6 * 7)\n' },
+          },
+        ],
+      },
+      {
+        toolCalls: [
+          { name: 'bash', arguments: { command: 'python3 /workspace/fix.py && test -f /.dockerenv && echo boxed' } },
+        ],
+      },
+      done,
+    ]);
+    const { code, stderr } = await runNode(
+      'cli.js',
+      [
+        '--agent',
+        'swe',
+        '--sandbox',
+        'docker',
+        '--config',
+        join(cwd, 'config.toml'),
+        '--workspace',
+        workspace,
+        'fix it',
+      ],
+      { env, cwd },
+    );
+    expect(code, stderr).toBe(0);
+    const observations = server.requests
+      .at(-1)
+      ?.messages.filter((m) => m.role === 'tool')
+      .map((m) => String(m.content));
+    expect(observations?.[1]).toMatch(/^42\nboxed\n/);
+    expect(await readFile(join(workspace, 'fix.py'), 'utf8')).toBe('print(6 * 7)\n');
+  }, 120_000);
 });

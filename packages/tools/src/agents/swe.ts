@@ -1,4 +1,11 @@
-import { type Agent, createAgent, createStrReplaceEditor, type Tool, terminate } from '@openmanus/core';
+import {
+  type Agent,
+  createAgent,
+  createStrReplaceEditor,
+  type SandboxProvider,
+  type Tool,
+  terminate,
+} from '@openmanus/core';
 import { type BashOptions, createBash } from '../bash/bashTool.js';
 import { workspaceDir } from '../workspace.js';
 
@@ -16,6 +23,11 @@ export interface SweAgentOptions {
   readonly bash?: Omit<BashOptions, 'workspace'>;
   /** More tools (file_saver, web search, MCP tools, ...). */
   readonly extraTools?: readonly Tool[];
+  /**
+   * Where the shell and the editor work: one sandbox of this provider per run (a container, say),
+   * `workspace` then being the code base as seen inside it. Default: this host.
+   */
+  readonly sandboxProvider?: SandboxProvider;
 }
 
 export const sweSystemPrompt = (workspace: string) =>
@@ -38,13 +50,14 @@ export const sweSystemPrompt = (workspace: string) =>
 /** OpenManus's SWEAgent: a programmer with bash, the file editor and terminate, 20 steps. */
 export function createSweAgent(options: SweAgentOptions = {}): Agent {
   const workspace = workspaceDir(options.workspace);
+  const sandboxed = options.sandboxProvider ? { sandboxProvider: options.sandboxProvider } : {};
   return createAgent({
     name: 'swe',
     description: 'An autonomous programmer that works in a shell and a file editor to solve coding tasks.',
     systemPrompt: sweSystemPrompt(workspace),
     tools: [
-      createBash({ ...options.bash, workspace }),
-      createStrReplaceEditor({ workspace }),
+      createBash({ ...options.bash, workspace, ...sandboxed }),
+      createStrReplaceEditor({ workspace, ...sandboxed }),
       terminate,
       ...(options.extraTools ?? []),
     ],
