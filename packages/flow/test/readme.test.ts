@@ -1,61 +1,24 @@
 // The README's snippets, run with node as a user would run them (against the built package:
 // `pnpm -C packages/flow build` first), printing what the README says they print.
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { itListsTheExports, readmeOf, runSnippet } from '../../core/test/readmeCheck.js';
 
 const packageDir = join(import.meta.dirname, '..');
-const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
-
-/** The first block of `lang` in the README section that starts with `heading`. */
-function block(heading: string, lang: string): string {
-  const start = readme.indexOf(`\n${heading}\n`);
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end < 0 ? undefined : end);
-  return section.match(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``))?.[1] ?? '';
-}
-
-async function runSnippet(code: string): Promise<string> {
-  // Inside the package, so that '@openmanus/flow' and '@openmanus/core' resolve as they do for a user.
-  const dir = await mkdtemp(join(packageDir, 'test', '.snippet-'));
-  try {
-    await writeFile(join(dir, 'snippet.mjs'), code);
-    const { stdout } = await promisify(execFile)(process.execPath, ['snippet.mjs'], {
-      cwd: dir,
-      env: { PATH: process.env.PATH ?? '' },
-    });
-    return stdout;
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
+const { readme, block } = await readmeOf(packageDir);
 
 describe('the README snippets run and print what the README shows', () => {
   it('planning: the tool in an agent run', async () => {
     expect(block('## `planning`', 'text')).toContain('[✓] Book flights');
-    expect(await runSnippet(block('## `planning`', 'ts'))).toBe(block('## `planning`', 'text'));
+    expect(await runSnippet(packageDir, block('## `planning`', 'ts'))).toBe(block('## `planning`', 'text'));
   });
 
   it('PlanningFlow: a flow of two executors, streamed', async () => {
     expect(block('## PlanningFlow', 'text')).toContain('step 1 (writer)');
-    expect(await runSnippet(block('## PlanningFlow', 'ts'))).toBe(block('## PlanningFlow', 'text'));
+    expect(await runSnippet(packageDir, block('## PlanningFlow', 'ts'))).toBe(block('## PlanningFlow', 'text'));
   });
 });
 
 describe('the README lists what the package exports', () => {
-  const exportsSection = readme.slice(readme.indexOf('## Exports'));
-  const [listed = '', types = ''] = exportsSection.split('Main types:');
-  const names = (text: string) => [...text.matchAll(/`([A-Za-z_$][\w$]*)`/g)].map((m) => m[1] ?? '');
-
-  it('every runtime export is listed, and every listed name exists', async () => {
-    const flow = Object.keys(await import('../src/index.js')).sort();
-    expect([...names(listed)].sort()).toEqual(flow);
-  });
-
-  it('the main types it names are exported', async () => {
-    const index = await readFile(join(packageDir, 'src', 'index.ts'), 'utf8');
-    for (const name of names(types)) expect(index, name).toMatch(new RegExp(`\\btype ${name}\\b`));
-  });
+  itListsTheExports(packageDir, readme, () => import('../src/index.js'), { typeKeyword: true });
 });
