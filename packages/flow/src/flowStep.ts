@@ -7,12 +7,12 @@
 import {
   type AgentState,
   addUsage,
+  emptyUsage,
   err,
   isFinal,
   ok,
   type Result,
   type ToolCall,
-  type Usage,
 } from '@openmanus/core/kernel';
 import {
   agentSummaryPrompt,
@@ -50,8 +50,6 @@ export class InvalidFlowEventError extends Error {
   override readonly name = 'InvalidFlowEventError';
 }
 
-const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
-
 export function initialFlowState(): FlowState {
   return {
     kind: 'planningFlow',
@@ -64,7 +62,7 @@ export function initialFlowState(): FlowState {
     results: [],
     memory: {},
     replans: 0,
-    usage: noUsage,
+    usage: emptyUsage,
   };
 }
 
@@ -101,7 +99,7 @@ export function flowStep(config: FlowConfig, state: FlowState, event: FlowEvent)
       const usage =
         event.type === 'llmResponded'
           ? addUsage(state.usage, { inputTokens: 0, outputTokens: 0, ...event.usage, llmCalls: 1 })
-          : addUsage(state.usage, { ...noUsage, llmCalls: 1 });
+          : addUsage(state.usage, { ...emptyUsage, llmCalls: 1 });
       const answered = { ...settled(state), usage };
       if (work.purpose === 'plan') return planned(config, answered, event);
       if (work.purpose === 'replan') return replanned(config, answered, event);

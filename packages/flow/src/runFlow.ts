@@ -3,11 +3,12 @@
  * of work — a model call, and an executor agent's run (itself core's `run`, on the same driver).
  */
 import {
+  answerLlmCall,
   type CheckpointStore,
   createResourcePool,
   createRunEmitter,
-  describeLlmError,
   drive,
+  emptyUsage,
   type HostCallbacks,
   InvalidStateError,
   type ItemSink,
@@ -135,7 +136,6 @@ async function startFlow(
   return driveFlow(flow, initialFlowState(), started, options, 0, sink);
 }
 
-const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
 const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 async function driveFlow(
@@ -156,20 +156,7 @@ async function driveFlow(
   const pool = options.resources ?? createResourcePool();
 
   const performers: Performers<FlowState, FlowEvent, FlowEffect> = {
-    callLlm: async (effect, { signal }) => {
-      try {
-        const result = await llm.complete(effect.request, { signal });
-        if (result.ok) {
-          const { content, toolCalls, usage } = result.value;
-          return { type: 'llmResponded', effectId: effect.id, content, toolCalls, ...(usage ? { usage } : {}) };
-        }
-        return signal.aborted
-          ? undefined
-          : { type: 'llmFailed', effectId: effect.id, error: describeLlmError(result.error) };
-      } catch (error) {
-        return { type: 'llmFailed', effectId: effect.id, error: `the LLM port threw: ${messageOf(error)}` };
-      }
-    },
+    callLlm: (effect, { signal }) => answerLlmCall(llm, effect, { signal }),
     runAgent: async (effect, { signal }) => {
       const agent = flow.agents[effect.executor];
       if (!agent)
@@ -202,7 +189,7 @@ async function driveFlow(
           status,
           answer,
           state,
-          usage: usageSince(outcome.usage, effect.state?.usage ?? noUsage),
+          usage: usageSince(outcome.usage, effect.state?.usage ?? emptyUsage),
           ...(outcome.finishReason ? { finishReason: outcome.finishReason } : {}),
           ...(outcome.error ? { error: outcome.error } : {}),
         };

@@ -1,5 +1,5 @@
 import type { ItemOrigin, RunItem, RunOutcome, Usage } from '@openmanus/core';
-import { usageSince } from '@openmanus/core';
+import { emptyUsage, usageSince } from '@openmanus/core';
 import {
   type Attributes,
   type Context,
@@ -49,8 +49,6 @@ interface RunTrace extends Open {
   usageBefore?: Usage;
   runId?: string;
 }
-
-const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
 
 /** Runs are keyed by their origin: the effect ids of the tool calls that ran them, outermost first. */
 const keyOf = (origin: readonly ItemOrigin[]) => origin.map((o) => o.effectId).join('/');
@@ -223,7 +221,7 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
     run.calls.clear();
     run.step?.span.end();
     if (outcome) {
-      const usage = usageSince(outcome.usage, run.usageBefore ?? noUsage);
+      const usage = usageSince(outcome.usage, run.usageBefore ?? emptyUsage);
       run.span.setAttributes({
         [OPENMANUS.runId]: outcome.runId,
         [OPENMANUS.runStatus]: outcome.status,

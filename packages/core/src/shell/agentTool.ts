@@ -1,5 +1,5 @@
 import type { Agent } from '../kernel/agent.js';
-import { type AgentState, isFinal, type Usage, usageSince } from '../kernel/state.js';
+import { type AgentState, emptyUsage, isFinal, type Usage, usageSince } from '../kernel/state.js';
 import type { LlmPort } from '../llm/llm.js';
 import { err } from '../result.js';
 import { defineTool, type Tool } from '../tools/defineTool.js';
@@ -27,12 +27,10 @@ const snakeCase = (name: string) =>
     .replace(/^_+|_+$/g, '')
     .toLowerCase() || 'agent';
 
-const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
-
 /** The usage a saved child state records (none for anything else). */
 function usageOf(progress: unknown): Usage {
   const usage = (progress as { usage?: Partial<Usage> } | null | undefined)?.usage;
-  if (typeof usage !== 'object' || usage === null) return noUsage;
+  if (typeof usage !== 'object' || usage === null) return emptyUsage;
   const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
   return {
     inputTokens: count(usage.inputTokens),

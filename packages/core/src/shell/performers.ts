@@ -2,10 +2,11 @@ import type { Agent } from '../kernel/agent.js';
 import type { AnyEffect, Effect } from '../kernel/effects.js';
 import type { AnyEvent } from '../kernel/events.js';
 import type { AgentState } from '../kernel/state.js';
-import { describeLlmError, type LlmDelta } from '../llm/llm.js';
+import type { LlmDelta } from '../llm/llm.js';
 import { messageOf } from '../messageOf.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { PerformContext, Performer } from './driver.js';
+import { answerLlmCall } from './llmCall.js';
 import type { RunItem } from './runItems.js';
 import type { RunScope } from './scope.js';
 import { executeTool } from './toolExecution.js';
@@ -44,18 +45,7 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
       const onDelta = scope.takesDeltas?.()
         ? (delta: LlmDelta) => deps.announce({ type: 'delta', effectId: effect.id, ...delta })
         : undefined;
-      try {
-        const result = await scope.llm.complete(effect.request, onDelta ? { signal, onDelta } : { signal });
-        if (result.ok) {
-          const { content, toolCalls, usage } = result.value;
-          return { type: 'llmResponded', effectId: effect.id, content, toolCalls, ...(usage ? { usage } : {}) };
-        }
-        return signal.aborted
-          ? undefined
-          : { type: 'llmFailed', effectId: effect.id, error: describeLlmError(result.error) };
-      } catch (error) {
-        return { type: 'llmFailed', effectId: effect.id, error: `the LLM port threw: ${messageOf(error)}` };
-      }
+      return answerLlmCall(scope.llm, effect, onDelta ? { signal, onDelta } : { signal });
     },
     gatherContext: async (effect, { signal }) => {
       const gather = agent.contextGatherers?.[effect.provider];

@@ -1,0 +1,39 @@
+import type { LlmRequest } from '../kernel/effects.js';
+import type { LlmUsage } from '../kernel/events.js';
+import type { ToolCall } from '../kernel/messages.js';
+import { describeLlmError, type LlmDelta, type LlmPort } from '../llm/llm.js';
+import { messageOf } from '../messageOf.js';
+
+/** How a `callLlm` effect is answered, by any machine whose reducer asks for model calls (agent, flow). */
+export type LlmCallAnswer =
+  | {
+      readonly type: 'llmResponded';
+      readonly effectId: string;
+      readonly content: string;
+      readonly toolCalls: readonly ToolCall[];
+      readonly usage?: LlmUsage;
+    }
+  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string };
+
+/**
+ * Performs one model call and answers it as an event: the reply, or the failure with its reason
+ * (a port that throws included). Nothing when the call was aborted: the run is ending anyway.
+ */
+export async function answerLlmCall(
+  llm: LlmPort,
+  effect: { readonly id: string; readonly request: LlmRequest },
+  { signal, onDelta }: { readonly signal: AbortSignal; readonly onDelta?: (delta: LlmDelta) => void },
+): Promise<LlmCallAnswer | undefined> {
+  try {
+    const result = await llm.complete(effect.request, onDelta ? { signal, onDelta } : { signal });
+    if (result.ok) {
+      const { content, toolCalls, usage } = result.value;
+      return { type: 'llmResponded', effectId: effect.id, content, toolCalls, ...(usage ? { usage } : {}) };
+    }
+    return signal.aborted
+      ? undefined
+      : { type: 'llmFailed', effectId: effect.id, error: describeLlmError(result.error) };
+  } catch (error) {
+    return { type: 'llmFailed', effectId: effect.id, error: `the LLM port threw: ${messageOf(error)}` };
+  }
+}
