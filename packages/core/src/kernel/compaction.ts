@@ -29,8 +29,19 @@ export interface HistorySummary {
 export const countingTokenizer = (config: AgentConfig): TokenizerName =>
   tokenizerReady(config.tokenizer) ? config.tokenizer : 'estimate';
 
-const summaryMessage = (text: string): Message =>
-  userMessage(`A summary of the earlier part of this conversation (its messages are not repeated):\n\n${text}`);
+// One message per summary, kept while the summary is: its token count and its wire form are then
+// worked out once, not on every step that sends it.
+const summaryMessages = new WeakMap<HistorySummary, Message>();
+function summaryMessage(summary: HistorySummary): Message {
+  let message = summaryMessages.get(summary);
+  if (!message) {
+    message = userMessage(
+      `A summary of the earlier part of this conversation (its messages are not repeated):\n\n${summary.text}`,
+    );
+    summaryMessages.set(summary, message);
+  }
+  return message;
+}
 
 /**
  * The history a request carries: the messages, or — once summarised — the task, the summary and
@@ -45,9 +56,9 @@ export function historyToSend(state: AgentState): {
   const rest = state.messages.slice(summary.upTo);
   const task = state.messages[state.taskIndex];
   if (state.taskIndex >= summary.upTo || !task) {
-    return { messages: [summaryMessage(summary.text), ...rest], taskIndex: state.taskIndex - summary.upTo + 1 };
+    return { messages: [summaryMessage(summary), ...rest], taskIndex: state.taskIndex - summary.upTo + 1 };
   }
-  return { messages: [task, summaryMessage(summary.text), ...rest], taskIndex: 0 };
+  return { messages: [task, summaryMessage(summary), ...rest], taskIndex: 0 };
 }
 
 /** Where the newest `keep` turns start (never on a tool result, which must follow its call). */
