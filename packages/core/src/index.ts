@@ -59,8 +59,8 @@ export {
   type SandboxMode,
   sandboxEnv,
 } from './sandbox/bwrap.js';
-export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/local.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
+export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/localProvider.js';
 export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './sandbox/reaping.js';
 export { sandboxFor } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';

@@ -10,6 +10,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
+import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
 import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
@@ -73,8 +74,10 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
   }
   // The SDK is loaded on the first request, not when this module is imported.
-  const sdk = lazy(() => import('openai'));
-  const client = lazy(async () => options.client ?? makeClient(await sdk(), { ...options, timeoutMs, maxRetries }));
+  const sdk = lazyPromise(() => import('openai'));
+  const client = lazyPromise(
+    async () => options.client ?? makeClient(await sdk(), { ...options, timeoutMs, maxRetries }),
+  );
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
 
@@ -206,14 +209,6 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
 }
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
-
-function lazy<T>(load: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined;
-  return () => {
-    value ??= load();
-    return value;
-  };
-}
 
 type OpenAiModule = typeof import('openai');
 
