@@ -32,7 +32,7 @@ export interface WorkerOptions {
   readonly flows?: Readonly<Record<string, WorkerFlow>>;
   /** Most runs this process works on at once (default 10). */
   readonly concurrency?: number;
-  /** How often the queue is polled for new runs, in ms (default 1000). */
+  /** How often the queue is polled for new runs (and a resumed flow checks on its step's run), in ms (default 1000). */
   readonly pollingIntervalMs?: number;
   /** How often this worker looks for dead workers' runs to hand on, in ms (default 1000). */
   readonly reapIntervalMs?: number;
@@ -73,7 +73,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   let lock: WorkerLock | undefined;
   let reaper: Reaper;
   try {
-    unserveFlows = serveFlows(options.flows ?? {}, options.agents, runWorkflow);
+    unserveFlows = serveFlows(options, runWorkflow);
     // Claimed before DBOS recovers this id's runs, so no reaper hands them on meanwhile.
     lock = await lockWorkerId(databaseUrl, workerId);
     DBOS.setConfig({
