@@ -69,7 +69,10 @@ export type FlowPerformers = {
 };
 
 /** The event answering a `runAgent` effect with the outcome of the executor's run. */
-export function agentFinished(effect: Extract<FlowEffect, { type: 'runAgent' }>, outcome: RunOutcome): FlowEvent {
+export function agentFinished(
+  effect: Extract<FlowEffect, { type: 'runAgent' }>,
+  outcome: RunOutcome,
+): Extract<FlowEvent, { type: 'agentFinished' }> {
   const { status, answer, state } = outcome;
   const report = {
     status,
