@@ -1,5 +1,6 @@
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { HostAnswer, RunOutcome } from '@openmanus/core';
+import { type DurableFlowClient, flowClient } from './durableFlowClient.js';
 import type { RunEventItem, RunProgress } from './durableRun.js';
 import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
 
@@ -17,13 +18,13 @@ export interface EnqueueRunOptions extends RunRequest {
 }
 
 /** Where a run is: waiting for a worker, running, or ended with its outcome. */
-export type RunInfo =
+export type RunInfo<Outcome = RunOutcome, Progress = RunProgress> =
   | { readonly runId: string; readonly status: 'queued' }
-  | { readonly runId: string; readonly status: 'running'; readonly workerId?: string; readonly progress?: RunProgress }
-  | { readonly runId: string; readonly status: 'ended'; readonly workerId?: string; readonly outcome: RunOutcome }
+  | { readonly runId: string; readonly status: 'running'; readonly workerId?: string; readonly progress?: Progress }
+  | { readonly runId: string; readonly status: 'ended'; readonly workerId?: string; readonly outcome: Outcome }
   | { readonly runId: string; readonly status: 'errored' | 'cancelled'; readonly error: string };
 
-export interface DurableClient {
+export interface DurableClient extends DurableFlowClient {
   /** Queues a run for the workers and returns its id. */
   enqueueRun(options: EnqueueRunOptions): Promise<string>;
   /** The run's status now, or `undefined` for an id never enqueued. */
@@ -43,7 +44,28 @@ export interface DurableClient {
 /** A client for any process (an API server, a CLI): enqueues runs and reads them; runs nothing itself. */
 export async function createDurableClient(options: DurableClientOptions): Promise<DurableClient> {
   const client = await DBOSClient.create({ systemDatabaseUrl: options.databaseUrl, applicationName: APPLICATION });
+  // A run's or a flow's: the same statuses, typed by what the workflow returns and publishes.
+  const infoOf = async <Outcome, Progress>(runId: string): Promise<RunInfo<Outcome, Progress> | undefined> => {
+    const found = await client.getWorkflow(runId);
+    if (!found) return undefined;
+    const workerId = found.executorId ? { workerId: found.executorId } : {};
+    switch (found.status) {
+      case 'ENQUEUED':
+        return { runId, status: 'queued' };
+      case 'PENDING': {
+        const progress = await client.getEvent<Progress>(runId, 'progress', 0);
+        return { runId, status: 'running', ...workerId, ...(progress ? { progress } : {}) };
+      }
+      case 'SUCCESS':
+        return { runId, status: 'ended', ...workerId, outcome: found.output as Outcome };
+      case 'CANCELLED':
+        return { runId, status: 'cancelled', error: 'the run was cancelled' };
+      default:
+        return { runId, status: 'errored', error: describe(found.error) };
+    }
+  };
   return {
+    ...flowClient(client, options, infoOf),
     enqueueRun: async ({ runId = crypto.randomUUID(), agent, input }) => {
       const request: RunRequest = { agent, input };
       const handle = await client.enqueue(
@@ -57,25 +79,7 @@ export async function createDurableClient(options: DurableClientOptions): Promis
       );
       return handle.workflowID;
     },
-    getRun: async (runId) => {
-      const found = await client.getWorkflow(runId);
-      if (!found) return undefined;
-      const workerId = found.executorId ? { workerId: found.executorId } : {};
-      switch (found.status) {
-        case 'ENQUEUED':
-          return { runId, status: 'queued' };
-        case 'PENDING': {
-          const progress = await client.getEvent<RunProgress>(runId, 'progress', 0);
-          return { runId, status: 'running', ...workerId, ...(progress ? { progress } : {}) };
-        }
-        case 'SUCCESS':
-          return { runId, status: 'ended', ...workerId, outcome: found.output as RunOutcome };
-        case 'CANCELLED':
-          return { runId, status: 'cancelled', error: 'the run was cancelled' };
-        default:
-          return { runId, status: 'errored', error: describe(found.error) };
-      }
-    },
+    getRun: (runId) => infoOf<RunOutcome, RunProgress>(runId),
     answer: (runId, answer) => client.send(runId, answer, answer.effectId, `${runId}:${answer.effectId}`),
     streamEvents: (runId) => client.readStream<RunEventItem>(runId, 'events'),
     waitForRun: (runId) =>

@@ -5,9 +5,9 @@ import {
   createRunEmitter,
   type PendingInput,
   pendingInputs,
-  type RunOptions,
   type RunOutcome,
   run,
+  type StartOptions,
   type Usage,
 } from '@openmanus/core';
 import { answersBySignal } from './hostAnswers.js';
@@ -33,10 +33,14 @@ export interface RunEventItem {
 
 /**
  * Options of a durable run: core's, less what the durable run owns (the id, the performers,
- * checkpoints, items, and people's answers, which come as messages to the run).
+ * checkpoints, items, and people's answers, which come as messages to the run). `state` continues
+ * a conversation (a flow executor's memory).
  */
 export interface DurableRunOptions
-  extends Omit<RunOptions, 'runId' | 'performers' | 'checkpoint' | 'store' | 'emitter' | 'onHuman' | 'onApproval'> {
+  extends Omit<
+    StartOptions,
+    'runId' | 'performers' | 'checkpoint' | 'store' | 'emitter' | 'onHuman' | 'onApproval' | 'image'
+  > {
   /** How long the run waits for a person's answer before it pauses (default 7 days). */
   readonly answerTimeoutMs?: number;
 }

@@ -1,13 +1,14 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
 import { dbosRuntime } from './dbosRuntime.js';
+import { serveFlows, type WorkerFlow } from './durableFlowWorker.js';
 import { type DurableRunOptions, durableRun } from './durableRun.js';
-import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+import { APPLICATION, type ExecutorRunRequest, RUN_QUEUE, RUN_WORKFLOW } from './names.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
 /** An agent a worker can run, with its model and run options. */
-export interface WorkerAgent extends Omit<DurableRunOptions, 'llm'> {
+export interface WorkerAgent extends Omit<DurableRunOptions, 'llm' | 'state'> {
   readonly agent: Agent;
   readonly llm: LlmPort;
 }
@@ -27,9 +28,11 @@ export interface WorkerOptions {
   readonly applicationVersion: string;
   /** The agents this worker runs, by the name clients enqueue them under. */
   readonly agents: Readonly<Record<string, WorkerAgent>>;
+  /** The planning flows this worker runs, by the name clients enqueue them under (`enqueueFlow`). */
+  readonly flows?: Readonly<Record<string, WorkerFlow>>;
   /** Most runs this process works on at once (default 10). */
   readonly concurrency?: number;
-  /** How often the queue is polled for new runs, in ms (default 1000). */
+  /** How often the queue is polled for new runs (and a resumed flow checks on its step's run), in ms (default 1000). */
   readonly pollingIntervalMs?: number;
   /** How often this worker looks for dead workers' runs to hand on, in ms (default 1000). */
   readonly reapIntervalMs?: number;
@@ -44,12 +47,15 @@ export interface Worker {
 // DBOS is one per process: the agents of the running worker, read by the one registered workflow.
 let serving: Readonly<Record<string, WorkerAgent>> | undefined;
 
-DBOS.registerWorkflow(
-  async (request: RunRequest): Promise<RunOutcome> => {
+const runWorkflow = DBOS.registerWorkflow(
+  async (request: ExecutorRunRequest): Promise<RunOutcome> => {
     const entry = serving?.[request.agent];
     if (!entry) throw new Error(`this worker has no agent named "${request.agent}"`);
     const { agent, ...options } = entry;
-    return durableRun(dbosRuntime(), agent, request.input, options);
+    return durableRun(dbosRuntime(), agent, request.input, {
+      ...options,
+      ...(request.state ? { state: request.state } : {}),
+    });
   },
   { name: RUN_WORKFLOW },
 );
@@ -63,9 +69,11 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   if (serving) throw new Error('a worker is already running in this process');
   const { databaseUrl, workerId, applicationVersion } = options;
   serving = options.agents;
+  let unserveFlows = () => {};
   let lock: WorkerLock | undefined;
   let reaper: Reaper;
   try {
+    unserveFlows = serveFlows(options, runWorkflow);
     // Claimed before DBOS recovers this id's runs, so no reaper hands them on meanwhile.
     lock = await lockWorkerId(databaseUrl, workerId);
     DBOS.setConfig({
@@ -83,6 +91,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     reaper = startReaper(lock, workerId, applicationVersion, options.reapIntervalMs ?? 1000);
   } catch (error) {
     serving = undefined;
+    unserveFlows();
     await DBOS.shutdown().catch(() => undefined);
     await lock?.close().catch(() => undefined);
     throw error;
@@ -95,6 +104,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       await DBOS.shutdown();
       await held.close();
       serving = undefined;
+      unserveFlows();
     },
   };
 }

@@ -5,6 +5,7 @@ import { appendFile } from 'node:fs/promises';
 import { askHuman, createAgent, createOpenAiLlm, defineTool } from '@openmanus/core';
 import { startWorker } from '@openmanus/durable';
 import { z } from 'zod';
+import { flowAgents } from './flowAgents.mjs';
 
 const { DATABASE_URL, WORKER_ID, LLM_URL, TOOL_LOG, CONCURRENCY } = process.env;
 
@@ -32,6 +33,7 @@ const launch = defineTool({
   },
 });
 
+const { researcher, writer } = flowAgents();
 const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 });
 
 const worker = await startWorker({
@@ -47,7 +49,11 @@ const worker = await startWorker({
     asker: { agent: createAgent({ name: 'asker', tools: [askHuman] }), llm },
     launcher: { agent: createAgent({ name: 'launcher', tools: [launch] }), llm },
     guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true } },
+    researcher: { agent: researcher, llm },
+    writer: { agent: writer, llm },
   },
+  // A planning flow whose steps are runs of the agents above.
+  flows: { 'day-trip': { agents: ['researcher', 'writer'], llm } },
 });
 process.stdout.write('ready\n');
 process.on('SIGTERM', () => worker.stop().then(() => process.exit(0)));

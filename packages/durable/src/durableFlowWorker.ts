@@ -1,0 +1,71 @@
+import { DBOS } from '@dbos-inc/dbos-sdk';
+import type { LlmPort, RunOutcome } from '@openmanus/core';
+import { createPlanningFlow, type FlowOutcome, type PlanningFlow, type PlanningFlowOptions } from '@openmanus/flow';
+import { dbosRuntime } from './dbosRuntime.js';
+import { type DurableFlowRuntime, durableFlow } from './durableFlow.js';
+import { type ExecutorRunRequest, FLOW_WORKFLOW, type FlowRequest } from './names.js';
+import type { WorkerAgent, WorkerOptions } from './worker.js';
+
+/**
+ * A planning flow a worker runs. Its agents are the worker's own, by name: each step is a durable
+ * run of one of them, with that agent's model and options.
+ */
+export interface WorkerFlow extends Omit<PlanningFlowOptions, 'agents'> {
+  /** The flow's agents: names of the worker's agents, the primary first. */
+  readonly agents: readonly string[];
+  /** The model for the plan and the summary. */
+  readonly llm: LlmPort;
+}
+
+/** The worker's registered agent-run workflow: a flow starts its executors' runs with it. */
+export type RunWorkflow = (request: ExecutorRunRequest) => Promise<RunOutcome>;
+
+interface ServedFlows {
+  readonly flows: ReadonlyMap<string, { readonly flow: PlanningFlow; readonly llm: LlmPort }>;
+  readonly runWorkflow: RunWorkflow;
+  /** How often a replayed flow checks on its step's run (a run it started awaits it directly). */
+  readonly pollingIntervalMs: number;
+}
+
+// DBOS is one per process: the flows of the running worker, read by the one registered workflow.
+let serving: ServedFlows | undefined;
+
+DBOS.registerWorkflow(
+  async (request: FlowRequest): Promise<FlowOutcome> => {
+    const served = serving?.flows.get(request.flow);
+    if (!serving || !served) throw new Error(`this worker has no flow named "${request.flow}"`);
+    return durableFlow(dbosFlowRuntime(serving), served.flow, request.input, { llm: served.llm });
+  },
+  { name: FLOW_WORKFLOW },
+);
+
+/**
+ * The worker's hook for flows: checks each of its flows against its agents (a `TypeError` naming
+ * what is wrong) and serves them until the returned function is called.
+ */
+export function serveFlows(options: WorkerOptions, runWorkflow: RunWorkflow): () => void {
+  const { agents, flows = {}, pollingIntervalMs = 1000 } = options;
+  const made = new Map<string, { flow: PlanningFlow; llm: LlmPort }>();
+  for (const [name, { agents: names, llm, ...flowOptions }] of Object.entries(flows)) {
+    const missing = names.filter((key) => !agents[key]);
+    if (missing.length > 0)
+      throw new TypeError(`flow "${name}" names agents this worker does not have: ${missing.join(', ')}`);
+    const byName = Object.fromEntries(names.map((key) => [key, (agents[key] as WorkerAgent).agent]));
+    made.set(name, { flow: createPlanningFlow({ ...flowOptions, agents: byName }), llm });
+  }
+  serving = { flows: made, runWorkflow, pollingIntervalMs };
+  return () => {
+    serving = undefined;
+  };
+}
+
+/** The flow's runtime in DBOS: an executor's run is the worker's run workflow, started as a child under its id. */
+function dbosFlowRuntime({ runWorkflow, pollingIntervalMs }: ServedFlows): DurableFlowRuntime {
+  return {
+    ...dbosRuntime(),
+    startRun: async (runId, request) => {
+      const handle = await DBOS.startWorkflow(runWorkflow, { workflowID: runId })(request);
+      return { outcome: () => handle.getResult({ pollingIntervalMs }) };
+    },
+  };
+}
