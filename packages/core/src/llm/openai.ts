@@ -295,8 +295,19 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
     }
     return param;
   };
-  // Without vision no image is moved: one array of the right size, not one grown push by push.
-  if (!vision) return messages.map(once);
+  if (!vision) {
+    // A run's requests repeat its history: where this one holds the same message at the same
+    // place as the run's last one, that one's conversion is taken without a lookup.
+    const key = messages[1] ?? messages[0];
+    const last = key && lastConverted.get(key);
+    const params = new Array<ChatCompletionMessageParam>(messages.length);
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i] as Message;
+      params[i] = last && last.messages[i] === message ? (last.params[i] as ChatCompletionMessageParam) : once(message);
+    }
+    if (key) lastConverted.set(key, { messages, params });
+    return params;
+  }
   const out: ChatCompletionMessageParam[] = [];
   let toolImages: { name: string; image: ImageData }[] = [];
   const flushToolImages = () => {
@@ -316,6 +327,13 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
   flushToolImages();
   return out;
 }
+
+// The last request of each run converted without vision, keyed by its first message after the
+// system prompt (the task): the next request's history mostly sits at the same places.
+const lastConverted = new WeakMap<
+  Message,
+  { readonly messages: readonly Message[]; readonly params: readonly ChatCompletionMessageParam[] }
+>();
 
 // Messages are immutable: each is converted once, not once per request.
 const converted = [
