@@ -110,6 +110,7 @@ export type {
   DirectoryEntry,
   ExecOptions,
   ExecResult,
+  PreviewLink,
   Sandbox,
   SandboxProcess,
   SandboxProvider,
