@@ -36,6 +36,14 @@ const statusOf = (error: unknown): number | undefined =>
 export const describeDaytonaError = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
 
+/** A 404 of the file API as the file system says it (`ENOENT`), for callers that check for a missing path. */
+const missingAsEnoent =
+  (path: string) =>
+  (error: unknown): never => {
+    if (statusOf(error) !== 404) throw error;
+    throw Object.assign(new Error(`${path}: no such file or directory`), { code: 'ENOENT', cause: error });
+  };
+
 export interface DaytonaSandboxParts {
   readonly remote: RemoteSandbox;
   readonly workspace: string;
@@ -124,7 +132,8 @@ export function daytonaSandbox({ remote, workspace, defaultTimeoutMs, dispose }:
 
   const readFileIn = async (path: string): Promise<Uint8Array> => {
     live();
-    return new Uint8Array(await remote.fs.downloadFile(resolve(path)));
+    const source = resolve(path);
+    return new Uint8Array(await remote.fs.downloadFile(source).catch(missingAsEnoent(source)));
   };
 
   const writeFileIn = async (path: string, data: string | Uint8Array): Promise<void> => {
@@ -136,7 +145,8 @@ export function daytonaSandbox({ remote, workspace, defaultTimeoutMs, dispose }:
 
   const list = async (path: string): Promise<readonly DirectoryEntry[]> => {
     live();
-    const files = await remote.fs.listFiles(resolve(path));
+    const target = resolve(path);
+    const files = await remote.fs.listFiles(target).catch(missingAsEnoent(target));
     return files.map((file) => ({
       name: file.name,
       // Go's file mode string: `d…` a directory, `L…` a symlink.
@@ -153,7 +163,8 @@ export function daytonaSandbox({ remote, workspace, defaultTimeoutMs, dispose }:
 
   const remove = async (path: string): Promise<void> => {
     live();
-    await remote.fs.deleteFile(resolve(path), true);
+    const target = resolve(path);
+    await remote.fs.deleteFile(target, true).catch(missingAsEnoent(target));
   };
 
   const copyIn = async (hostPath: string, sandboxPath: string): Promise<void> => {

@@ -412,8 +412,11 @@ export async function startDaytonaStandIn(): Promise<DaytonaStandIn> {
       );
     }
     if (tool === '/files' && method === 'DELETE') {
-      await rm(query('path'), { recursive: query('recursive') === 'true' });
-      return send(204);
+      const removed = await rm(query('path'), { recursive: query('recursive') === 'true' }).then(
+        () => true,
+        () => false,
+      );
+      return removed ? send(204) : send(404, { message: 'file not found', statusCode: 404 });
     }
     if (tool === '/files/info' && method === 'GET') {
       const info = await stat(query('path')).catch(() => undefined);
