@@ -144,6 +144,30 @@ describe('openmanus --sandbox daytona', () => {
     expect(processesMatching('sleep 777.125')).toEqual([]);
   }, 60_000);
 
+  it('deletes the sandbox, and what runs in it, when the run is cancelled (Ctrl+C) in the middle of a command', async () => {
+    const { dir, file } = await configFor(await tempDir());
+    const { env } = await endpoint([
+      { toolCalls: [{ name: 'bash', arguments: { command: 'sleep 31.25; echo late' } }] },
+    ]);
+    const { code, stderr } = await runNode('cli.js', ['--sandbox', 'daytona', '--config', file, 'wait'], {
+      env,
+      cwd: dir,
+      onStart: (child) => {
+        // Ctrl+C once the command runs in the sandbox (its process shows in /proc: the stand-in's sandbox is this host).
+        const interruptWhenRunning = () => {
+          if (processesMatching('sleep 31.25').length > 0) child.kill('SIGINT');
+          else setTimeout(interruptWhenRunning, 20);
+        };
+        interruptWhenRunning();
+      },
+    });
+    expect(code, stderr).toBe(130);
+    const id = lastSandbox();
+    expect(standIn.live.has(id)).toBe(false);
+    expect(standIn.calls).toContainEqual(expect.objectContaining({ method: 'DELETE', path: `/sandbox/${id}` }));
+    expect(processesMatching('sleep 31.25')).toEqual([]);
+  }, 60_000);
+
   it('an unreachable service is a clear observation, not a crash', async () => {
     const gone = await startDaytonaStandIn();
     await gone.close();

@@ -5,6 +5,7 @@
 import { join } from 'node:path';
 import { createLocalSandboxProvider, createOpenAiLlm, run, type SandboxProvider } from '@openmanus/core';
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDaytonaSandboxProvider, DEFAULT_DAYTONA_SETTINGS } from '../../sandbox/src/index.js';
 import { type DaytonaStandIn, startDaytonaStandIn } from '../../sandbox/test/daytonaStandIn.js';
@@ -147,5 +148,21 @@ describe('listeningPorts', () => {
     ].join('\n');
     // 8080 and 6000 (IPv4, any and one interface), 6666 (IPv6 any); not loopback, not a connection.
     expect([...listeningPorts(tables)].sort((a, b) => a - b)).toEqual([6000, 6666, 8080]);
+  });
+
+  it('reports a listening IPv4 socket unless it is on a loopback address (127.x.x.x)', () => {
+    const hex = (n: number, width: number) => n.toString(16).toUpperCase().padStart(width, '0');
+    fc.assert(
+      fc.property(fc.ipV4(), fc.integer({ min: 1, max: 65535 }), fc.boolean(), (ip, port, listening) => {
+        // The kernel writes the address as one little-endian word.
+        const word = hex(
+          ip.split('.').reduce((sum, octet, i) => sum + Number(octet) * 256 ** i, 0),
+          8,
+        );
+        const line = `   0: ${word}:${hex(port, 4)} 00000000:0000 ${listening ? '0A' : '01'} 00000000:00000000 00:00000000`;
+        const expected = listening && !ip.startsWith('127.') ? [port] : [];
+        expect([...listeningPorts(line)]).toEqual(expected);
+      }),
+    );
   });
 });
