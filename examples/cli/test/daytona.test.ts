@@ -182,7 +182,7 @@ describe('openmanus --sandbox daytona', () => {
     });
     expect(code, stderr).toBe(0);
     expect(observationsOf(server.requests.at(-1)?.messages)[0]).toMatch(
-      /daytona sandbox: could not make a sandbox at http:\/\/127\.0\.0\.1:\d+: .*(ECONNREFUSED|connect)/,
+      /^Error: daytona sandbox: could not make a sandbox at http:\/\/127\.0\.0\.1:\d+: .*(ECONNREFUSED|connect)/,
     );
   }, 60_000);
 

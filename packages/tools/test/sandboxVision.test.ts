@@ -93,6 +93,16 @@ describe.each([
     await vision.close();
   });
 
+  it('reads an interlaced PNG', async () => {
+    await box.python('interlaced("woven.png", 9, 7)');
+    const vision = directRun(createSandboxVision({ sandboxProvider: box.shared }), sandbox.workspace);
+    const result = (await vision.call({ file_path: 'woven.png' })) as ToolOutput;
+    expect(result.output).toMatch(/^woven\.png: a 9×7 PNG image, attached as a JPEG/);
+    const [r = 0, g = 0, b = 0] = pixel(await jpegOf(result.image), 4, 3);
+    expect(b).toBeGreaterThan(200);
+    expect(r + g).toBeLessThan(60);
+  });
+
   it('keeps a small image at its size', async () => {
     await box.python('half_red("small.png", 40, 30)');
     const vision = directRun(createSandboxVision({ sandboxProvider: box.shared }), sandbox.workspace);
@@ -110,6 +120,9 @@ describe.each([
         // A tiny file whose header claims 60000×60000 pixels: refused before anything is decoded.
         'png("bomb.png", 60000, 60000, b"", idat=zlib.compress(b"\\x00" * 64))',
         'png("broken.png", 20, 20, b"", idat=b"not zlib data")',
+        // Less pixel data than the header promises: its decoder would fill the rest from uninitialised memory.
+        'png("short.png", 64, 64, b"", idat=zlib.compress(b"\\x00" * 300))',
+        'interlaced("cut.png", 9, 7, cut=5)',
         // A WebP's header (a 64×48 lossy frame): a format this tool does not decode.
         'open("photo.webp", "wb").write(b"RIFF\\x24\\x00\\x00\\x00WEBPVP8 \\x18\\x00\\x00\\x00\\x30\\x01\\x00\\x9d\\x01\\x2a\\x40\\x00\\x30\\x00" + bytes(14))',
         'import os; os.makedirs("folder", exist_ok=True); os.symlink("/etc/passwd", "link.png")',
@@ -129,7 +142,13 @@ describe.each([
     expect(await refusal('big.png')).toMatch(/^big\.png is \d+\.\d KB; images of up to 2\.0 KB are read\.$/);
     expect(box.reads.map((path) => path.split('/').at(-1))).toEqual(['notes.txt']);
     expect(await refusal('bomb.png')).toBe('bomb.png: 60000×60000 pixels is more than the 25,000,000 pixels read.');
-    expect(await refusal('broken.png')).toMatch(/^broken\.png: the PNG image could not be decoded: /);
+    expect(await refusal('broken.png')).toMatch(
+      /^broken\.png: the PNG image has pixel data that is not valid compressed data \(.+\)\.$/,
+    );
+    expect(await refusal('short.png')).toBe('short.png: the PNG image has incomplete pixel data (300 of 16448 bytes).');
+    expect(await refusal('cut.png')).toMatch(
+      /^cut\.png: the PNG image has incomplete pixel data \((\d+) of \d+ bytes\)\.$/,
+    );
     expect(await refusal('photo.webp')).toBe(
       'photo.webp: a WEBP image, which is not read: only JPEG, PNG, GIF or BMP.',
     );

@@ -2,6 +2,7 @@
 // file can claim enormous dimensions), then scaled down to fit a box and sent as a JPEG.
 import { err, type ImageData, ok, type Result } from '@openmanus/core';
 import { imageSize } from 'image-size';
+import { pngDataProblem } from './pngData.js';
 
 export interface ImageLimits {
   /** Largest file read, in bytes (default 10 MiB, as OpenManus's sandbox_vision). */
@@ -65,6 +66,9 @@ export async function imageForModel(
   const { width, height } = header;
   if (width * height > limits.maxPixels)
     return err(`${width}×${height} pixels is more than the ${limits.maxPixels.toLocaleString('en')} pixels read`);
+
+  const damaged = header.type === 'png' ? pngDataProblem(bytes) : undefined;
+  if (damaged) return err(`the PNG image ${damaged}`);
 
   // Loaded on first use: a run that never looks at an image never loads the decoders.
   const { Jimp } = await import('jimp');

@@ -5,6 +5,7 @@
 // port's link. Sandboxes the host reaches directly (local, Docker) have no links: nothing changes.
 import { posix } from 'node:path';
 import {
+  err,
   type Sandbox,
   type SandboxProvider,
   sandboxFor,
@@ -92,7 +93,13 @@ function bashWithLinks(bash: Tool, provider: SandboxProvider): Tool {
   return {
     ...bash,
     execute: async (args, scope) => {
-      const sandbox = await previewable(scope, provider);
+      let sandbox: Previewable | undefined;
+      try {
+        sandbox = await previewable(scope, provider);
+      } catch (error) {
+        // No sandbox could be made: said as bash says it, without a second attempt.
+        return err((error as Error).message);
+      }
       if (!sandbox) return bash.execute(args, scope);
       // The ports served before the run's first command (the image's own services) are not news.
       const known = await scope.resource('sandbox-manus:served-ports', async () => ({
