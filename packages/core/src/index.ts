@@ -110,6 +110,7 @@ export type {
   DirectoryEntry,
   ExecOptions,
   ExecResult,
+  PreviewLink,
   Sandbox,
   SandboxProcess,
   SandboxProvider,
@@ -125,7 +126,13 @@ export {
 } from './shell/scope.js';
 export { type ArrayTail, diffState, type StateDelta } from './shell/stateDelta.js';
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
-export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
+export {
+  type CallToolEffect,
+  executeTool,
+  type ToolCallOptions,
+  type ToolEvent,
+  toolOutputOf,
+} from './shell/toolExecution.js';
 export { createToolRun, type ToolRun, type ToolRunOptions } from './shell/toolRun.js';
 export { askHuman } from './tools/askHuman.js';
 export { NotRegularFileError, type OpenMode, openInside, removeInside, writeAll } from './tools/confinedFile.js';
@@ -141,4 +148,4 @@ export {
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
-export { confine, confineIn, WorkspaceError } from './tools/workspace.js';
+export { confine, confineIn, inside, WorkspaceError } from './tools/workspace.js';
