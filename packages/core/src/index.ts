@@ -59,6 +59,7 @@ export {
   type SandboxMode,
   sandboxEnv,
 } from './sandbox/bwrap.js';
+export { type Ending, endingOfStatus, signalOfStatus } from './sandbox/exitStatus.js';
 export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/local.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
 export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './sandbox/reaping.js';
