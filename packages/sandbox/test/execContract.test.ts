@@ -1,7 +1,8 @@
 // The sandbox port's contract for how a command ended, checked the same way on every provider
 // that runs here: the host without and with bubblewrap, and a container on the real daemon. An
 // exit is its code; a signal is `exitCode: null` with the signal's name; a timeout is `timedOut`
-// (the command killed with SIGKILL); output past the cap is counted, not kept.
+// (the command killed with SIGKILL); output past the cap is counted, not kept. And a file
+// operation fails with Node's code, which tools tell a missing path by.
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -37,7 +38,7 @@ async function shellEnding(sandbox: Sandbox, input: string): Promise<[number | n
   return ended;
 }
 
-describe.each(subjects)('exec on $name', ({ provider, ready }) => {
+describe.each(subjects)('the sandbox port on $name', ({ provider, ready }) => {
   let sandbox: Sandbox;
   let workspace: string;
   beforeAll(async () => {
@@ -121,5 +122,15 @@ describe.each(subjects)('exec on $name', ({ provider, ready }) => {
   it('tells a long-lived process’s exit code, or the signal that ended it', async () => {
     expect(await shellEnding(sandbox, 'exit 3\n')).toEqual([3, undefined]);
     expect(await shellEnding(sandbox, 'kill -9 $$\n')).toEqual([null, 'SIGKILL']);
+  });
+
+  it("fails file operations with Node's codes: a missing path, a file taken for a directory, a directory read", async () => {
+    await sandbox.writeFile('plain.txt', 'x');
+    await sandbox.writeFile('dir/inner.txt', 'y');
+    await expect(sandbox.list('missing')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(sandbox.list('plain.txt')).rejects.toMatchObject({ code: 'ENOTDIR' });
+    await expect(sandbox.readFile('missing.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(sandbox.readFile('dir')).rejects.toMatchObject({ code: 'EISDIR' });
+    await expect(sandbox.remove('missing.txt')).rejects.toMatchObject({ code: 'ENOENT' });
   });
 });
