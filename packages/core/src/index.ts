@@ -59,6 +59,7 @@ export {
   type SandboxMode,
   sandboxEnv,
 } from './sandbox/bwrap.js';
+export { type Ending, endingOfStatus, signalOfStatus } from './sandbox/exitStatus.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
 export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/localProvider.js';
 export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './sandbox/reaping.js';
@@ -145,6 +146,7 @@ export {
   type ToolReturn,
   type ToolSuspension,
 } from './tools/defineTool.js';
+export { type EditorPath, type OpenedPath, sandboxPath } from './tools/editorFiles.js';
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
