@@ -142,7 +142,7 @@ describe('openmanus flow --sandbox', () => {
     });
     expect(code).toBe(2);
     expect(stderr).toBe(
-      'openmanus flow: --sandbox must be "auto", "bwrap", "none", "local" or "docker", got "podman"\n',
+      'openmanus flow: --sandbox must be "auto", "bwrap", "none", "local", "docker" or "daytona", got "podman"\n',
     );
   });
 });

@@ -42,3 +42,14 @@ describe('toOpenAiMessages across a run’s requests', () => {
     );
   });
 });
+
+describe('toOpenAiMessages when the caller reuses its array', () => {
+  it('an array changed after the last request (appended to, or an element replaced) converts like a fresh one', () => {
+    const messages: Message[] = [systemMessage('s'), userMessage('own array'), ...turn(1)];
+    toOpenAiMessages(messages, false);
+    messages.push(...turn(2));
+    expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
+    messages[2] = assistantMessage('replaced in place', []);
+    expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
+  });
+});

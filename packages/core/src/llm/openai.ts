@@ -298,14 +298,17 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
   if (!vision) {
     // A run's requests repeat its history: where this one holds the same message at the same
     // place as the run's last one, that one's conversion is taken without a lookup.
+    // The messages are noted as they were: a caller may change its array after the request.
     const key = messages[1] ?? messages[0];
     const last = key && lastConverted.get(key);
+    const sources = new Array<Message>(messages.length);
     const params = new Array<ChatCompletionMessageParam>(messages.length);
     for (let i = 0; i < messages.length; i++) {
       const message = messages[i] as Message;
+      sources[i] = message;
       params[i] = last && last.messages[i] === message ? (last.params[i] as ChatCompletionMessageParam) : once(message);
     }
-    if (key) lastConverted.set(key, { messages, params });
+    if (key) lastConverted.set(key, { messages: sources, params });
     return params;
   }
   const out: ChatCompletionMessageParam[] = [];
