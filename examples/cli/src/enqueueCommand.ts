@@ -1,8 +1,9 @@
 import { parseArgs } from 'node:util';
+import { messageOf } from '@openmanus/core';
 import { createDurableClient, type DurableClient } from '@openmanus/durable';
 import { AGENT_NAMES, isAgentName } from './agents.js';
 import { databaseUrlOption } from './durableOptions.js';
-import { failure, messageOf } from './options.js';
+import { failure } from './options.js';
 import { runLines } from './progress.js';
 import { runEventLines } from './runEventLines.js';
 import { readTask, reportOutcome, type SessionIo, useColor } from './session.js';

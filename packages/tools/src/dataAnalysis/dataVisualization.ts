@@ -3,9 +3,8 @@
 // or an SVG drawn on the server), its insights in Markdown and its Vega-Lite spec — never
 // replacing a file that is there.
 import { basename, extname, join } from 'node:path';
-import { defineTool, err, ok } from '@openmanus/core';
+import { defineTool, err, messageOf, ok } from '@openmanus/core';
 import { z } from 'zod';
-import { messageOf } from '../messageOf.js';
 import { readInside, taken, writeInside } from '../workspace.js';
 import { ChartError } from './chartError.js';
 import { chartHtml } from './chartHtml.js';
