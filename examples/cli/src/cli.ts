@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
 import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
 import { enqueueCommand } from './enqueueCommand.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
-import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption } from './options.js';
+import { failure, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 import { workerCommand } from './workerCommand.js';

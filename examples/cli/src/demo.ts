@@ -19,11 +19,11 @@ import {
   type LlmPort,
   loadConfig,
   loadTranscript,
+  messageOf,
   type OpenManusConfig,
   recordLlm,
 } from '@openmanus/core';
 import { startOpenAiServer, transcriptScript } from '@openmanus/core/testing';
-import { messageOf } from './options.js';
 import { cancelOnSigint, exitCodeOf, runTask, type SessionIo } from './session.js';
 import { startTravelSite, type TravelSite, type TravelSiteOptions } from './travelSite.js';
 

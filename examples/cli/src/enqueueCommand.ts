@@ -1,8 +1,10 @@
 import { parseArgs } from 'node:util';
+import { messageOf } from '@openmanus/core';
 import { createDurableClient, type DurableClient } from '@openmanus/durable';
 import { AGENT_NAMES, isAgentName } from './agents.js';
 import { databaseUrlOption } from './durableOptions.js';
-import { failure, messageOf } from './options.js';
+import { failure } from './options.js';
+import { runLines } from './progress.js';
 import { runEventLines } from './runEventLines.js';
 import { readTask, reportOutcome, type SessionIo, useColor } from './session.js';
 
@@ -98,10 +100,7 @@ async function follow(client: DurableClient, runId: string, io: SessionIo): Prom
     return failure(io, 'openmanus enqueue')(`the run ${info.status}: ${info.error}`, 1);
   }
   const outcome = await client.waitForRun(runId);
-  const { usage } = outcome;
-  io.stderr.write(
-    `■ ${outcome.finishReason ?? outcome.status} after ${outcome.state.step} step(s), ${usage.llmCalls} model calls, ${usage.inputTokens} in / ${usage.outputTokens} out tokens\n`,
-  );
+  io.stderr.write(`${runLines(color).finished(outcome)}\n`);
   if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
   return reportOutcome(outcome, io, false, 'openmanus enqueue');
 }

@@ -1,12 +1,12 @@
 import { parseArgs } from 'node:util';
-import { describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
 import { createPlanningFlow, type FlowItem, type FlowOutcome, streamFlow } from '@openmanus/flow';
 import { type AgentName, type AgentSettings, createCliAgent } from './agents.js';
 import { compactFlowItem } from './flowJson.js';
 import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
 import { createFlowProgress } from './flowProgress.js';
 import { createLiveView, streamAbove } from './liveView.js';
-import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption } from './options.js';
+import { failure, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { createProfiledLlm } from './profiledLlm.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { askOnTerminal, cancelOnSigint, readTask, type SessionIo, useColor } from './session.js';

@@ -9,10 +9,11 @@ import {
   type LlmPort,
   llmSettingsFor,
   loadConfig,
+  messageOf,
 } from '@openmanus/core';
 import { MCP_AGENT_NAME } from '@openmanus/mcp';
 import { type ConnectedMcpAgent, type ConnectMcpAgent, connectMcpAgent, type McpServerTarget } from './mcpAgent.js';
-import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import { failure, maxStepsOption, sandboxOption } from './options.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 
 export const mcpUsage = `Usage: openmanus mcp [options] [task...]

@@ -1,8 +1,9 @@
 import { mkdir } from 'node:fs/promises';
 import { resolve } from 'node:path';
 import { parseArgs } from 'node:util';
+import { messageOf } from '@openmanus/core';
 import { createMcpServer } from '@openmanus/mcp';
-import { failure, messageOf, sandboxOption } from './options.js';
+import { failure, sandboxOption } from './options.js';
 import { SERVED_TOOLS, type ServedTool } from './servedTools.js';
 import type { SessionIo } from './session.js';
 

@@ -43,9 +43,6 @@ export function sandboxOption(value: string | undefined): Result<SandboxMode | u
   return err(`--sandbox must be "auto", "bwrap" or "none", got "${value}"`);
 }
 
-/** The message of what was thrown (by `parseArgs`, a failed listen). */
-export const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
-
 /** `--max-steps`, checked (undefined when not given). */
 export function maxStepsOption(value: string | undefined): Result<number | undefined, string> {
   const steps = Number(value);

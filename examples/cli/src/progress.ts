@@ -1,4 +1,4 @@
-import type { RunItem } from '@openmanus/core';
+import type { RunItem, RunOutcome, Usage } from '@openmanus/core';
 
 export interface ProgressOptions {
   readonly write: (line: string) => void;
@@ -25,29 +25,65 @@ export function previewArgs(args: unknown): string {
     .join(', ');
 }
 
+type Tokens = Pick<Usage, 'inputTokens' | 'outputTokens'>;
+
+const tokensOf = (usage: Tokens) => `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
+
+/** A finished run, as far as its summary line tells it. */
+type Finished = Pick<RunOutcome, 'status' | 'finishReason' | 'error' | 'usage'> & {
+  readonly state: { readonly step: number };
+};
+
+/**
+ * The lines of a run in the CLI's styles, whatever they are read from: a run in process
+ * (`createProgress`, from run items) and a durable run followed from its events (`runEventLines`)
+ * print the same things the same way.
+ */
+export function runLines(color: boolean) {
+  const dim = paint(color, 2);
+  const red = paint(color, 31);
+  const cyan = paint(color, 36);
+  return {
+    /** A step's heading, then notes on the run so far (time taken, tokens). */
+    step: (heading: string, ...notes: string[]) => paint(color, 1)(heading) + dim(`  ${notes.join(' · ')}`),
+    tokens: tokensOf,
+    /** What the model said, if anything. */
+    said: (content: string) => (content.trim() ? [`  ${preview(content, 160)}`] : []),
+    /** A tool call, with its arguments as shown (`previewArgs`). */
+    toolCall: (name: string, args: string) => cyan(`  → ${name}`) + dim(`(${args})`),
+    toolResult: (output: string, isError = false) => {
+      const line = `  ← ${preview(output, 120)}`;
+      return isError ? red(line) : dim(line);
+    },
+    modelFailed: (error: string) => red(`  model call failed: ${preview(error, 160)}`),
+    /** The summary: how it ended, after how many steps (and how long, when known), model calls and tokens. */
+    finished: (run: Finished, elapsed?: string) => {
+      const ok = run.finishReason === 'answered' || run.finishReason === 'terminated';
+      const counts = [`${run.state.step} step(s)`, ...(elapsed ? [elapsed] : []), `${run.usage.llmCalls} model calls`];
+      const summary = `${run.finishReason ?? run.status} after ${counts.join(', ')}, ${tokensOf(run.usage)}`;
+      return paint(color, ok ? 32 : 31)(`■ ${summary}`) + (run.error && !ok ? red(` — ${run.error}`) : '');
+    },
+  };
+}
+
 /** Turns run items into lines a person can follow: step n/max, tools, observations, tokens, time. */
 export function createProgress(options: ProgressOptions) {
   const now = options.now ?? Date.now;
   const started = now();
+  const lines = runLines(options.color);
   const dim = paint(options.color, 2);
-  const bold = paint(options.color, 1);
   const cyan = paint(options.color, 36);
-  const red = paint(options.color, 31);
   const yellow = paint(options.color, 33);
-  const green = paint(options.color, 32);
   const elapsed = () => `${((now() - started) / 1000).toFixed(1)}s`;
-  let tokens = { inputTokens: 0, outputTokens: 0 };
+  let tokens: Tokens = { inputTokens: 0, outputTokens: 0 };
 
   return (item: RunItem) => {
     switch (item.type) {
       case 'observation': {
         const o = item.observation;
-        if (o.kind === 'stepStarted') {
-          options.write(
-            bold(`Step ${o.step}/${o.maxSteps}`) +
-              dim(`  ${elapsed()} · ${tokens.inputTokens} in / ${tokens.outputTokens} out tokens`),
-          );
-        } else if (o.kind === 'hint') options.write(yellow(`  ! ${o.policy}: a hint is sent with the next request`));
+        if (o.kind === 'stepStarted')
+          options.write(lines.step(`Step ${o.step}/${o.maxSteps}`, elapsed(), tokensOf(tokens)));
+        else if (o.kind === 'hint') options.write(yellow(`  ! ${o.policy}: a hint is sent with the next request`));
         else if (o.kind === 'memoryTrimmed')
           options.write(dim(`  (history trimmed: ${o.dropped} older messages not sent)`));
         else if (o.kind === 'toolCallsIgnored')
@@ -56,27 +92,20 @@ export function createProgress(options: ProgressOptions) {
       }
       case 'effect': {
         const e = item.effect;
-        if (e.type === 'callTool') options.write(cyan(`  → ${e.call.name}`) + dim(`(${previewArgs(e.args)})`));
+        if (e.type === 'callTool') options.write(lines.toolCall(e.call.name, previewArgs(e.args)));
         if (e.type === 'askHuman') options.write(cyan('  → ask_human') + dim(`(${preview(e.question, 80)})`));
         if (e.type === 'requestApproval') options.write(yellow(`  ? approval needed for ${e.call.name}`));
         return;
       }
       case 'event': {
         const e = item.event;
-        tokens = { inputTokens: item.state.usage.inputTokens, outputTokens: item.state.usage.outputTokens };
-        if (e.type === 'llmResponded' && e.content.trim()) options.write(`  ${preview(e.content, 160)}`);
-        if (e.type === 'toolCompleted') {
-          const line = `  ← ${preview(e.output, 120)}`;
-          options.write(e.isError ? red(line) : dim(line));
-        }
+        tokens = item.state.usage;
+        if (e.type === 'llmResponded') for (const line of lines.said(e.content)) options.write(line);
+        if (e.type === 'toolCompleted') options.write(lines.toolResult(e.output, e.isError));
         return;
       }
-      case 'result': {
-        const r = item.result;
-        const ok = r.finishReason === 'answered' || r.finishReason === 'terminated';
-        const summary = `${r.finishReason ?? r.status} after ${item.result.state.step} step(s), ${elapsed()}, ${r.usage.llmCalls} model calls, ${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens`;
-        options.write((ok ? green : red)(`■ ${summary}`) + (r.error && !ok ? red(` — ${r.error}`) : ''));
-      }
+      case 'result':
+        options.write(lines.finished(item.result, elapsed()));
     }
   };
 }

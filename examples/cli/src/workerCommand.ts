@@ -1,10 +1,10 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '@openmanus/core';
+import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
 import { startWorker, type WorkerAgent } from '@openmanus/durable';
 import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
 import { cliVersion, databaseUrlOption } from './durableOptions.js';
-import { failure, maxStepsOption, messageOf, sandboxOption } from './options.js';
+import { failure, maxStepsOption, sandboxOption } from './options.js';
 import type { SessionIo } from './session.js';
 
 export const workerUsage = `Usage: openmanus worker --database-url <url> [options]

@@ -9,6 +9,7 @@ import {
   describeConfigError,
   type LlmPort,
   loadConfig,
+  messageOf,
 } from '@openmanus/core';
 import { createPlanningTool } from '@openmanus/flow';
 import { startDemoModel } from './demoModel.js';
@@ -67,5 +68,5 @@ try {
       `Open http://127.0.0.1:${listening}/#token=${token.value}\n`,
   );
 } catch (error) {
-  fail(error instanceof Error ? error.message : String(error));
+  fail(messageOf(error));
 }

@@ -9,6 +9,7 @@ import {
   createRunEmitter,
   isFinal,
   type LlmPort,
+  messageOf,
   pendingInputs,
   type RunItem,
   type RunOptions,
@@ -75,8 +76,6 @@ interface Stored {
 export type Decision = { readonly approved: true } | { readonly approved: false; readonly reason?: string };
 
 const CANCEL_REASON = 'cancelled by the client';
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 /** How a leg's stream ends: the run finished, or it waits for someone. */
 const endingOf = (state: AgentState) => (isFinal(state) ? 'ended' : 'paused');

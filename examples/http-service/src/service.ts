@@ -6,6 +6,7 @@ import {
   type ApprovalRule,
   type CheckpointStore,
   type LlmPort,
+  messageOf,
   type RunOptions,
   withApprovals,
 } from '@openmanus/core';
@@ -223,7 +224,7 @@ export async function createAgentService(options: ServiceOptions): Promise<Agent
         typeof lastEventId === 'string' ? lastEventId : undefined,
       )
       .catch((error: unknown) => {
-        log(`events of run ${id}: ${error instanceof Error ? error.message : String(error)}`);
+        log(`events of run ${id}: ${messageOf(error)}`);
         res.end();
         return () => undefined;
       });

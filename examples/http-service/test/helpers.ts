@@ -94,6 +94,35 @@ export async function until(condition: () => boolean | Promise<boolean>): Promis
   while (!(await condition())) await sleep(25);
 }
 
+/** A legitimate client of the service at `base`, with its token. */
+export function client(base: string, token: string) {
+  const auth = { authorization: `Bearer ${token}` };
+  /** A well-formed request. */
+  const call = async (method: string, path: string, body?: object) => {
+    const res = await fetch(`${base}${path}`, {
+      method,
+      headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    });
+    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
+  };
+  /** Reads the server-sent events of a run until the server ends the stream. */
+  const events = async (id: string) => {
+    const text = await (await fetch(`${base}/runs/${id}/events`, { headers: auth })).text();
+    return text
+      .split('\n\n')
+      .flatMap((block) => block.split('\n').filter((line) => line.startsWith('data: ')))
+      .map((line) => JSON.parse(line.slice(6)) as WireItem);
+  };
+  /** Approves (or rejects) the pending call `callId` by the effect id the run lists for it. */
+  const decide = async (id: string, callId: string, approved = true, reason?: string) => {
+    const pending = (await call('GET', `/runs/${id}`)).json.pending as { callId: string; effectId: string }[];
+    const effectId = pending.find((p) => p.callId === callId)?.effectId ?? callId;
+    return call('POST', `/runs/${id}/${approved ? 'approve' : 'reject'}`, { effectId, ...(reason ? { reason } : {}) });
+  };
+  return { auth, call, events, decide };
+}
+
 export interface SetupOptions {
   /** The test's directory: `workspace/` for the agent, `service/` for the service's data. */
   readonly dir?: string;
@@ -126,30 +155,7 @@ export async function setup(script: ScriptEntry<RecordedRequest>[], options: Set
     await service.close();
     await model.close();
   });
-  const auth = { authorization: `Bearer ${TOKEN}` };
-  /** A well-formed request of a legitimate client. */
-  const call = async (method: string, path: string, body?: object) => {
-    const res = await fetch(`${base}${path}`, {
-      method,
-      headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
-      ...(body ? { body: JSON.stringify(body) } : {}),
-    });
-    return { status: res.status, json: (await res.json()) as Record<string, unknown> };
-  };
-  /** Reads the server-sent events of a run until the server ends the stream. */
-  const events = async (id: string) => {
-    const text = await (await fetch(`${base}/runs/${id}/events`, { headers: auth })).text();
-    return text
-      .split('\n\n')
-      .flatMap((block) => block.split('\n').filter((line) => line.startsWith('data: ')))
-      .map((line) => JSON.parse(line.slice(6)) as WireItem);
-  };
-  /** Approves (or rejects) the pending call `callId` by the effect id the run lists for it. */
-  const decide = async (id: string, callId: string, approved = true, reason?: string) => {
-    const pending = (await call('GET', `/runs/${id}`)).json.pending as { callId: string; effectId: string }[];
-    const effectId = pending.find((p) => p.callId === callId)?.effectId ?? callId;
-    return call('POST', `/runs/${id}/${approved ? 'approve' : 'reject'}`, { effectId, ...(reason ? { reason } : {}) });
-  };
+  const { auth, call, events, decide } = client(base, TOKEN);
   /** The headers a legitimate client sends, to change one at a time. */
   const headers = (more: Record<string, string> = {}): Record<string, string> => ({
     host: `127.0.0.1:${port}`,

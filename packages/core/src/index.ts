@@ -49,6 +49,7 @@ export {
   type SearchSettings,
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
+export { messageOf } from './messageOf.js';
 export {
   type BwrapOptions,
   bwrapCommand,

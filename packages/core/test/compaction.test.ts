@@ -6,6 +6,7 @@ import {
   createOpenAiLlm,
   defineTool,
   type Message,
+  messageTokens,
   restore,
   resume,
   run,
@@ -13,6 +14,7 @@ import {
   step,
   terminate,
 } from '../src/index.js';
+import { dueCompaction } from '../src/kernel/compaction.js';
 import { type OpenAiServer, startOpenAiServer } from '../src/testing/index.js';
 import { call, done, drive, ofType, on, replied, testConfig } from './helpers.js';
 
@@ -142,6 +144,45 @@ describe('summarising older turns', () => {
     const kept = drive(keepAll, 'Collect', [replied('one', [echo(1)]), done('c1', long('first'))]);
     expect(kept.state.compacting).toBeUndefined();
     expect(ofType(kept.effects, 'callLlm')[0]?.id).toMatch(/^llm-/);
+  });
+});
+
+describe('the count of history tokens the check reads', () => {
+  it('is kept in the state as messages come, and the check reads it rather than the history', () => {
+    const small = drive(config, 'Hi', [
+      replied('one', [echo(1)]),
+      done('c1', 'short'),
+      replied('two', [echo(2)]),
+      done('c2', 'short'),
+    ]);
+    const tokens = small.state.messages.reduce((sum, m) => sum + messageTokens(m, 'estimate'), 0);
+    expect(small.state.historyTokens).toEqual({ tokenizer: 'estimate', from: 0, to: 5, tokens });
+    // A count past the threshold (as if the messages were long) is taken at its word.
+    const claimed = { ...small.state, historyTokens: { ...small.state.historyTokens, tokens: 10_000 } } as AgentState;
+    expect(dueCompaction(config, claimed)).toEqual({ upTo: 3 });
+    expect(dueCompaction(config, small.state)).toBeUndefined();
+  });
+
+  it('a state saved without a count (as earlier versions saved them) is counted afresh, then kept', async () => {
+    const { state } = twoTurns();
+    const { historyTokens: kept, ...old } = JSON.parse(JSON.stringify(state)) as AgentState;
+    const restored = await restore(old);
+    expect(restored.historyTokens).toBeUndefined();
+    expect(dueCompaction(config, restored)).toEqual(dueCompaction(config, state));
+    const [summarised] = step(config, restored, {
+      type: 'llmResponded',
+      effectId: `compact-${state.requestSeq}`,
+      content: 'S1',
+      toolCalls: [],
+    });
+    const tail = summarised.messages.slice(3).reduce((sum, m) => sum + messageTokens(m, 'estimate'), 0);
+    expect(summarised.historyTokens).toEqual({ tokenizer: 'estimate', from: 3, to: 5, tokens: tail });
+    expect(kept?.tokens).toBeGreaterThan(tail);
+  });
+
+  it('is not kept by an agent that does not summarise', () => {
+    const plain = drive(testConfig(), 'Hi', [replied('one', [echo(1)]), done('c1', 'short')]);
+    expect(plain.state).not.toHaveProperty('historyTokens');
   });
 });
 

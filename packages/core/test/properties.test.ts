@@ -1,5 +1,5 @@
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import {
   type AgentConfig,
   type AgentEvent,
@@ -9,11 +9,14 @@ import {
   type Effect,
   initialState,
   isFinal,
+  loadTokenizer,
   type Message,
+  messageTokens,
   type Policy,
   type StepFunction,
   selectWindow,
 } from '../src/index.js';
+import { countingTokenizer, historyToSend, tokensToSend } from '../src/kernel/compaction.js';
 import { specs, testConfig } from './helpers.js';
 
 type CallKind = 'echo' | 'write' | 'unknown' | 'badJson' | 'terminate' | 'deploy' | 'ask';
@@ -317,6 +320,119 @@ describe('memory window invariants', () => {
         expect(window.messages.length).toBeLessThanOrEqual(Math.max(max, lastTurn + 1));
       }),
       { numRuns: 500 },
+    );
+  });
+});
+
+describe('the count of history tokens compaction reads', () => {
+  // Summaries are due often (keepTurns 1, a low threshold); images and briefs make the reducer
+  // replace older messages in place; a config of another tokenizer, or none that summarises, and
+  // states saved with or without the count (as by earlier versions) come between any two events.
+  const summarising = (tokenizer: 'estimate' | 'o200k_base') =>
+    testConfig({
+      tokenizer,
+      maxSteps: 6,
+      keepImages: 1,
+      keepFullObservations: 1,
+      memory: { maxMessages: 100, summarize: { atTokens: 150, keepTurns: 1 } },
+    });
+  const configs = [summarising('estimate'), summarising('o200k_base'), testConfig({ maxSteps: 6 })];
+  beforeAll(() => loadTokenizer('o200k_base'));
+
+  const resultArb = fc.record({ chars: fc.nat({ max: 700 }), image: fc.boolean(), brief: fc.boolean() });
+  const moveArb = fc.oneof(
+    {
+      weight: 8,
+      arbitrary: fc.record({
+        kind: fc.constant('answer' as const),
+        text: fc.constantFrom('', 'noted', 'the summary so far'),
+        fail: fc.boolean(),
+        results: fc.array(resultArb, { maxLength: 3 }),
+      }),
+    },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('cancel' as const) }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('save' as const), withCount: fc.boolean() }) },
+    { weight: 1, arbitrary: fc.record({ kind: fc.constant('config' as const), index: fc.nat({ max: 2 }) }) },
+  );
+  const image = { base64: 'iVBORw0KGgo=', mimeType: 'image/png' };
+
+  /** The tokens of what a request would carry, counted message by message. */
+  const recount = (config: AgentConfig, state: AgentState) =>
+    historyToSend(state).messages.reduce((sum, m) => sum + messageTokens(m, countingTokenizer(config)), 0);
+
+  it('always equals a full recount, and is kept whenever the messages change', () => {
+    fc.assert(
+      fc.property(fc.array(moveArb, { minLength: 1, maxLength: 40 }), (moves) => {
+        let config = configs[0] as AgentConfig;
+        let [state, effects] = createStep()(config, initialState(), { type: 'started', input: 'the task' });
+        let open: Effect[] = [...effects];
+        let turn = 0;
+        const feed = (event: AgentEvent) => {
+          const before = state;
+          [state, effects] = createStep()(config, state, event);
+          open.push(...effects);
+          if (state.messages === before.messages && state.summary === before.summary) return;
+          if (!config.memory.summarize) {
+            expect(state.historyTokens).toBeUndefined();
+            return;
+          }
+          const from = state.summary?.upTo ?? 0;
+          const tokenizer = countingTokenizer(config);
+          expect(state.historyTokens).toEqual({
+            tokenizer,
+            from,
+            to: state.messages.length,
+            tokens: state.messages.slice(from).reduce((sum, m) => sum + messageTokens(m, tokenizer), 0),
+          });
+        };
+        for (const move of moves) {
+          if (move.kind === 'cancel') feed({ type: 'cancelled' });
+          else if (move.kind === 'config') config = configs[move.index] as AgentConfig;
+          else if (move.kind === 'save') {
+            const { historyTokens: count, ...rest } = JSON.parse(JSON.stringify(state)) as AgentState;
+            state = move.withCount && count ? { ...rest, historyTokens: count } : rest;
+          } else if (isFinal(state) || state.status === 'idle') {
+            open = [];
+            feed({ type: 'started', input: `task ${turn}`, ...(move.fail ? { image } : {}) });
+          } else {
+            const pending = open;
+            open = [];
+            const llm = pending.find((e) => e.type === 'callLlm');
+            if (llm?.type === 'callLlm' && llm.id.startsWith('compact-')) {
+              feed(
+                move.fail
+                  ? { type: 'llmFailed', effectId: llm.id, error: 'down' }
+                  : { type: 'llmResponded', effectId: llm.id, content: move.text, toolCalls: [] },
+              );
+            } else if (llm?.type === 'callLlm') {
+              turn++;
+              feed({
+                type: 'llmResponded',
+                effectId: llm.id,
+                content: move.text,
+                toolCalls: move.results.map((_, i) => ({ id: `t${turn}_${i}`, name: 'echo', arguments: '{}' })),
+              });
+            } else {
+              for (const effect of pending) {
+                if (effect.type === 'callTool') {
+                  const result = move.results[Number(effect.id.split('-').at(-1))] ?? { chars: 10 };
+                  feed({
+                    type: 'toolCompleted',
+                    effectId: effect.id,
+                    output: 'x'.repeat(result.chars),
+                    ...('image' in result && result.image ? { image } : {}),
+                    ...('brief' in result && result.brief ? { brief: 'short' } : {}),
+                  });
+                } else if (effect.type === 'gatherContext') {
+                  feed({ type: 'contextGathered', effectId: effect.id, data: null });
+                }
+              }
+            }
+          }
+          expect(tokensToSend(config, state)).toBe(recount(config, state));
+        }
+      }),
+      { numRuns: 300 },
     );
   });
 });

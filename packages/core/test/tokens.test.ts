@@ -353,6 +353,14 @@ describe('imageTokens: fit in 2048², short side to 768, 170 per 512px tile plus
     );
     expect(imageTokens(image(jpeg(jfif)))).toBe(765);
   });
+
+  it('so does a PNG cut off before its size, or one that says it has no width or height', () => {
+    const cut = base64(pngBytes(300, 200).slice(0, 12));
+    expect(imageSize(cut)).toBeUndefined();
+    expect(imageTokens(image(cut))).toBe(765);
+    expect(imageTokens(image(png(0, 200)))).toBe(765);
+    expect(imageTokens(image(png(300, 0)))).toBe(765);
+  });
 });
 
 // A wrong image is the host's or a tool's mistake, but counting must not throw inside the reducer: the token

@@ -1,4 +1,4 @@
-import { type AgentState, InvalidStateError, restore } from '@openmanus/core';
+import { type AgentState, InvalidStateError, messageOf, restore } from '@openmanus/core';
 import { z } from 'zod';
 import { FLOW_SCHEMA_VERSION, type FlowState } from './flowState.js';
 import { STEP_STATUSES } from './plans.js';
@@ -82,7 +82,7 @@ export async function restoreFlow(saved: unknown): Promise<FlowState> {
     try {
       memory[key] = await restore(state);
     } catch (error) {
-      const why = error instanceof Error ? error.message : String(error);
+      const why = messageOf(error);
       throw new InvalidStateError(`the saved flow's memory.${key} is not a valid agent state: ${why}`);
     }
   }

@@ -15,6 +15,7 @@ import {
   itemStream,
   type LlmPort,
   type Machine,
+  messageOf,
   type Performer,
   type ResourcePool,
   type RunItem,
@@ -165,8 +166,6 @@ async function startFlow(
   const started: FlowEvent = { type: 'started', input, planId: options.planId ?? `plan_${Date.now()}`, flowId };
   return driveFlow(flow, initialFlowState(), started, options, 0, sink);
 }
-
-const messageOf = (error: unknown) => (error instanceof Error ? error.message : String(error));
 
 async function driveFlow(
   flow: PlanningFlow,

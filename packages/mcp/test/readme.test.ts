@@ -1,14 +1,16 @@
 // The README's sections on the client, mcp.json, the MCPAgent and Manus with MCP: each snippet runs
 // as written (against the everything server from node_modules) and prints what the README says.
 import { describe, expect, it } from 'vitest';
-import { blocksUnder, processesIn, snippetRunner } from './readmeSnippets.js';
+import { processesIn, readmeOf, snippetRunner } from '../../core/test/readmeCheck.js';
+import { packageDir } from './helpers.js';
 
-const runSnippet = snippetRunner();
+const { blocks } = await readmeOf(packageDir);
+const runSnippet = snippetRunner(packageDir);
 
 /** The snippet of a section and the output the README shows for it. */
 async function example(heading: string): Promise<{ code: string; printed: string }> {
-  const [code = '', ...moreCode] = await blocksUnder(heading, 'ts');
-  const [printed = '', ...morePrinted] = await blocksUnder(heading, 'text');
+  const [code = '', ...moreCode] = blocks(`## ${heading}`, 'ts');
+  const [printed = '', ...morePrinted] = blocks(`## ${heading}`, 'text');
   expect([moreCode, morePrinted]).toEqual([[], []]);
   return { code, printed };
 }
@@ -22,9 +24,9 @@ describe('the README', () => {
   });
 
   it('the config file: the example file loads as shown', async () => {
-    const [file = ''] = await blocksUnder('The config file: `config/mcp.json`', 'json');
+    const [file = ''] = blocks('## The config file: `config/mcp.json`', 'json');
     const { code, printed } = await example('The config file: `config/mcp.json`');
-    expect((await runSnippet(code, { 'config/mcp.json': file })).stdout).toBe(printed);
+    expect((await runSnippet(code, { files: { 'config/mcp.json': file } })).stdout).toBe(printed);
   });
 
   it('the MCPAgent: finishes through terminate, and close() ends its server', async () => {

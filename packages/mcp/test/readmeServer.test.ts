@@ -4,15 +4,16 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { describe, expect, it } from 'vitest';
-import { connectClient } from './helpers.js';
-import { blocksUnder, snippetDirs, snippetRunner } from './readmeSnippets.js';
+import { readmeOf, snippetDirs, snippetRunner } from '../../core/test/readmeCheck.js';
+import { connectClient, packageDir } from './helpers.js';
 
-const runSnippet = snippetRunner();
-const snippetDir = snippetDirs();
+const { blocks } = await readmeOf(packageDir);
+const runSnippet = snippetRunner(packageDir);
+const snippetDir = snippetDirs(packageDir);
 
 describe('the README section "MCP server"', () => {
   it('serves tools over HTTP to the SDK client, as its comments say', async () => {
-    const [http = ''] = await blocksUnder('MCP server', 'ts');
+    const [http = ''] = blocks('## MCP server', 'ts');
     const { stdout } = await runSnippet(http);
     expect(stdout).toBe(
       [
@@ -26,7 +27,7 @@ describe('the README section "MCP server"', () => {
   });
 
   it('serve.mjs is a stdio server an MCP host can start', async () => {
-    const [, serve = '', ...more] = await blocksUnder('MCP server', 'ts');
+    const [, serve = '', ...more] = blocks('## MCP server', 'ts');
     expect(more).toEqual([]);
     const dir = await snippetDir({ 'serve.mjs': serve });
     const client = await connectClient(

@@ -1,6 +1,5 @@
-import { defineTool, err, ok, type Result, type Tool } from '@openmanus/core';
+import { defineTool, err, messageOf, ok, type Result, type Tool } from '@openmanus/core';
 import { z } from 'zod';
-import { messageOf } from './messageOf.js';
 import { httpRequest } from './web/http.js';
 import { readableMarkdown } from './web/markdown.js';
 import { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';

@@ -3,13 +3,15 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { snippetRunner, snippetsUnder } from './readmeSnippets.js';
+import { readmeOf, snippetRunner } from '../../core/test/readmeCheck.js';
 
-const runSnippet = snippetRunner();
+const packageDir = join(import.meta.dirname, '..');
+const { blocks } = await readmeOf(packageDir);
+const runSnippet = snippetRunner(packageDir);
 
 describe('the README sections on bash, file_saver and the SWE agent', () => {
   it('bash: state carries over between calls, and stderr and the exit code are shown', async () => {
-    const [bash = '', ...more] = await snippetsUnder('`bash`');
+    const [bash = '', ...more] = blocks('## `bash`', 'ts');
     expect(more).toEqual([]);
     const { stdout } = await runSnippet(bash);
     expect(stdout).toBe(
@@ -18,7 +20,7 @@ describe('the README sections on bash, file_saver and the SWE agent', () => {
   });
 
   it('file_saver: writes and appends inside the workspace, and refuses a path outside it', async () => {
-    const [fileSaver = '', ...more] = await snippetsUnder('`file_saver`');
+    const [fileSaver = '', ...more] = blocks('## `file_saver`', 'ts');
     expect(more).toEqual([]);
     const { dir, stdout } = await runSnippet(fileSaver);
     const saved = `Content successfully saved to ${dir}/workspace/notes/todo.md\n`;
@@ -29,7 +31,7 @@ describe('the README sections on bash, file_saver and the SWE agent', () => {
   });
 
   it('the SWE agent: creates, edits and runs a file, then terminates', async () => {
-    const [swe = '', ...more] = await snippetsUnder('The SWE agent: `createSweAgent`');
+    const [swe = '', ...more] = blocks('## The SWE agent: `createSweAgent`', 'ts');
     expect(more).toEqual([]);
     const { dir, stdout } = await runSnippet(swe);
     expect(stdout).toBe('terminated "4\\n[exit code 0]"\n');

@@ -4,9 +4,11 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { snippetRunner, snippetsUnder } from './readmeSnippets.js';
+import { readmeOf, snippetRunner } from '../../core/test/readmeCheck.js';
 
-const runSnippet = snippetRunner();
+const packageDir = join(import.meta.dirname, '..');
+const { blocks } = await readmeOf(packageDir);
+const runSnippet = snippetRunner(packageDir);
 
 let server: OpenAiServer | undefined;
 afterEach(async () => {
@@ -26,7 +28,7 @@ async function runAgainst(snippet: string, script: OpenAiServerOptions['script']
 
 describe('the README', () => {
   it('createChatCompletion snippet prints the validated answer', async () => {
-    const [snippet] = await snippetsUnder('`create_chat_completion`');
+    const [snippet] = blocks('## `create_chat_completion`', 'ts');
     const answer = { city: 'Kyoto', population: 1463723, sights: ['Kinkaku-ji', 'Fushimi Inari', 'Gion'] };
     const { stdout } = await runAgainst(snippet ?? '', [
       { toolCalls: [{ name: 'create_chat_completion', arguments: { ...answer, population: '1.46 million' } }] },
@@ -36,7 +38,7 @@ describe('the README', () => {
   });
 
   it('create_chat_completion tool snippet ends the run with the structured verdict', async () => {
-    const [, snippet] = await snippetsUnder('`create_chat_completion`');
+    const [, snippet] = blocks('## `create_chat_completion`', 'ts');
     const verdict = { sentiment: 'mixed', reasons: ['great food', 'slow service'] };
     const { stdout } = await runAgainst(snippet ?? '', [
       { toolCalls: [{ name: 'create_chat_completion', arguments: verdict }] },
@@ -45,7 +47,7 @@ describe('the README', () => {
   });
 
   it('Data_Analysis snippet runs the agent on its CSV and leaves the chart in workspace/visualization', async () => {
-    const [snippet] = await snippetsUnder('The data analysis agent: `createDataAnalysis`');
+    const [snippet] = blocks('## The data analysis agent: `createDataAnalysis`', 'ts');
     const prepare = [
       'import json',
       "json.dump([{'csvFilePath': 'sales.csv', 'chartTitle': 'Sales', 'x': 'month', 'y': 'sales'}], open('charts.json', 'w'))",

@@ -5,11 +5,14 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { packageDir, rootReadme, snippetRunner, snippetsUnder } from './readmeSnippets.js';
+import { readmeOf, snippetRunner } from '../../core/test/readmeCheck.js';
 import { fixture, send, startWebServer, type WebServer } from './webServer.js';
 
 const article = await readFile(join(import.meta.dirname, 'fixtures', 'web', 'article.html'), 'utf8');
-const runSnippet = snippetRunner();
+const packageDir = join(import.meta.dirname, '..');
+const { blocks } = await readmeOf(packageDir);
+const root = await readmeOf(join(packageDir, '..', '..'));
+const runSnippet = snippetRunner(packageDir);
 
 // The snippets name the real engines and sites; this test sends them to recorded pages on
 // 127.0.0.1 instead, and the model to a scripted server. The web tools fetch with undici: a
@@ -50,7 +53,7 @@ afterAll(() => web.close());
 async function runOnFixtures(code: string, env: Record<string, string> = {}) {
   const { stdout } = await runSnippet(code, {
     files: { 'redirect.mjs': redirect, 'undici.mjs': undiciToFixtures },
-    preload: 'redirect.mjs',
+    nodeArgs: ['--import', './redirect.mjs'],
     env: { WEB_FIXTURES: web.url, ...env },
   });
   return stdout;
@@ -62,7 +65,7 @@ describe('the web_search and web_fetch README snippets', () => {
   });
 
   it('Manus with web_search and web_fetch, configured from the environment, searches, reads and answers', async () => {
-    const [manus] = await snippetsUnder('`web_search`');
+    const [manus] = blocks('## `web_search`', 'ts');
     const model = await startOpenAiServer({
       script: [
         { toolCalls: [{ name: 'web_search', arguments: { query: 'Saihō-ji opening hours' } }] },
@@ -83,7 +86,7 @@ describe('the web_search and web_fetch README snippets', () => {
   });
 
   it('searchWeb prints the results and the engine', async () => {
-    const [, search] = await snippetsUnder('`web_search`');
+    const [, search] = blocks('## `web_search`', 'ts');
     expect(await runOnFixtures(search ?? '')).toBe(
       [
         'The Node.js Event Loop, Timers, and process.nextTick() — https://nodejs.org/en/learn/asynchronous-work/event-loop-timers-and-nexttick',
@@ -96,7 +99,7 @@ describe('the web_search and web_fetch README snippets', () => {
   });
 
   it('fetchWebPage prints the title and the Markdown', async () => {
-    const [page] = await snippetsUnder('`web_fetch`');
+    const [page] = blocks('## `web_fetch`', 'ts');
     const stdout = await runOnFixtures(page ?? '');
     expect(stdout).toMatch(/^Kyoto's Moss Gardens: A Visitor's Guide\n\nKyoto has more than a hundred moss gardens/);
     expect(stdout).toContain('![Moss at Gio-ji](https://en.wikipedia.org/images/gio-ji.jpg)');
@@ -105,7 +108,7 @@ describe('the web_search and web_fetch README snippets', () => {
 
 describe('the root README', () => {
   it('"The wider toolbox": Manus with web_search and web_fetch searches, reads the page and answers', async () => {
-    const [snippet, ...more] = await snippetsUnder('The wider toolbox', rootReadme);
+    const [snippet, ...more] = root.blocks('## The wider toolbox', 'ts');
     expect(more).toEqual([]);
     const model = await startOpenAiServer({
       script: [

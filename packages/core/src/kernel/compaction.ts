@@ -72,17 +72,93 @@ function keptTurnsStart(messages: readonly Message[], keep: number): number {
 }
 
 /**
+ * The tokens of the messages not summarised, `messages[from, to)`, counted with `tokenizer`: kept
+ * in the state by the reducer as messages are added, replaced or summarised, so that the check for
+ * a due summary costs the step's new messages, not the whole history.
+ */
+export interface HistoryTokens {
+  readonly tokenizer: TokenizerName;
+  readonly from: number;
+  readonly to: number;
+  readonly tokens: number;
+}
+
+/** Whether `state`'s count is of its unsummarised messages as they are, by `tokenizer`. */
+const countHolds = (
+  state: AgentState,
+  tokenizer: TokenizerName,
+): state is AgentState & { historyTokens: HistoryTokens } =>
+  state.historyTokens?.tokenizer === tokenizer &&
+  state.historyTokens.from === (state.summary?.upTo ?? 0) &&
+  state.historyTokens.to === state.messages.length;
+
+function countFrom(messages: readonly Message[], from: number, tokenizer: TokenizerName): number {
+  let tokens = 0;
+  for (let i = from; i < messages.length; i++) tokens += messageTokens(messages[i] as Message, tokenizer);
+  return tokens;
+}
+
+/**
+ * `next` (a state `before` led to) with its count of unsummarised tokens brought up to date from
+ * `before`'s: the messages summarised since taken out, those appended added and — when `replaced`
+ * says some may have been replaced in place (images dropped, observations cut to their brief) —
+ * each replaced one counted again. Without a count that holds for `before` (a state saved before
+ * counts were kept, another tokenizer, messages changed outside the reducer) it counts afresh.
+ * Kept only while the agent summarises; otherwise the state carries none.
+ */
+export function withHistoryTokens(
+  config: AgentConfig,
+  before: AgentState,
+  next: AgentState,
+  replaced = false,
+): AgentState {
+  if (!config.memory.summarize) {
+    if (!next.historyTokens) return next;
+    const { historyTokens: _unkept, ...rest } = next;
+    return rest;
+  }
+  const tokenizer = countingTokenizer(config);
+  const count = (message: Message | undefined) => (message ? messageTokens(message, tokenizer) : 0);
+  const from = next.summary?.upTo ?? 0;
+  const to = next.messages.length;
+  let tokens: number;
+  if (countHolds(before, tokenizer) && from >= before.historyTokens.from && to >= before.historyTokens.to) {
+    const known = before.historyTokens;
+    tokens = known.tokens;
+    for (let i = known.from; i < from; i++) tokens -= count(before.messages[i]);
+    if (replaced) {
+      for (let i = from; i < known.to; i++)
+        if (next.messages[i] !== before.messages[i]) tokens += count(next.messages[i]) - count(before.messages[i]);
+    }
+    for (let i = Math.max(known.to, from); i < to; i++) tokens += count(next.messages[i]);
+  } else {
+    tokens = countFrom(next.messages, from, tokenizer);
+  }
+  return { ...next, historyTokens: { tokenizer, from, to, tokens } };
+}
+
+/** Tokens of the history a request carries (`historyToSend`), from the state's count where it holds. */
+export function tokensToSend(config: AgentConfig, state: AgentState): number {
+  const tokenizer = countingTokenizer(config);
+  const { summary } = state;
+  const from = summary?.upTo ?? 0;
+  const unsummarised = countHolds(state, tokenizer)
+    ? state.historyTokens.tokens
+    : countFrom(state.messages, from, tokenizer);
+  if (!summary) return unsummarised;
+  // The summary stands in for what it covers; the task is sent as it is, before it when summarised over.
+  const task = state.taskIndex < from ? state.messages[state.taskIndex] : undefined;
+  return unsummarised + messageTokens(summaryMessage(summary), tokenizer) + (task ? messageTokens(task, tokenizer) : 0);
+}
+
+/**
  * The cut a summary should reach now, or nothing: the history is under the threshold, or no
  * whole turn older than the kept ones is left to summarise.
  */
 export function dueCompaction(config: AgentConfig, state: AgentState): { readonly upTo: number } | undefined {
   const policy = config.memory.summarize;
   if (!policy) return undefined;
-  const tokenizer = countingTokenizer(config);
-  const history = historyToSend(state).messages;
-  let tokens = 0;
-  for (const message of history) tokens += messageTokens(message, tokenizer);
-  if (tokens <= policy.atTokens) return undefined;
+  if (tokensToSend(config, state) <= policy.atTokens) return undefined;
   const upTo = keptTurnsStart(state.messages, policy.keepTurns ?? 4);
   const from = state.summary?.upTo ?? 0;
   // Something besides the task must be left to summarise.

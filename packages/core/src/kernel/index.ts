@@ -14,7 +14,7 @@ export type {
 } from './agent.js';
 export { createAgent, defaultAgentConfig, defineAgent } from './agent.js';
 export { type ApprovalRule, requireApproval, withApprovals } from './approvals.js';
-export type { HistorySummary, SummarizePolicy } from './compaction.js';
+export type { HistorySummary, HistoryTokens, SummarizePolicy } from './compaction.js';
 export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
 export type {
   AnyEffect,

@@ -1,5 +1,5 @@
 import type { AgentConfig } from './agent.js';
-import { compactionRequest, dueCompaction } from './compaction.js';
+import { compactionRequest, dueCompaction, withHistoryTokens } from './compaction.js';
 import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
 import type { AnyEvent, HostAnswer } from './events.js';
 import { keepNewestImages, shrinkSupersededObservations } from './memory.js';
@@ -82,16 +82,18 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
         ? { role: 'user', content: event.input, image: event.image }
         : { role: 'user', content: event.input };
       const { finishReason: _r, answer: _a, error: _e, ...rest } = state;
-      const messages = state.messages.concat(task);
-      return think(rules, {
+      const added = state.messages.concat(task);
+      const messages = event.image ? keepNewestImages(added, rules.config.keepImages) : added;
+      const started: AgentState = {
         ...rest,
         ...(event.runId ? { runId: event.runId } : {}),
         status: 'awaiting_llm',
         step: 0,
-        messages: event.image ? keepNewestImages(messages, rules.config.keepImages) : messages,
+        messages,
         taskIndex: state.messages.length,
         reprompted: false,
-      });
+      };
+      return think(rules, withHistoryTokens(rules.config, state, started, messages !== added));
     }
     case 'resumed': {
       const named = reopenPaused(event.runId && !state.runId ? { ...state, runId: event.runId } : state);
@@ -103,9 +105,9 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       return [next, next === named ? effects.filter((e) => e.type === 'callLlm') : effects];
     }
     case 'cancelled':
-      return close(state, 'cancelled', event.reason);
+      return close(rules, state, 'cancelled', event.reason);
     case 'faulted':
-      return close(state, 'error', event.error);
+      return close(rules, state, 'error', event.error);
     case 'llmResponded':
       if (awaitsCompaction(state, event.effectId)) return compacted(rules, state, event);
       if (!awaitsLlm(state, event.effectId)) return [state, []];
@@ -213,7 +215,7 @@ function answerHost(rules: Rules, state: AgentState, event: HostAnswer): Transit
 
 function think(rules: Rules, state: AgentState): Transition {
   const stop = firstStop(rules, state, (policy, context) => policy.beforeStep?.(context));
-  if (stop) return stopRun(state, stop);
+  if (stop) return stopRun(rules, state, stop);
   const { context: _previous, ...rest } = state;
   const next: AgentState = { ...rest, status: 'awaiting_llm', step: state.step + 1, requestSeq: state.requestSeq + 1 };
   const wanted = (rules.config.contextProviders ?? []).filter((provider) => provider.when(next)).map((p) => p.name);
@@ -293,14 +295,15 @@ function compacted(
   const from = state.summary?.upTo ?? 0;
   // The task is sent as it is, never summarised.
   const summarised = upTo - from - (state.taskIndex >= from && state.taskIndex < upTo ? 1 : 0);
-  const [next, effects] = sendRequest(rules, { ...rest, usage, summary: { text, upTo } });
+  const withSummary = withHistoryTokens(rules.config, state, { ...rest, usage, summary: { text, upTo } });
+  const [next, effects] = sendRequest(rules, withSummary);
   return [next, [{ type: 'emit', observation: { kind: 'memoryCompacted', summarised } }, ...effects]];
 }
 
 /** Emits the model request for the current step, unless a policy stops the run first. */
 function sendRequest(rules: Rules, state: AgentState): Transition {
   const prepared = prepareRequest(rules, state);
-  if (isStop(prepared)) return stopRun(state, prepared);
+  if (isStop(prepared)) return stopRun(rules, state, prepared);
   const { config } = rules;
   // A re-prompt for a missing tool call stays within its step: no second "step started".
   const effects: Effect[] = state.reprompted
@@ -326,7 +329,8 @@ function act(rules: Rules, state: AgentState, content: string, rawCalls: readonl
   const oversized = named.map((c) => (c.arguments.length > config.maxToolArgsChars ? c.arguments.length : undefined));
   const calls = named.map((c, i) => (oversized[i] === undefined ? c : { ...c, arguments: TRUNCATED_ARGUMENTS }));
   const message = assistantMessage(content, calls);
-  const acted = remember(rules, { ...state, messages: state.messages.concat(message) }, message);
+  const said = withHistoryTokens(config, state, { ...state, messages: state.messages.concat(message) });
+  const acted = remember(rules, said, message);
   const notes: Effect[] = ignoring
     ? [{ type: 'emit', observation: { kind: 'toolCallsIgnored', count: rawCalls.length } }]
     : [];
@@ -500,9 +504,9 @@ function endStep(rules: Rules, state: AgentState): Transition {
   const messages = observations.some((m) => 'brief' in m)
     ? shrinkSupersededObservations(pictured, rules.config.keepFullObservations)
     : pictured;
-  const observed: AgentState = { ...rest, messages };
+  const observed = withHistoryTokens(rules.config, state, { ...rest, messages }, messages !== added);
   const stop = firstStop(rules, observed, (policy, context) => policy.afterStep?.(context, calls));
-  return stop ? stopRun(observed, stop) : think(rules, observed);
+  return stop ? stopRun(rules, observed, stop) : think(rules, observed);
 }
 
 function firstStop(
@@ -523,10 +527,10 @@ const contextFor = (policy: Policy, config: AgentConfig, state: AgentState): Pol
   memory: state.policies[policy.name],
 });
 
-function stopRun(state: AgentState, stop: Stop): Transition {
+function stopRun(rules: Rules, state: AgentState, stop: Stop): Transition {
   if (stop.say) {
     return finish(
-      { ...state, messages: state.messages.concat(assistantMessage(stop.say)) },
+      withHistoryTokens(rules.config, state, { ...state, messages: state.messages.concat(assistantMessage(stop.say)) }),
       stop.reason,
       stop.say,
       stop.say,
@@ -536,10 +540,12 @@ function stopRun(state: AgentState, stop: Stop): Transition {
 }
 
 /** Ends a run from outside (cancel, a shell fault): open calls are answered, so the history stays valid. */
-function close(state: AgentState, reason: FinishReason, why: string | undefined): Transition {
+function close(rules: Rules, state: AgentState, reason: FinishReason, why: string | undefined): Transition {
   if (isFinal(state)) return [state, []];
   const { turn, compacting: _unwritten, ...rest } = state;
-  const closed = turn ? { ...rest, messages: state.messages.concat(observationsOf(turn.calls)) } : rest;
+  const closed = turn
+    ? withHistoryTokens(rules.config, state, { ...rest, messages: state.messages.concat(observationsOf(turn.calls)) })
+    : rest;
   return finish(closed, reason, lastAnswer(state.messages), why);
 }
 

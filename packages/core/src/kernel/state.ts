@@ -1,4 +1,4 @@
-import type { HistorySummary } from './compaction.js';
+import type { HistorySummary, HistoryTokens } from './compaction.js';
 import type { ContextState } from './context.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
 import type { ToolSpec } from './tool.js';
@@ -79,6 +79,8 @@ export interface AgentState {
   readonly summary?: HistorySummary;
   /** A summary of the messages before `upTo` is being written (the model request waits for it). */
   readonly compacting?: { readonly upTo: number };
+  /** The tokens of the messages not summarised, kept while the agent summarises (states saved without it count on first use). */
+  readonly historyTokens?: HistoryTokens;
   /** What each policy remembers between steps (stuck detection's recent turns), by policy name. */
   readonly policies: Readonly<Record<string, unknown>>;
   readonly usage: Usage;

@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { err, ok, type Result } from '../result.js';
+import type { TokenizerName } from './agent.js';
 import type { Role } from './messages.js';
 import { describeValue, migrate } from './migrations.js';
 import type { AgentState, CallPhase, FinishReason, PendingInput, RunStatus } from './state.js';
@@ -28,6 +29,12 @@ const FINISH_REASONS = {
   error: 'error',
 } as const satisfies AllOf<FinishReason>;
 
+const TOKENIZERS = {
+  cl100k_base: 'cl100k_base',
+  o200k_base: 'o200k_base',
+  estimate: 'estimate',
+} as const satisfies AllOf<TokenizerName>;
+
 const CALL_PHASES = {
   approval: 'approval',
   human: 'human',
@@ -39,7 +46,7 @@ const CALL_PHASES = {
 ({ system: 'system', user: 'user', assistant: 'assistant', tool: 'tool' }) satisfies AllOf<Role>;
 ({ human: 'human', approval: 'approval' }) satisfies AllOf<PendingInput['kind']>;
 
-/** Counters: step, requestSeq, taskIndex, llmCalls. */
+/** Counters: step, requestSeq, taskIndex, llmCalls, token counts. */
 const count = z.number().int().nonnegative();
 /** Anything JSON-shaped a tool, policy or provider keeps: checked by its owner, not here. */
 const unknownRecord = z.record(z.string(), z.unknown());
@@ -115,6 +122,7 @@ export const agentStateSchema = z.object({
   toolData: unknownRecord.optional(),
   summary: z.object({ text: z.string(), upTo: count }).optional(),
   compacting: z.object({ upTo: count }).optional(),
+  historyTokens: z.object({ tokenizer: z.enum(TOKENIZERS), from: count, to: count, tokens: count }).optional(),
   policies: unknownRecord,
   usage: z.object({
     inputTokens: z.number().nonnegative(),

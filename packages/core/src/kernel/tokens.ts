@@ -92,7 +92,8 @@ export function requestTokens(request: LlmRequest, tokenizer: TokenizerName): nu
 /** OpenAI's high-detail rule: fit in 2048², short side to 768, 170 per 512px tile plus 85. */
 export function imageTokens(image: ImageData): number {
   const size = imageSize(image.base64);
-  if (!size) return 765;
+  // A side of 0 cannot be scaled (768 / 0): priced as an unknown image, like a header that says nothing.
+  if (!size || size.width === 0 || size.height === 0) return 765;
   let { width, height } = size;
   const fit = Math.min(1, 2048 / Math.max(width, height));
   width *= fit;
@@ -120,6 +121,7 @@ export function imageSize(base64: string): { width: number; height: number } | u
   const head = bytesOf(base64, 24);
   const be16 = (b: Uint8Array, i: number) => ((b[i] ?? 0) << 8) | (b[i + 1] ?? 0);
   if (head[0] === 0x89 && head[1] === 0x50) {
+    if (head.length < 24) return undefined; // cut off before the size
     const be32 = (i: number) => ((be16(head, i) << 16) | be16(head, i + 2)) >>> 0;
     return { width: be32(16), height: be32(20) };
   }

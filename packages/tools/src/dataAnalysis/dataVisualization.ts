@@ -3,9 +3,8 @@
 // or an SVG drawn on the server), its insights in Markdown and its Vega-Lite spec — never
 // replacing a file that is there. In a run with a sandbox, the files are the sandbox's.
 import { basename, extname, join } from 'node:path';
-import { defineTool, err, ok, type SandboxProvider, sandboxFor } from '@openmanus/core';
+import { defineTool, err, messageOf, ok, type SandboxProvider, sandboxFor } from '@openmanus/core';
 import { z } from 'zod';
-import { messageOf } from '../messageOf.js';
 import { ChartError } from './chartError.js';
 import { type ChartFiles, hostChartFiles, sandboxChartFiles } from './chartFiles.js';
 import { chartHtml } from './chartHtml.js';

@@ -1,10 +1,10 @@
 // Vega-Lite compiled and drawn on the server, with no browser: the check that a chart can be
 // made, and its SVG. Expressions in a spec (the model wrote it) are interpreted, never turned
 // into code, and the loader loads nothing: a chart draws only the rows it was given.
+import { messageOf } from '@openmanus/core';
 import { type Loader, type LoggerInterface, logger, parse, type Spec, View, Warn } from 'vega';
 import { expressionInterpreter } from 'vega-interpreter';
 import { compile, type TopLevelSpec } from 'vega-lite';
-import { messageOf } from '../messageOf.js';
 import { ChartError } from './chartError.js';
 import { dataUrls, type VegaLiteSpec } from './chartSpec.js';
 

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { err, linkAbort, ok, type Result } from '@openmanus/core';
-import { messageOf } from '../messageOf.js';
+import { err, linkAbort, messageOf, ok, type Result } from '@openmanus/core';
 import { isHttpUrl } from '../web/http.js';
 import { collapseWhitespace } from '../web/text.js';
 import type { EngineFailure, EngineFetch, EngineHit, SearchEngine, SearchResult } from './types.js';
