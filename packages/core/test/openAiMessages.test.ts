@@ -53,3 +53,13 @@ describe('toOpenAiMessages when the caller reuses its array', () => {
     expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
   });
 });
+
+describe('toOpenAiMessages when the caller changes what it was given', () => {
+  it('a changed result of the last request does not leak into the next one', () => {
+    const messages: Message[] = [systemMessage('s'), userMessage('mine'), ...turn(1)];
+    const wire = toOpenAiMessages(messages, false);
+    wire[2] = { role: 'user', content: 'tampered' };
+    messages.push(...turn(2));
+    expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
+  });
+});

@@ -21,6 +21,18 @@ function contextAdditions(config: AgentConfig, state: AgentState): RequestAdditi
   return additions;
 }
 
+// One system message per agent config: every request of a run then starts with the same message,
+// whose tokens and wire form are worked out once (messages are immutable, so sharing it is safe).
+const systemMessages = new WeakMap<AgentConfig, Message>();
+function systemMessageOf(config: AgentConfig, prompt: string): Message {
+  let message = systemMessages.get(config);
+  if (message?.content !== prompt) {
+    message = systemMessage(prompt);
+    systemMessages.set(config, message);
+  }
+  return message;
+}
+
 /**
  * The request for the next model call: system prompt, the memory window, what this step's
  * context providers add, then the policies' hints and the next-step prompt — the last two
@@ -41,7 +53,7 @@ export function buildRequest(
   const prompt = [...hints, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
     .filter((part): part is string => Boolean(part))
     .join('\n\n');
-  const head: Message[] = config.systemPrompt ? [systemMessage(config.systemPrompt)] : [];
+  const head: Message[] = config.systemPrompt ? [systemMessageOf(config, config.systemPrompt)] : [];
   const tail: Message[] = prompt ? [...additions.messages, userMessage(prompt)] : [...additions.messages];
   // concat copies the (long) history in one go; spreading it element by element costs more per step.
   const messages = head.concat(window.messages, tail);

@@ -296,19 +296,19 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
     return param;
   };
   if (!vision) {
-    // A run's requests repeat its history: where this one holds the same message at the same
-    // place as the run's last one, that one's conversion is taken without a lookup.
-    // The messages are noted as they were: a caller may change its array after the request.
+    // A run's requests repeat its history: the part this one shares with the run's last one (the
+    // same messages, from the start) is taken from that one's conversion, copied in one go.
     const key = messages[1] ?? messages[0];
     const last = key && lastConverted.get(key);
-    const sources = new Array<Message>(messages.length);
-    const params = new Array<ChatCompletionMessageParam>(messages.length);
-    for (let i = 0; i < messages.length; i++) {
-      const message = messages[i] as Message;
-      sources[i] = message;
-      params[i] = last && last.messages[i] === message ? (last.params[i] as ChatCompletionMessageParam) : once(message);
+    let same = 0;
+    if (last) {
+      const most = Math.min(last.messages.length, messages.length);
+      while (same < most && last.messages[same] === messages[same]) same++;
     }
-    if (key) lastConverted.set(key, { messages: sources, params });
+    const params = last && same > 0 ? last.params.slice(0, same) : [];
+    for (let i = same; i < messages.length; i++) params.push(once(messages[i] as Message));
+    // Both as they are now: the caller may change its arrays after the request.
+    if (key) lastConverted.set(key, { messages: messages.slice(), params: params.slice() });
     return params;
   }
   const out: ChatCompletionMessageParam[] = [];
@@ -335,7 +335,7 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
 // system prompt (the task): the next request's history mostly sits at the same places.
 const lastConverted = new WeakMap<
   Message,
-  { readonly messages: readonly Message[]; readonly params: readonly ChatCompletionMessageParam[] }
+  { readonly messages: readonly Message[]; readonly params: ChatCompletionMessageParam[] }
 >();
 
 // Messages are immutable: each is converted once, not once per request.
