@@ -42,10 +42,15 @@ export default {
     codeSplitting: {
       groups: [
         // The pure kernel alone, for `@openmanus/core/kernel`.
-        { name: (id, ctx) => (loadedWith('./src/kernel/index.ts', ctx).has(id) ? 'kernel' : null), priority: 2 },
+        {
+          debugName: 'kernel',
+          name: (id, ctx) => (loadedWith('./src/kernel/index.ts', ctx).has(id) ? 'kernel' : null),
+          priority: 2,
+        },
         // What importing the package loads anyway goes in one chunk; code reached only through
         // `import()` (a tool's implementation, the file store) stays in chunks loaded on first use.
         {
+          debugName: 'core',
           name: (id, ctx) => (loadedWith('./src/index.ts', ctx).has(id) ? 'core' : null),
           priority: 1,
         },
