@@ -1,12 +1,20 @@
 export {
+  type ApproveOptions,
   createDurableClient,
   type DurableClient,
   type DurableClientOptions,
   type EnqueueRunOptions,
+  RunCancelledError,
   type RunInfo,
 } from './client.js';
 export { dbosRuntime } from './dbosRuntime.js';
-export { type DurableRunOptions, durableRun, type RunEventItem, type RunProgress } from './durableRun.js';
+export {
+  type DurableRunEnd,
+  type DurableRunOptions,
+  durableRun,
+  type RunEventItem,
+  type RunProgress,
+} from './durableRun.js';
 export type { RunRequest } from './names.js';
 export { recordedPerformers } from './recordedPerformers.js';
 export type { DurableRuntime } from './runtime.js';

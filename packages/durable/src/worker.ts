@@ -2,7 +2,16 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
 import { dbosRuntime } from './dbosRuntime.js';
 import { type DurableRunOptions, durableRun } from './durableRun.js';
-import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+import {
+  APPLICATION,
+  CONTINUATION_PRIORITY,
+  type Continuation,
+  continuationId,
+  RUN_QUEUE,
+  RUN_WORKFLOW,
+  type RunPart,
+  type RunRequest,
+} from './names.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
@@ -37,19 +46,41 @@ export interface WorkerOptions {
 
 export interface Worker {
   readonly workerId: string;
-  /** Stops taking runs and disconnects; runs in flight resume when a worker of this id starts again. */
+  /**
+   * Stops taking runs, disconnects, then stops the work in flight (nothing more is recorded): the
+   * runs resume from their last recorded step when a worker of this id starts again, or on a live
+   * worker that finds this one gone.
+   */
   stop(): Promise<void>;
 }
 
 // DBOS is one per process: the agents of the running worker, read by the one registered workflow.
 let serving: Readonly<Record<string, WorkerAgent>> | undefined;
+// Aborted when the worker stops, once DBOS can record nothing more: work in flight ends.
+let stopping = new AbortController();
 
-DBOS.registerWorkflow(
-  async (request: RunRequest): Promise<RunOutcome> => {
+const runWorkflow = DBOS.registerWorkflow(
+  async (request: RunRequest | RunPart): Promise<RunOutcome | Continuation> => {
     const entry = serving?.[request.agent];
     if (!entry) throw new Error(`this worker has no agent named "${request.agent}"`);
     const { agent, ...options } = entry;
-    return durableRun(dbosRuntime(), agent, request.input, options);
+    const part = 'continued' in request ? request.continued : undefined;
+    const runtime = dbosRuntime(part?.runId);
+    const end = await durableRun(runtime, agent, part ? part.state : request.input, {
+      ...options,
+      signal: options.signal ? AbortSignal.any([options.signal, stopping.signal]) : stopping.signal,
+    });
+    if (end.type === 'ended') return end.outcome;
+    // Continue-as-new: the next part starts from the state (recorded as this workflow's child,
+    // so a replay of this part finds it started and does not start another), then this one ends.
+    const next = (part?.part ?? 1) + 1;
+    const workflowID = continuationId(runtime.runId, next);
+    await DBOS.startWorkflow(runWorkflow, {
+      workflowID,
+      queueName: RUN_QUEUE,
+      enqueueOptions: { priority: CONTINUATION_PRIORITY },
+    })({ agent: request.agent, input: request.input, continued: { runId: runtime.runId, part: next, state: end.state } });
+    return { continuedAs: workflowID };
   },
   { name: RUN_WORKFLOW },
 );
@@ -63,6 +94,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   if (serving) throw new Error('a worker is already running in this process');
   const { databaseUrl, workerId, applicationVersion } = options;
   serving = options.agents;
+  stopping = new AbortController();
   let lock: WorkerLock | undefined;
   let reaper: Reaper;
   try {
@@ -93,6 +125,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     stop: async () => {
       await reaper.stop();
       await DBOS.shutdown();
+      stopping.abort(new Error('the worker stopped'));
       await held.close();
       serving = undefined;
     },

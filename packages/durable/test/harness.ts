@@ -5,7 +5,15 @@ import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from '
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createDurableClient, type DurableClient } from '../src/index.js';
 import { type Postgres, startPostgres } from './postgres.js';
-import { spawnWorker, type WorkerProcess } from './workers.js';
+import { spawnWorker, type WorkerEnv, type WorkerProcess } from './workers.js';
+
+/** How a test worker differs from the default: runs at once, parts' length, version, a halt at the handover. */
+export interface TestWorkerOptions {
+  readonly concurrency?: number;
+  readonly continueEvery?: number;
+  readonly applicationVersion?: string;
+  readonly haltAtHandover?: boolean;
+}
 
 /** What one test file's tests share: a Postgres, worker processes, model servers, a client. */
 export interface Harness {
@@ -13,9 +21,14 @@ export interface Harness {
   toolLog(name: string): Promise<string>;
   /** The tool's executions as `runId effectId` pairs. */
   executions(file: string): Promise<string[]>;
+  /** The log's lines as the tools wrote them: `runId effectId what workerId`. */
+  lines(file: string): Promise<string[]>;
   server(options: OpenAiServerOptions): Promise<OpenAiServer>;
-  worker(workerId: string, llmUrl: string, toolLog: string, concurrency?: number): WorkerProcess;
-  client(): Promise<DurableClient>;
+  worker(workerId: string, llmUrl: string, toolLog: string, options?: TestWorkerOptions): WorkerProcess;
+  /** A client of the file's database (of `applicationVersion`, default test-1). */
+  client(applicationVersion?: string): Promise<DurableClient>;
+  /** The file's database, for a test that reads DBOS's own records. */
+  readonly databaseUrl: () => string;
 }
 
 /** Registers the file's hooks; everything started is stopped (workers after each test). */
@@ -23,7 +36,7 @@ export function durableHarness(): Harness {
   let postgres: Postgres | undefined;
   let databaseUrl = '';
   let dir = '';
-  let client: DurableClient | undefined;
+  const clients = new Map<string, DurableClient>();
   const workers: WorkerProcess[] = [];
   const servers: OpenAiServer[] = [];
 
@@ -38,43 +51,50 @@ export function durableHarness(): Harness {
     await Promise.all(workers.splice(0).map((worker) => worker.exited));
   });
   afterAll(async () => {
-    await client?.close();
+    await Promise.all([...clients.values()].map((client) => client.close()));
     await Promise.all(servers.map((server) => server.close()));
     await postgres?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
   });
 
+  const lines = async (file: string) => (await readFile(file, 'utf8')).split('\n').filter(Boolean);
   return {
     toolLog: async (name) => {
       const file = join(dir, `${name}.log`);
       await writeFile(file, '');
       return file;
     },
-    executions: async (file) =>
-      (await readFile(file, 'utf8'))
-        .split('\n')
-        .filter(Boolean)
-        .map((line) => line.split(' ').slice(0, 2).join(' ')),
+    executions: async (file) => (await lines(file)).map((line) => line.split(' ').slice(0, 2).join(' ')),
+    lines,
     server: async (options) => {
       const server = await startOpenAiServer(options);
       servers.push(server);
       return server;
     },
-    worker: (workerId, llmUrl, toolLog, concurrency = 5) => {
-      const worker = spawnWorker({
+    worker: (workerId, llmUrl, toolLog, options = {}) => {
+      const { concurrency = 5, continueEvery, applicationVersion, haltAtHandover } = options;
+      const env: WorkerEnv = {
         DATABASE_URL: databaseUrl,
         WORKER_ID: workerId,
         LLM_URL: llmUrl,
         TOOL_LOG: toolLog,
         CONCURRENCY: String(concurrency),
-      });
+        ...(continueEvery ? { CONTINUE_EVERY: String(continueEvery) } : {}),
+        ...(applicationVersion ? { APP_VERSION: applicationVersion } : {}),
+        ...(haltAtHandover ? { HALT_AT_HANDOVER: '1' } : {}),
+      };
+      const worker = spawnWorker(env);
       workers.push(worker);
       return worker;
     },
-    client: async () => {
-      client ??= await createDurableClient({ databaseUrl, applicationVersion: 'test-1', pollingIntervalMs: 100 });
-      return client;
+    client: async (applicationVersion = 'test-1') => {
+      const made =
+        clients.get(applicationVersion) ??
+        (await createDurableClient({ databaseUrl, applicationVersion, pollingIntervalMs: 100 }));
+      clients.set(applicationVersion, made);
+      return made;
     },
+    databaseUrl: () => databaseUrl,
   };
 }
 
