@@ -34,7 +34,8 @@ export const laterPartsPrefix = (runId: string): string => `${runId}${PART}`;
 
 /** Run ids must leave the ids of later parts free. */
 export function checkRunId(runId: string): void {
-  if (runId.includes(PART)) throw new Error(`a run id cannot contain "${PART}" (it names the later parts of long runs)`);
+  if (runId.includes(PART))
+    throw new Error(`a run id cannot contain "${PART}" (it names the later parts of long runs)`);
 }
 
 export const isContinuation = (output: unknown): output is Continuation =>

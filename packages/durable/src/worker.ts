@@ -13,6 +13,7 @@ import {
   type RunRequest,
 } from './names.js';
 import { type Reaper, startReaper } from './reaper.js';
+import { registerRunQueue } from './runQueue.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
 /** An agent a worker can run, with its model and run options. */
@@ -36,9 +37,12 @@ export interface WorkerOptions {
   readonly applicationVersion: string;
   /** The agents this worker runs, by the name clients enqueue them under. */
   readonly agents: Readonly<Record<string, WorkerAgent>>;
-  /** Most runs this process works on at once (default 10). */
+  /**
+   * Most runs this process works on at once (default 10). DBOS keeps it with the queue, for every
+   * worker: the worker started last sets it for all of them (give every worker the same).
+   */
   readonly concurrency?: number;
-  /** How often the queue is polled for new runs, in ms (default 1000). */
+  /** How often the queue is polled for new runs, in ms (default 1000); like `concurrency`, one for all workers. */
   readonly pollingIntervalMs?: number;
   /** How often this worker looks for dead workers' runs to hand on, in ms (default 1000). */
   readonly reapIntervalMs?: number;
@@ -79,7 +83,11 @@ const runWorkflow = DBOS.registerWorkflow(
       workflowID,
       queueName: RUN_QUEUE,
       enqueueOptions: { priority: CONTINUATION_PRIORITY },
-    })({ agent: request.agent, input: request.input, continued: { runId: runtime.runId, part: next, state: end.state } });
+    })({
+      agent: request.agent,
+      input: request.input,
+      continued: { runId: runtime.runId, part: next, state: end.state },
+    });
     return { continuedAs: workflowID };
   },
   { name: RUN_WORKFLOW },
@@ -107,11 +115,11 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       executorID: workerId,
       logLevel: 'warn',
     });
-    await DBOS.launch();
-    await DBOS.registerQueue(RUN_QUEUE, {
+    await registerRunQueue(databaseUrl, {
       workerConcurrency: options.concurrency ?? 10,
       minPollingIntervalMs: options.pollingIntervalMs ?? 1000,
     });
+    await DBOS.launch();
     reaper = startReaper(lock, workerId, applicationVersion, options.reapIntervalMs ?? 1000);
   } catch (error) {
     serving = undefined;

@@ -1,6 +1,7 @@
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createDurableClient, type DurableClient } from '../src/index.js';
@@ -27,8 +28,17 @@ export interface Harness {
   worker(workerId: string, llmUrl: string, toolLog: string, options?: TestWorkerOptions): WorkerProcess;
   /** A client of the file's database (of `applicationVersion`, default test-1). */
   client(applicationVersion?: string): Promise<DurableClient>;
-  /** The file's database, for a test that reads DBOS's own records. */
-  readonly databaseUrl: () => string;
+  /**
+   * The workflows of a run as DBOS recorded them, first to last: each one's id, status, and the
+   * keys of the run's steps it recorded (model, tool and context calls).
+   */
+  parts(runId: string): Promise<RunPartRecord[]>;
+}
+
+export interface RunPartRecord {
+  readonly id: string;
+  readonly status: string;
+  readonly steps: readonly string[];
 }
 
 /** Registers the file's hooks; everything started is stopped (workers after each test). */
@@ -37,6 +47,7 @@ export function durableHarness(): Harness {
   let databaseUrl = '';
   let dir = '';
   const clients = new Map<string, DurableClient>();
+  let dbos: DBOSClient | undefined;
   const workers: WorkerProcess[] = [];
   const servers: OpenAiServer[] = [];
 
@@ -52,6 +63,7 @@ export function durableHarness(): Harness {
   });
   afterAll(async () => {
     await Promise.all([...clients.values()].map((client) => client.close()));
+    await dbos?.destroy();
     await Promise.all(servers.map((server) => server.close()));
     await postgres?.stop();
     if (dir) await rm(dir, { recursive: true, force: true });
@@ -94,7 +106,19 @@ export function durableHarness(): Harness {
       clients.set(applicationVersion, made);
       return made;
     },
-    databaseUrl: () => databaseUrl,
+    parts: async (runId) => {
+      dbos ??= await DBOSClient.create({ systemDatabaseUrl: databaseUrl });
+      const found = await dbos.listWorkflows({ workflow_id_prefix: runId, loadInput: false, loadOutput: false });
+      const ofRun = found.filter((w) => w.workflowID === runId || w.workflowID.startsWith(`${runId}~`));
+      return Promise.all(
+        ofRun.map(async ({ workflowID, status }) => {
+          const steps = (await dbos?.listWorkflowSteps(workflowID)) ?? [];
+          // The run's own steps, not DBOS's (events, streams, messages, the next part's start).
+          const keys = steps.map((step) => step.name).filter((name) => /^(llm|compact|running|context)-/.test(name));
+          return { id: workflowID, status, steps: keys };
+        }),
+      );
+    },
   };
 }
 
