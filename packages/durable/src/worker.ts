@@ -12,8 +12,8 @@ import {
   type RunPart,
   type RunRequest,
 } from './names.js';
+import { launchWithRunQueue } from './launch.js';
 import { type Reaper, startReaper } from './reaper.js';
-import { registerRunQueue } from './runQueue.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
 /** An agent a worker can run, with its model and run options. */
@@ -115,11 +115,10 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       executorID: workerId,
       logLevel: 'warn',
     });
-    await registerRunQueue(databaseUrl, {
+    await launchWithRunQueue(lock, databaseUrl, {
       workerConcurrency: options.concurrency ?? 10,
       minPollingIntervalMs: options.pollingIntervalMs ?? 1000,
     });
-    await DBOS.launch();
     reaper = startReaper(lock, workerId, applicationVersion, options.reapIntervalMs ?? 1000);
   } catch (error) {
     serving = undefined;

@@ -74,7 +74,11 @@ describe('a long run continues as a fresh workflow every K model turns', () => {
     expect(await durable.getRun(runId)).toMatchObject({ status: 'running', progress: { step: 3 } });
 
     await harness.worker('handover-worker', server.baseURL, log, { continueEvery: 2 }).ready;
-    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done', usage: { llmCalls: 4 } });
+    expect(await durable.waitForRun(runId)).toMatchObject({
+      status: 'finished',
+      answer: 'done',
+      usage: { llmCalls: 4 },
+    });
     expect(await harness.parts(runId)).toEqual([
       { id: 'handover-run', status: 'SUCCESS', steps: ['llm-1', 'running-1-0', 'llm-2', 'running-2-0'] },
       { id: 'handover-run~continued-2', status: 'SUCCESS', steps: ['llm-3', 'running-3-0', 'llm-4'] },
