@@ -8,6 +8,8 @@ import { createDurableClient, type DurableClient } from '../src/index.js';
 import { type Postgres, startPostgres } from './postgres.js';
 import { spawnWorker, type WorkerEnv, type WorkerProcess } from './workers.js';
 
+export { until } from './until.js';
+
 /** How a test worker differs from the default: runs at once, parts' length, version, a halt at the handover. */
 export interface TestWorkerOptions {
   readonly concurrency?: number;
@@ -120,15 +122,4 @@ export function durableHarness(): Harness {
       );
     },
   };
-}
-
-/** Checks `condition` every 50 ms until it holds (state only Postgres knows: no event to await). */
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
