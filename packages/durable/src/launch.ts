@@ -14,11 +14,7 @@ export interface RunQueueLimits {
  * reads them when it launches (then every second), so setting them only after would let this
  * worker take runs under the settings it found.
  */
-export async function launchWithRunQueue(
-  lock: WorkerLock,
-  databaseUrl: string,
-  limits: RunQueueLimits,
-): Promise<void> {
+export async function launchWithRunQueue(lock: WorkerLock, databaseUrl: string, limits: RunQueueLimits): Promise<void> {
   await lock.exclusively('launch', async () => {
     await presetRunQueue(databaseUrl, limits);
     await DBOS.launch();
@@ -29,7 +25,11 @@ export async function launchWithRunQueue(
 
 async function presetRunQueue(databaseUrl: string, limits: RunQueueLimits): Promise<void> {
   const quiet = { info: () => {}, debug: () => {}, warn: console.warn, error: console.error };
-  const client = await DBOSClient.create({ systemDatabaseUrl: databaseUrl, applicationName: APPLICATION, logger: quiet });
+  const client = await DBOSClient.create({
+    systemDatabaseUrl: databaseUrl,
+    applicationName: APPLICATION,
+    logger: quiet,
+  });
   try {
     await client.registerQueue(RUN_QUEUE, limits);
   } catch (error) {

@@ -2,6 +2,7 @@ import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
 import { dbosRuntime } from './dbosRuntime.js';
 import { type DurableRunOptions, durableRun } from './durableRun.js';
+import { launchWithRunQueue } from './launch.js';
 import {
   APPLICATION,
   CONTINUATION_PRIORITY,
@@ -12,7 +13,6 @@ import {
   type RunPart,
   type RunRequest,
 } from './names.js';
-import { launchWithRunQueue } from './launch.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
