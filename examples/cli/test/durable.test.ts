@@ -205,10 +205,10 @@ describe('openmanus status, approve, answer and cancel', () => {
     try {
       await worker.ready;
       expect(worker.stderr()).toContain('approval needed for python_execute');
-      for (const runId of ['cli-approved', 'cli-rejected']) {
-        const queued = await onRun('enqueue', ['--no-wait', '--run-id', runId, `task ${runId}`], env);
-        expect(queued.code, queued.stderr).toBe(0);
-      }
+      // One followed as it waits, one queued without waiting.
+      const follower = onRun('enqueue', ['--run-id', 'cli-approved', 'task cli-approved'], env);
+      const queued = await onRun('enqueue', ['--no-wait', '--run-id', 'cli-rejected', 'task cli-rejected'], env);
+      expect(queued.code, queued.stderr).toBe(0);
       const pending = await waitingFor('cli-approved');
       await waitingFor('cli-rejected');
 
@@ -228,7 +228,12 @@ describe('openmanus status, approve, answer and cancel', () => {
       expect(rejected.code, rejected.stderr).toBe(0);
       expect(rejected.stdout).toBe('Rejected (no Python today): python_execute(code: "print(6 * 7)")\n');
 
-      expect(await awaited('cli-approved')).toMatchObject({ answer: 'The answer is 42.' });
+      const followed = await follower;
+      expect(followed.code, followed.stderr).toBe(0);
+      expect(followed.stdout).toBe('The answer is 42.\n');
+      expect(followed.stderr).toContain(
+        '⏸ waiting for a person: openmanus status cli-approved, then openmanus approve cli-approved\n',
+      );
       expect(await awaited('cli-rejected')).toMatchObject({ answer: 'The answer is 42.' });
       // The model read the tool's result after the approval, the reason after the rejection.
       const toolResultIn = (runId: string) =>
