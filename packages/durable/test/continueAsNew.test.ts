@@ -90,11 +90,12 @@ describe('a long run continues as a fresh workflow every K model turns', () => {
   it("a run's next part goes ahead of runs queued after it", async () => {
     const log = await harness.toolLog('ahead');
     const server = await harness.server({ script: (request: RecordedRequest) => noteReply(request, 2) });
+    // One run at a time: the queue's order is the order the model sees.
+    await harness.worker('ahead-worker', server.baseURL, log, { continueEvery: 1, concurrency: 1 }).ready;
     const durable = await harness.client();
-    // Queued before any worker runs: one worker taking one run at a time decides the order.
+    // The long run is taken first; the others are queued while its first part runs.
     for (const name of ['long', 'next-1', 'next-2'])
       await durable.enqueueRun({ runId: `ahead-${name}`, agent: 'recorder', input: `task ahead-${name}` });
-    await harness.worker('ahead-worker', server.baseURL, log, { continueEvery: 1, concurrency: 1 }).ready;
 
     for (const name of ['long', 'next-1', 'next-2']) await durable.waitForRun(`ahead-${name}`);
     expect((await harness.parts('ahead-long')).map((part) => part.id)).toEqual([
