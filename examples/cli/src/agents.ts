@@ -16,7 +16,10 @@ export interface AgentSettings {
   readonly maxSteps: number;
   /** Isolation of the agent's Python or shell. */
   readonly sandbox: SandboxMode;
-  /** Where Manus works instead: its shell, files and Python in one sandbox of this provider per run. */
+  /**
+   * Where the agent works instead (manus, swe, data_analysis): its shell, files and Python in one
+   * sandbox of this provider per run, the model told the workspace as the sandbox sees it.
+   */
   readonly sandboxed?: NamedProvider;
   /** `max_input_tokens` of the agent's `[llm.<name>]` profile. */
   readonly maxInputTokens?: number;
@@ -63,9 +66,10 @@ const AGENTS = {
     }),
   data_analysis: (settings: AgentSettings) =>
     createDataAnalysis({
-      workspace: settings.workspace,
+      workspace: settings.sandboxed?.workspace ?? settings.workspace,
       maxSteps: settings.maxSteps,
       python: { sandbox: settings.sandbox },
+      ...(settings.sandboxed ? { sandboxProvider: settings.sandboxed.provider } : {}),
       ...tokenLimit(settings),
     }),
   browser: (settings: AgentSettings) =>

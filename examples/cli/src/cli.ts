@@ -52,10 +52,12 @@ Options:
   --sandbox <mode>     isolation of python and bash: auto (default: bubblewrap where it works,
                        else the best the host allows), bwrap (no network, only the workspace
                        writable; refuses to run without it), none;
-                       or a sandbox Manus works in, with bash added (SandboxManus): local (the
-                       workspace on this host, commands under bubblewrap where it works), docker
-                       (a container per run, [sandbox] of config.toml; needs @openmanus/sandbox;
-                       also what [sandbox] use_sandbox = true means when --sandbox is not given)
+                       or a sandbox Manus works in, with bash and sandbox_vision added
+                       (SandboxManus): local (the workspace on this host, commands under bubblewrap
+                       where it works), docker (a container per run, [sandbox] of config.toml; also
+                       what [sandbox] use_sandbox = true means when --sandbox is not given), daytona
+                       (a Daytona cloud sandbox per run, [daytona] of config.toml; its desktop and
+                       website links are printed); docker and daytona need @openmanus/sandbox
   --json               print the run's events as JSON lines on stdout
   --record <file>      record the model's replies into a transcript file (JSON, rewritten after
                        each call), to replay offline as a regression test with replayLlm
@@ -137,7 +139,12 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     return fail(`${why} runs Manus or swe in a sandbox: use it with --agent manus|swe (or --sandbox auto|bwrap|none)`);
   }
   const sandboxed = providerName
-    ? await sandboxProviderFor(providerName, { workspace, isolation, config: config.value })
+    ? await sandboxProviderFor(providerName, {
+        workspace,
+        isolation,
+        config: config.value,
+        onNotice: (line) => io.stderr.write(`${line}\n`),
+      })
     : undefined;
   if (sandboxed && !sandboxed.ok) return fail(sandboxed.error);
   const agent = createCliAgent(agentName, {

@@ -6,8 +6,9 @@ import { compactFlowItem } from './flowJson.js';
 import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
 import { createFlowProgress } from './flowProgress.js';
 import { createLiveView, streamAbove } from './liveView.js';
-import { failure, maxStepsOption, messageOf, recordedTo, sandboxOption } from './options.js';
+import { failure, maxStepsOption, messageOf, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { createProfiledLlm } from './profiledLlm.js';
+import { sandboxProviderFor } from './sandboxProvider.js';
 import { askOnTerminal, cancelOnSigint, readTask, type SessionIo, useColor } from './session.js';
 
 export const flowUsage = `Usage: openmanus flow [options] [task...]
@@ -28,8 +29,13 @@ Options:
   --timeout <seconds>     longest the whole flow may run (default 3600)
   --fresh-memory          every step starts from an empty history (default: an executor remembers
                           its earlier steps, as OpenManus)
+  --sandbox <mode>        auto, bwrap or none: how the executors' Python and shell are isolated on
+                          this host; local or docker: the executors work in a sandbox of that
+                          provider (manus as SandboxManus, data_analysis with its Python, data and
+                          charts there), one per step, the workspace shared through it (docker:
+                          bound at [sandbox] work_dir; also what use_sandbox = true means)
   --config <file>, --workspace <dir>, --max-steps <n> (per step), --model <name>,
-  --sandbox <mode>, --json, --record <file>: as for \`openmanus\`
+  --json, --record <file>: as for \`openmanus\`
   -h, --help              show this help
 
 The plan and the summary use [llm] of config.toml; each executor its own [llm.<name>] table if
@@ -80,7 +86,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
   }
   const maxSteps = maxStepsOption(values['max-steps']);
   if (!maxSteps.ok) return fail(maxSteps.error);
-  const sandbox = sandboxOption(values.sandbox);
+  const sandbox = runSandboxOption(values.sandbox);
   if (!sandbox.ok) return fail(sandbox.error);
   const whenBlocked = whenBlockedOption(values['when-blocked']);
   if (!whenBlocked.ok) return fail(whenBlocked.error);
@@ -91,14 +97,26 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
   if (!config.ok) return fail(describeConfigError(config.error));
   const dataAnalysis = useDataAnalysisAgent(config.value);
   if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));
+  const workspace = values.workspace ?? config.value.agent.workspace ?? 'workspace';
+  const isolation =
+    (sandbox.value && 'isolation' in sandbox.value ? sandbox.value.isolation : undefined) ??
+    config.value.agent.sandbox ??
+    'auto';
+  // One provider for every executor: each step's run gets its own sandbox of it, on the same workspace.
+  const providerName = providerOf(sandbox.value, config.value.sections.sandbox);
+  const sandboxed = providerName
+    ? await sandboxProviderFor(providerName, { workspace, isolation, config: config.value })
+    : undefined;
+  if (sandboxed && !sandboxed.ok) return fail(sandboxed.error);
 
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
 
   const settings: Omit<AgentSettings, 'maxInputTokens'> = {
-    workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
+    workspace,
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
-    sandbox: sandbox.value ?? config.value.agent.sandbox ?? 'auto',
+    sandbox: isolation,
+    ...(sandboxed ? { sandboxed: sandboxed.value } : {}),
     search: config.value.search,
     browser: config.value.browser,
   };

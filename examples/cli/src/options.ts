@@ -1,6 +1,6 @@
 import { resolve } from 'node:path';
 import { err, type LlmPort, ok, type Result, recordLlm, type SandboxMode } from '@openmanus/core';
-import { isProviderName, type ProviderName } from './sandboxProvider.js';
+import { isProviderName, PROVIDER_NAMES, type ProviderName } from './sandboxProvider.js';
 import type { SessionIo } from './session.js';
 
 /** Writes `<command>: message` to stderr and gives the exit code (2: bad input or config). */
@@ -19,7 +19,8 @@ export function runSandboxOption(value: string | undefined): Result<RunSandbox |
   if (value !== undefined && isProviderName(value)) return ok({ provider: value });
   const isolation = sandboxOption(value);
   if (isolation.ok) return ok(isolation.value === undefined ? undefined : { isolation: isolation.value });
-  return err(`--sandbox must be "auto", "bwrap", "none", "local" or "docker", got "${value}"`);
+  const choices = ['auto', 'bwrap', 'none', ...PROVIDER_NAMES].map((name) => `"${name}"`);
+  return err(`--sandbox must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${value}"`);
 }
 
 /**

@@ -122,7 +122,7 @@ describe('openmanus', () => {
       /OSError: \[Errno 30\] Read-only file system: '\/var\/tmp\/x'|could not start bwrap: it is not installed/,
     );
     expect((await runNode('cli.js', ['--sandbox', 'podman', 'x'], { env })).stderr).toBe(
-      'openmanus: --sandbox must be "auto", "bwrap", "none", "local" or "docker", got "podman"\n',
+      'openmanus: --sandbox must be "auto", "bwrap", "none", "local", "docker" or "daytona", got "podman"\n',
     );
   });
 

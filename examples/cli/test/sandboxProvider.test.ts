@@ -78,7 +78,7 @@ describe('--sandbox and [sandbox] use_sandbox', () => {
     expect(option(undefined)).toBeUndefined();
     expect(runSandboxOption('podman')).toEqual({
       ok: false,
-      error: '--sandbox must be "auto", "bwrap", "none", "local" or "docker", got "podman"',
+      error: '--sandbox must be "auto", "bwrap", "none", "local", "docker" or "daytona", got "podman"',
     });
   });
 

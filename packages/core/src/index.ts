@@ -59,8 +59,9 @@ export {
   type SandboxMode,
   sandboxEnv,
 } from './sandbox/bwrap.js';
-export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/local.js';
+export { type Ending, endingOfStatus, signalOfStatus } from './sandbox/exitStatus.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
+export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/localProvider.js';
 export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './sandbox/reaping.js';
 export { sandboxFor } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';
@@ -110,6 +111,7 @@ export type {
   DirectoryEntry,
   ExecOptions,
   ExecResult,
+  PreviewLink,
   Sandbox,
   SandboxProcess,
   SandboxProvider,
@@ -125,7 +127,13 @@ export {
 } from './shell/scope.js';
 export { type ArrayTail, diffState, type StateDelta } from './shell/stateDelta.js';
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
-export { type CallToolEffect, executeTool, type ToolCallOptions, type ToolEvent } from './shell/toolExecution.js';
+export {
+  type CallToolEffect,
+  executeTool,
+  type ToolCallOptions,
+  type ToolEvent,
+  toolOutputOf,
+} from './shell/toolExecution.js';
 export { createToolRun, type ToolRun, type ToolRunOptions } from './shell/toolRun.js';
 export { askHuman } from './tools/askHuman.js';
 export { NotRegularFileError, type OpenMode, openInside, removeInside, writeAll } from './tools/confinedFile.js';
@@ -138,7 +146,8 @@ export {
   type ToolReturn,
   type ToolSuspension,
 } from './tools/defineTool.js';
+export { type EditorPath, type OpenedPath, sandboxPath } from './tools/editorFiles.js';
 export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
-export { confine, confineIn, WorkspaceError } from './tools/workspace.js';
+export { confine, confineIn, inside, WorkspaceError } from './tools/workspace.js';

@@ -32,3 +32,16 @@ export const loadZod = lazyModule<typeof import('zod')>('zod');
 
 /** node:child_process, for the tools that start processes (its module costs ~1.5 MB at import). */
 export const loadChildProcess = lazyModule<typeof import('node:child_process')>('node:child_process');
+
+/**
+ * A promise made on first use and shared after that: e.g. one of our own modules imported when
+ * first needed, so code a run may never use (a tool's implementation, a store) stays out of the
+ * process until it does.
+ */
+export function lazyPromise<T>(load: () => Promise<T>): () => Promise<T> {
+  let loaded: Promise<T> | undefined;
+  return () => {
+    loaded ??= load();
+    return loaded;
+  };
+}

@@ -1,22 +1,18 @@
-import { DBOSClient, type WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { HostAnswer, PendingInput, RunOutcome } from '@openmanus/core';
+import { RunCancelledError } from './cancelled.js';
+import { type DurableFlowClient, flowClient } from './durableFlowClient.js';
 import type { RunEventItem, RunProgress } from './durableRun.js';
-import {
-  APPLICATION,
-  checkRunId,
-  isContinuation,
-  laterPartsPrefix,
-  NEW_RUN_PRIORITY,
-  RUN_QUEUE,
-  RUN_WORKFLOW,
-  type RunRequest,
-} from './names.js';
+import { APPLICATION, checkRunId, NEW_RUN_PRIORITY, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+import { type RunInfo, runsOf } from './runs.js';
+
+export { RunCancelledError, type RunInfo };
 
 export interface DurableClientOptions {
   readonly databaseUrl: string;
   /** The workers' application version: only workers of this version take the runs enqueued (default: the newest). */
   readonly applicationVersion?: string;
-  /** How often `waitForRun` checks the run, in ms (default 1000). */
+  /** How often `waitForRun` and `waitForFlow` check the run, in ms (default 1000). */
   readonly pollingIntervalMs?: number;
 }
 
@@ -25,13 +21,6 @@ export interface EnqueueRunOptions extends RunRequest {
   readonly runId?: string;
 }
 
-/** Where a run is: waiting for a worker, running, or ended with its outcome. */
-export type RunInfo =
-  | { readonly runId: string; readonly status: 'queued' }
-  | { readonly runId: string; readonly status: 'running'; readonly workerId?: string; readonly progress?: RunProgress }
-  | { readonly runId: string; readonly status: 'ended'; readonly workerId?: string; readonly outcome: RunOutcome }
-  | { readonly runId: string; readonly status: 'errored' | 'cancelled'; readonly error: string };
-
 export interface ApproveOptions {
   /** The approval to answer (default: every one the run waits for). */
   readonly effectId?: string;
@@ -39,12 +28,7 @@ export interface ApproveOptions {
   readonly reject?: string;
 }
 
-/** `waitForRun` of a run that was cancelled. */
-export class RunCancelledError extends Error {
-  override readonly name = 'RunCancelledError';
-}
-
-export interface DurableClient {
+export interface DurableClient extends DurableFlowClient {
   /** Queues a run for the workers and returns its id. */
   enqueueRun(options: EnqueueRunOptions): Promise<string>;
   /** The run's status now, or `undefined` for an id never enqueued. */
@@ -62,7 +46,9 @@ export interface DurableClient {
   /**
    * Stops the run, wherever it runs: nothing more of it is recorded, work in flight is stopped
    * (within about a second), and it never resumes. Returns the run's status after (`cancelled`,
-   * or how it had ended before), or `undefined` for an id never enqueued.
+   * or how it had ended before), or `undefined` for an id never enqueued. The run of a flow's
+   * step (`{flowId}/{effect id}`) can be cancelled on its own: the flow takes it as a failed
+   * attempt at the step (tried again up to its limit, then blocked). To stop a flow, `cancelFlow`.
    */
   cancel(runId: string): Promise<RunInfo | undefined>;
   /** The run's transitions from the first, as they happen; ends when the run ends. */
@@ -73,62 +59,24 @@ export interface DurableClient {
 }
 
 /**
- * A client for any process (an API server, a CLI): enqueues runs and reads them; runs nothing
- * itself. A long run is several workflows (it continues as a fresh one every so many turns); the
- * client follows them, so a run is one id throughout.
+ * A client for any process (an API server, a CLI): enqueues runs and flows and reads them; runs
+ * nothing itself. A long run is several workflows (it continues as a fresh one every so many
+ * turns); the client follows them, so a run is one id throughout.
  */
 export async function createDurableClient(options: DurableClientOptions): Promise<DurableClient> {
   const client = await DBOSClient.create({ systemDatabaseUrl: options.databaseUrl, applicationName: APPLICATION });
-  const pollingIntervalMs = options.pollingIntervalMs ?? 1000;
-
-  /** The run's newest part (the run itself until it first continued), and the one before it. */
-  const newestParts = async (runId: string): Promise<{ head: WorkflowStatus; before?: string } | undefined> => {
-    const later = await client.listWorkflows({
-      // A LIKE pattern (DBOS appends the `%`): the id's own `%` and `_` match only themselves.
-      workflow_id_prefix: laterPartsPrefix(runId).replace(/[\\%_]/g, '\\$&'),
-      sortDesc: true,
-      limit: 2,
-      loadInput: false,
-    });
-    const [head, before] = later;
-    if (head) return { head, before: before?.workflowID ?? runId };
-    const first = await client.getWorkflow(runId);
-    return first ? { head: first } : undefined;
-  };
-
-  const getRun = async (runId: string): Promise<RunInfo | undefined> => {
-    const parts = await newestParts(runId);
-    if (!parts) return undefined;
-    const { head, before } = parts;
-    const workerId = head.executorId ? { workerId: head.executorId } : {};
-    const progressOf = async (workflowId: string) => {
-      const progress = await client.getEvent<RunProgress>(workflowId, 'progress', 0);
-      return progress ? { progress } : {};
-    };
-    switch (head.status) {
-      case 'ENQUEUED':
-      case 'DELAYED':
-        // A later part waiting for a worker: the run is under way, as far as the part before got.
-        return before ? { runId, status: 'running', ...(await progressOf(before)) } : { runId, status: 'queued' };
-      case 'PENDING':
-        return { runId, status: 'running', ...workerId, ...(await progressOf(head.workflowID)) };
-      case 'SUCCESS':
-        return { runId, status: 'ended', ...workerId, outcome: head.output as RunOutcome };
-      case 'CANCELLED':
-        return { runId, status: 'cancelled', error: 'the run was cancelled' };
-      default:
-        return { runId, status: 'errored', error: describe(head.error) };
-    }
-  };
+  const runs = runsOf(client, options.pollingIntervalMs ?? 1000);
+  const getRun = (runId: string) => runs.info<RunOutcome, RunProgress>(runId, 'run');
 
   const answer = async (runId: string, given: HostAnswer) => {
     // The part waiting for a person is the newest: a run never continues while it waits.
-    const parts = await newestParts(runId);
+    const parts = await runs.newestParts(runId);
     if (!parts) throw new Error(`no run has the id "${runId}"`);
     await client.send(parts.head.workflowID, given, given.effectId, `${runId}:${given.effectId}`);
   };
 
   return {
+    ...flowClient(client, options, runs),
     enqueueRun: async ({ runId = crypto.randomUUID(), agent, input }) => {
       checkRunId(runId);
       const request: RunRequest = { agent, input };
@@ -167,35 +115,11 @@ export async function createDurableClient(options: DurableClientOptions): Promis
       return approvals;
     },
     cancel: async (runId) => {
-      // The run's later parts are each started by the part before, as its child: cancelling the
-      // first with its descendants stops the newest, and a part being started meanwhile is
-      // refused by DBOS (its parent no longer owns the run), so none slips through.
-      await client.cancelWorkflow(runId, { cancelChildren: true });
+      await runs.cancel(runId);
       return getRun(runId);
     },
-    streamEvents: async function* (runId) {
-      for (let part: string | undefined = runId; part !== undefined; ) {
-        yield* client.readStream<RunEventItem>(part, 'events');
-        const ended = await client.getWorkflow(part);
-        part = isContinuation(ended?.output) ? ended.output.continuedAs : undefined;
-      }
-    },
-    waitForRun: async (runId) => {
-      for (let part = runId; ; ) {
-        let result: unknown;
-        try {
-          result = await client.retrieveWorkflow(part).getResult({ pollingIntervalMs });
-        } catch (error) {
-          if ((await client.getWorkflow(part))?.status === 'CANCELLED')
-            throw new RunCancelledError(`run "${runId}" was cancelled`);
-          throw error;
-        }
-        if (!isContinuation(result)) return result as RunOutcome;
-        part = result.continuedAs;
-      }
-    },
+    streamEvents: (runId) => runs.events<RunEventItem>(runId),
+    waitForRun: (runId) => runs.result<RunOutcome>(runId, 'run'),
     close: () => client.destroy(),
   };
 }
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

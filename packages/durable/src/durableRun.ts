@@ -6,10 +6,10 @@ import {
   createRunEmitter,
   type PendingInput,
   pendingInputs,
-  type RunOptions,
   type RunOutcome,
   resume,
   run,
+  type StartOptions,
   type Usage,
 } from '@openmanus/core';
 import { answersBySignal } from './hostAnswers.js';
@@ -35,10 +35,14 @@ export interface RunEventItem {
 
 /**
  * Options of a durable run: core's, less what the durable run owns (the id, the performers,
- * checkpoints, items, and people's answers, which come as messages to the run).
+ * checkpoints, items, and people's answers, which come as messages to the run). `state` gives a
+ * new task (`start` a string) a conversation to continue: a flow executor's memory.
  */
 export interface DurableRunOptions
-  extends Omit<RunOptions, 'runId' | 'performers' | 'checkpoint' | 'store' | 'emitter' | 'onHuman' | 'onApproval'> {
+  extends Omit<
+    StartOptions,
+    'runId' | 'performers' | 'checkpoint' | 'store' | 'emitter' | 'onHuman' | 'onApproval' | 'image'
+  > {
   /** How long the run waits for a person's answer before it pauses (default 7 days). */
   readonly answerTimeoutMs?: number;
   /**
@@ -60,7 +64,8 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
  * Core's agent run (the same driver, reducer and performers as `run`) inside a durable runtime:
  * every model, tool and context call is a recorded step keyed by its effect id, and after each
  * transition the event is streamed (`events`) and the progress published (`progress`). Call it
- * from the engine's workflow body, with the task (`input`) or the state a part before handed on;
+ * from the engine's workflow body, with the task (`input`) or the state a part before handed on
+ * (resumed where it stopped: `options.state` is for a new task only);
  * after a crash the engine calls it again and it replays to where it stopped. Once the part has
  * taken `continueEvery` model turns it ends `continued` at the next model call, nothing in
  * flight, for the caller to start the next part from that state.
@@ -87,7 +92,7 @@ export async function durableRun(
     applied = item.event;
   });
   const signals = [signal, runtime.cancelled].filter((s): s is AbortSignal => s !== undefined);
-  const coreOptions: RunOptions = {
+  const coreOptions: StartOptions = {
     ...runOptions,
     runId: runtime.runId,
     emitter,

@@ -4,10 +4,22 @@ import type { AgentState } from '@openmanus/core';
 export const APPLICATION = 'openmanus';
 export const RUN_QUEUE = 'openmanus-runs';
 export const RUN_WORKFLOW = 'openmanus.run';
+export const FLOW_WORKFLOW = 'openmanus.flow';
 
 /** What a client enqueues: which of the workers' agents runs, on what task. */
 export interface RunRequest {
   readonly agent: string;
+  readonly input: string;
+}
+
+/** What a flow starts for one of its steps: a run of an executor, continuing its memory of earlier steps. */
+export interface ExecutorRunRequest extends RunRequest {
+  readonly state?: AgentState;
+}
+
+/** What a client enqueues for a flow: which of the workers' flows runs, on what task. */
+export interface FlowRequest {
+  readonly flow: string;
   readonly input: string;
 }
 
@@ -32,10 +44,10 @@ export const continuationId = (runId: string, part: number): string => `${laterP
 /** What the ids of a run's later parts begin with. */
 export const laterPartsPrefix = (runId: string): string => `${runId}${PART}`;
 
-/** Run ids must leave the ids of later parts free. */
-export function checkRunId(runId: string): void {
-  if (runId.includes(PART))
-    throw new Error(`a run id cannot contain "${PART}" (it names the later parts of long runs)`);
+/** Run ids, and flow ids (their steps' runs are `{flowId}/{effect id}`), must leave the ids of later parts free. */
+export function checkRunId(id: string, what: 'run' | 'flow' = 'run'): void {
+  if (id.includes(PART))
+    throw new Error(`a ${what} id cannot contain "${PART}" (it names the later parts of long runs)`);
 }
 
 export const isContinuation = (output: unknown): output is Continuation =>

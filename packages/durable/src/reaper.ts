@@ -1,5 +1,5 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
-import { RUN_QUEUE, RUN_WORKFLOW } from './names.js';
+import { FLOW_WORKFLOW, RUN_QUEUE, RUN_WORKFLOW } from './names.js';
 import type { WorkerLock } from './workerLock.js';
 
 export interface Reaper {
@@ -20,7 +20,8 @@ export function startReaper(lock: WorkerLock, self: string, applicationVersion: 
   const pendingOf = async (executorId?: string) =>
     DBOS.listWorkflows({
       status: 'PENDING',
-      workflowName: RUN_WORKFLOW,
+      // Flows too: a flow handed on replays and awaits its executor's run (handed on as a run) again.
+      workflowName: [RUN_WORKFLOW, FLOW_WORKFLOW],
       applicationVersion,
       ...(executorId !== undefined ? { executorId } : {}),
       loadInput: false,

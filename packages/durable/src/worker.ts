@@ -1,6 +1,7 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
 import { dbosRuntime } from './dbosRuntime.js';
+import { serveFlows, type WorkerFlow } from './durableFlowWorker.js';
 import { type DurableRunOptions, durableRun } from './durableRun.js';
 import { launchWithRunQueue } from './launch.js';
 import {
@@ -8,16 +9,16 @@ import {
   CONTINUATION_PRIORITY,
   type Continuation,
   continuationId,
+  type ExecutorRunRequest,
   RUN_QUEUE,
   RUN_WORKFLOW,
   type RunPart,
-  type RunRequest,
 } from './names.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
 /** An agent a worker can run, with its model and run options. */
-export interface WorkerAgent extends Omit<DurableRunOptions, 'llm'> {
+export interface WorkerAgent extends Omit<DurableRunOptions, 'llm' | 'state'> {
   readonly agent: Agent;
   readonly llm: LlmPort;
 }
@@ -37,12 +38,17 @@ export interface WorkerOptions {
   readonly applicationVersion: string;
   /** The agents this worker runs, by the name clients enqueue them under. */
   readonly agents: Readonly<Record<string, WorkerAgent>>;
+  /** The planning flows this worker runs, by the name clients enqueue them under (`enqueueFlow`). */
+  readonly flows?: Readonly<Record<string, WorkerFlow>>;
   /**
    * Most runs this process works on at once (default 10). DBOS keeps it with the queue, for every
    * worker: the worker started last sets it for all of them (give every worker the same).
    */
   readonly concurrency?: number;
-  /** How often the queue is polled for new runs, in ms (default 1000); like `concurrency`, one for all workers. */
+  /**
+   * How often the queue is polled for new runs (and a resumed flow checks on its step's run), in
+   * ms (default 1000); like `concurrency`, one for all workers.
+   */
   readonly pollingIntervalMs?: number;
   /** How often this worker looks for dead workers' runs to hand on, in ms (default 1000). */
   readonly reapIntervalMs?: number;
@@ -64,14 +70,17 @@ let serving: Readonly<Record<string, WorkerAgent>> | undefined;
 let stopping = new AbortController();
 
 const runWorkflow = DBOS.registerWorkflow(
-  async (request: RunRequest | RunPart): Promise<RunOutcome | Continuation> => {
+  async (request: ExecutorRunRequest | RunPart): Promise<RunOutcome | Continuation> => {
     const entry = serving?.[request.agent];
     if (!entry) throw new Error(`this worker has no agent named "${request.agent}"`);
     const { agent, ...options } = entry;
     const part = 'continued' in request ? request.continued : undefined;
+    // A flow's step starts its executor's run on the executor's memory of earlier steps (`state`).
+    const memory = !part && 'state' in request && request.state ? { state: request.state } : {};
     const runtime = dbosRuntime(part?.runId);
     const end = await durableRun(runtime, agent, part ? part.state : request.input, {
       ...options,
+      ...memory,
       signal: options.signal ? AbortSignal.any([options.signal, stopping.signal]) : stopping.signal,
     });
     if (end.type === 'ended') return end.outcome;
@@ -103,9 +112,11 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   const { databaseUrl, workerId, applicationVersion } = options;
   serving = options.agents;
   stopping = new AbortController();
+  let unserveFlows = () => {};
   let lock: WorkerLock | undefined;
   let reaper: Reaper;
   try {
+    unserveFlows = serveFlows(options, runWorkflow, stopping.signal);
     // Claimed before DBOS recovers this id's runs, so no reaper hands them on meanwhile.
     lock = await lockWorkerId(databaseUrl, workerId);
     DBOS.setConfig({
@@ -122,6 +133,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     reaper = startReaper(lock, workerId, applicationVersion, options.reapIntervalMs ?? 1000);
   } catch (error) {
     serving = undefined;
+    unserveFlows();
     await DBOS.shutdown().catch(() => undefined);
     await lock?.close().catch(() => undefined);
     throw error;
@@ -135,6 +147,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       stopping.abort(new Error('the worker stopped'));
       await held.close();
       serving = undefined;
+      unserveFlows();
     },
   };
 }

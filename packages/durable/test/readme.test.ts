@@ -24,6 +24,16 @@ describe('the README snippet runs and prints what the README shows', () => {
     });
     expect(stdout).toBe(expected);
   });
+
+  it('a durable flow: each step a run of its own', async () => {
+    const expected = block('## Durable flows', 'text');
+    expect(expected).toContain('kyoto/step-2 (researcher)');
+    const stdout = await runSnippet(packageDir, block('## Durable flows', 'ts'), {
+      nodeArgs: ['--no-deprecation'],
+      env: { DATABASE_URL: postgres.url('openmanus_readme_flows') },
+    });
+    expect(stdout).toBe(expected);
+  });
 });
 
 describe('the README lists what the package exports', () => {

@@ -6,6 +6,7 @@ import { setDebugTrigger } from '@dbos-inc/dbos-sdk/internal/debugpoint';
 import { createOpenAiLlm } from '@openmanus/core';
 import { startWorker } from '@openmanus/durable';
 import { testAgents } from './agents.mjs';
+import { flowAgents } from './flowAgents.mjs';
 
 const { DATABASE_URL, WORKER_ID, LLM_URL, TOOL_LOG, CONCURRENCY, CONTINUE_EVERY, APP_VERSION, HALT_AT_HANDOVER } =
   process.env;
@@ -20,6 +21,9 @@ if (HALT_AT_HANDOVER) {
 }
 
 const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 });
+const parts = CONTINUE_EVERY ? { continueEvery: Number(CONTINUE_EVERY) } : {};
+const agents = testAgents({ toolLog: TOOL_LOG, llm, workerId: WORKER_ID, ...parts });
+const { researcher, writer } = flowAgents();
 const worker = await startWorker({
   databaseUrl: DATABASE_URL,
   workerId: WORKER_ID,
@@ -27,12 +31,13 @@ const worker = await startWorker({
   concurrency: Number(CONCURRENCY ?? 5),
   pollingIntervalMs: 100,
   reapIntervalMs: 200,
-  agents: testAgents({
-    toolLog: TOOL_LOG,
-    llm,
-    workerId: WORKER_ID,
-    ...(CONTINUE_EVERY ? { continueEvery: Number(CONTINUE_EVERY) } : {}),
-  }),
+  agents: { ...agents, researcher: { agent: researcher, llm, ...parts }, writer: { agent: writer, llm, ...parts } },
+  flows: {
+    // Planning flows whose steps are runs of the agents above; the executors of `errands` call
+    // tools, so a step's run takes more than one model turn (or holds until stopped).
+    'day-trip': { agents: ['researcher', 'writer'], llm },
+    errands: { agents: ['researcher', 'recorder', 'holder'], llm },
+  },
 });
 process.stdout.write('ready\n');
 process.on('SIGTERM', () => worker.stop().then(() => process.exit(0)));

@@ -46,4 +46,13 @@ export {
   STEP_STATUSES,
   type StepStatus,
 } from './plans.js';
-export { type FlowItem, type FlowOutcome, type FlowRunOptions, resumeFlow, runFlow, streamFlow } from './runFlow.js';
+export {
+  agentFinished,
+  type FlowItem,
+  type FlowOutcome,
+  type FlowPerformers,
+  type FlowRunOptions,
+  resumeFlow,
+  runFlow,
+  streamFlow,
+} from './runFlow.js';

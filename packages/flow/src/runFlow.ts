@@ -15,9 +15,10 @@ import {
   itemStream,
   type LlmPort,
   type Machine,
-  type Performers,
+  type Performer,
   type ResourcePool,
   type RunItem,
+  type RunOutcome,
   run,
   type Usage,
   usageSince,
@@ -53,6 +54,35 @@ export interface FlowRunOptions extends HostCallbacks {
   readonly toolTimeoutMs?: number;
   /** Resources shared beyond this flow (the host closes them); by default the flow's executors share a pool closed at its end. */
   readonly resources?: ResourcePool;
+  /** The plan's id (default `plan_<ms since 1970>`, as OpenManus); a durable flow gives one its replay gives again. */
+  readonly planId?: string;
+  /**
+   * Performers replacing the flow's own, made from them (to wrap them: a durable flow records each
+   * model call as an engine step and runs each executor as a child workflow).
+   */
+  readonly performers?: (defaults: FlowPerformers) => Partial<FlowPerformers>;
+}
+
+/** How the flow's effects are performed, by effect type: its model calls, its executors' runs, its notes. */
+export type FlowPerformers = {
+  readonly [T in FlowEffect['type']]: Performer<FlowState, FlowEvent, Extract<FlowEffect, { type: T }>>;
+};
+
+/** The event answering a `runAgent` effect with the outcome of the executor's run. */
+export function agentFinished(
+  effect: Extract<FlowEffect, { type: 'runAgent' }>,
+  outcome: RunOutcome,
+): Extract<FlowEvent, { type: 'agentFinished' }> {
+  const { status, answer, state } = outcome;
+  const report = {
+    status,
+    answer,
+    state,
+    usage: usageSince(outcome.usage, effect.state?.usage ?? emptyUsage),
+    ...(outcome.finishReason ? { finishReason: outcome.finishReason } : {}),
+    ...(outcome.error ? { error: outcome.error } : {}),
+  };
+  return { type: 'agentFinished', effectId: effect.id, report };
 }
 
 /** How a flow ended. */
@@ -132,7 +162,7 @@ async function startFlow(
     throw new InvalidStateError(`flow "${flowId}" is already in the store: continue it with resumeFlow`);
   }
   // Plans are the flow's own data, so the id needs to be unique within the flow only.
-  const started: FlowEvent = { type: 'started', input, planId: `plan_${Date.now()}`, flowId };
+  const started: FlowEvent = { type: 'started', input, planId: options.planId ?? `plan_${Date.now()}`, flowId };
   return driveFlow(flow, initialFlowState(), started, options, 0, sink);
 }
 
@@ -155,7 +185,7 @@ async function driveFlow(
   const announce = (item: FlowItem) => (ended ? undefined : sink?.(item));
   const pool = options.resources ?? createResourcePool();
 
-  const performers: Performers<FlowState, FlowEvent, FlowEffect> = {
+  const defaults: FlowPerformers = {
     callLlm: (effect, { signal }) => answerLlmCall(llm, effect, { signal }),
     runAgent: async (effect, { signal }) => {
       const agent = flow.agents[effect.executor];
@@ -184,16 +214,7 @@ async function driveFlow(
           ...(options.onHuman ? { onHuman: options.onHuman } : {}),
           ...(options.onApproval ? { onApproval: options.onApproval } : {}),
         });
-        const { status, answer, state } = outcome;
-        const report = {
-          status,
-          answer,
-          state,
-          usage: usageSince(outcome.usage, effect.state?.usage ?? emptyUsage),
-          ...(outcome.finishReason ? { finishReason: outcome.finishReason } : {}),
-          ...(outcome.error ? { error: outcome.error } : {}),
-        };
-        return { type: 'agentFinished', effectId: effect.id, report };
+        return agentFinished(effect, outcome);
       } catch (error) {
         return {
           type: 'agentFailed',
@@ -207,6 +228,7 @@ async function driveFlow(
       return undefined;
     },
   };
+  const performers = { ...defaults, ...options.performers?.(defaults) };
 
   const machine: Machine<FlowState, FlowEvent, FlowEffect> = {
     step: flow.step,

@@ -8,9 +8,12 @@ import * as tarStream from 'tar-stream';
 /** An error of the Engine API with its HTTP status (dockerode's `statusCode`). */
 const statusOf = (error: unknown) => (error as { statusCode?: number } | null)?.statusCode;
 
+/** An error about `path` with the code Node's fs would give it. */
+const fsError = (path: string, what: string, code: string) => Object.assign(new Error(`${path}: ${what}`), { code });
+
 /** Docker's 404 for a path, as the error a user reads. */
 export function notFound(error: unknown, path: string): Error {
-  return statusOf(error) === 404 ? new Error(`${path}: not found`) : (error as Error);
+  return statusOf(error) === 404 ? fsError(path, 'not found', 'ENOENT') : (error as Error);
 }
 
 export interface Owner {
@@ -27,7 +30,7 @@ export async function readFromContainer(container: Docker.Container, path: strin
     });
     const entry = await firstEntry(archive as unknown as Readable);
     if (entry.type === 'file') return entry.data;
-    if (entry.type === 'directory') throw new Error(`${path}: is a directory`);
+    if (entry.type === 'directory') throw fsError(path, 'is a directory', 'EISDIR');
     if (entry.type !== 'symlink' || !entry.linkname) throw new Error(`${path}: not a regular file`);
     current = posix.resolve(posix.dirname(current), entry.linkname);
   }

@@ -39,13 +39,16 @@ const SWEEP = `sweep() {
 
 /**
  * Runs the command (`$3`…) with marker `$1` in directory `$2`, then kills whatever it left
- * behind, and exits with its status: when the call returns, nothing it started is running.
+ * behind, and exits with its status: when the call returns, nothing it started is running. The
+ * command (in a subshell it replaces) gets the call's stderr; this shell's own goes nowhere, so its
+ * note on a command a signal ended ("Killed") is not taken for the command's output.
  */
 export const RUN_SCRIPT = `${SWEEP}
 t=$1
 cd -- "$2" || exit 126
 shift 2
-${MARKER}=$t "$@"
+exec 3>&2 2>/dev/null
+(export ${MARKER}=$t; exec "$@") 2>&3 3>&-
 code=$?
 sweep "$t" KILL all
 exit $code`;

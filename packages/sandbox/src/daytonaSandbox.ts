@@ -4,14 +4,11 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join, posix } from 'node:path';
 import type { Sandbox as RemoteSandbox } from '@daytonaio/sdk';
-import type { DirectoryEntry, ExecOptions, ExecResult, Sandbox, SandboxProcess } from '@openmanus/core';
+import type { DirectoryEntry, ExecOptions, ExecResult, PreviewLink, Sandbox, SandboxProcess } from '@openmanus/core';
+import { spawnInDaytona } from './daytonaProcess.js';
+import { shellLine } from './daytonaShell.js';
 
-/** A page the sandbox serves, reachable from outside (SandboxManus shows it to the user). */
-export interface PreviewLink {
-  readonly url: string;
-  /** Sent as the `x-daytona-preview-token` header when the sandbox is private. */
-  readonly token: string;
-}
+export type { PreviewLink };
 
 export interface DaytonaSandbox extends Sandbox {
   readonly provider: 'daytona';
@@ -24,10 +21,6 @@ export interface DaytonaSandbox extends Sandbox {
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 /** How long past the command's own limit the service's answer is awaited before giving up on it. */
 const ANSWER_GRACE_MS = 5_000;
-
-/** A word the shell passes through as it is. */
-export const shellWord = (word: string): string =>
-  /^[\w@%+=:,./-]+$/.test(word) ? word : `'${word.replaceAll("'", `'\\''`)}'`;
 
 /** `text` cut to `max` bytes, and how many were cut. */
 function capped(text: string, max: number): { text: string; dropped: number } {
@@ -42,6 +35,14 @@ const statusOf = (error: unknown): number | undefined =>
 
 export const describeDaytonaError = (error: unknown): string =>
   error instanceof Error ? error.message : String(error);
+
+/** A 404 of the file API as the file system says it (`ENOENT`), for callers that check for a missing path. */
+const missingAsEnoent =
+  (path: string) =>
+  (error: unknown): never => {
+    if (statusOf(error) !== 404) throw error;
+    throw Object.assign(new Error(`${path}: no such file or directory`), { code: 'ENOENT', cause: error });
+  };
 
 export interface DaytonaSandboxParts {
   readonly remote: RemoteSandbox;
@@ -61,7 +62,7 @@ export function daytonaSandbox({ remote, workspace, defaultTimeoutMs, dispose }:
   const exec = async (command: readonly string[], options: ExecOptions = {}): Promise<ExecResult> => {
     live();
     const timeoutMs = options.timeoutMs ?? defaultTimeoutMs;
-    let line = command.map(shellWord).join(' ');
+    let line = shellLine(command);
     // The process API has no stdin: the input goes in a file the command reads, removed afterwards.
     let stdinFile: string | undefined;
     if (options.stdin !== undefined) {
@@ -118,13 +119,21 @@ export function daytonaSandbox({ remote, workspace, defaultTimeoutMs, dispose }:
     }
   };
 
-  const spawn = async (): Promise<SandboxProcess> => {
-    throw new Error('daytona sandbox: long-lived processes (a shell) are not supported yet; run commands with exec');
+  const spawn = async (
+    command: readonly string[],
+    options: Pick<ExecOptions, 'cwd' | 'env'> = {},
+  ): Promise<SandboxProcess> => {
+    live();
+    return spawnInDaytona(remote, command, {
+      cwd: options.cwd ? resolve(options.cwd) : workspace,
+      ...(options.env ? { env: options.env } : {}),
+    });
   };
 
   const readFileIn = async (path: string): Promise<Uint8Array> => {
     live();
-    return new Uint8Array(await remote.fs.downloadFile(resolve(path)));
+    const source = resolve(path);
+    return new Uint8Array(await remote.fs.downloadFile(source).catch(missingAsEnoent(source)));
   };
 
   const writeFileIn = async (path: string, data: string | Uint8Array): Promise<void> => {
@@ -136,7 +145,8 @@ export function daytonaSandbox({ remote, workspace, defaultTimeoutMs, dispose }:
 
   const list = async (path: string): Promise<readonly DirectoryEntry[]> => {
     live();
-    const files = await remote.fs.listFiles(resolve(path));
+    const target = resolve(path);
+    const files = await remote.fs.listFiles(target).catch(missingAsEnoent(target));
     return files.map((file) => ({
       name: file.name,
       // Go's file mode string: `d…` a directory, `L…` a symlink.
@@ -153,7 +163,8 @@ export function daytonaSandbox({ remote, workspace, defaultTimeoutMs, dispose }:
 
   const remove = async (path: string): Promise<void> => {
     live();
-    await remote.fs.deleteFile(resolve(path), true);
+    const target = resolve(path);
+    await remote.fs.deleteFile(target, true).catch(missingAsEnoent(target));
   };
 
   const copyIn = async (hostPath: string, sandboxPath: string): Promise<void> => {

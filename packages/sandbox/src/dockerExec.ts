@@ -2,8 +2,8 @@
 // that kill everything the command started, and long-lived processes with live streams.
 import { randomBytes } from 'node:crypto';
 import { type Duplex, Writable } from 'node:stream';
-import { setTimeout as delay } from 'node:timers/promises';
-import type { ExecOptions, ExecResult, SandboxProcess } from '@openmanus/core';
+import { setTimeout as delay, setImmediate as setImmediatePromise } from 'node:timers/promises';
+import { type ExecOptions, type ExecResult, endingOfStatus, type SandboxProcess } from '@openmanus/core';
 import type Docker from 'dockerode';
 import { MARKER, RUN_SCRIPT, SIGNAL_SCRIPT } from './containerScripts.js';
 import { pidsWithVariable, unreapedIn } from './hostProcesses.js';
@@ -101,14 +101,13 @@ const leftovers = (token: string) => pidsWithVariable(MARKER, token).length > 0;
 /**
  * Kills every process of call `token` and resolves when its stream has ended. The sweep runs in
  * the container; when it cannot finish (a fork bomb has filled the pids limit, so nothing new
- * starts there), the container is frozen (no process can fork then) and the call's processes are
- * killed from the host. As a last resort the stream is dropped: whatever is left goes with the
- * container.
+ * starts there), the call's processes are killed from the host. As a last resort the stream is
+ * dropped: whatever is left goes with the container.
  */
 async function killCall(context: ExecContext, token: string, stream: Duplex, done: Promise<void>): Promise<void> {
   await Promise.race([signalCall(context, token, 'KILL', 'all').catch(() => {}), pause(KILL_GRACE_MS)]);
   const finished = await within(done, KILL_GRACE_MS);
-  if (!finished || leftovers(token)) await killFrozen(context.container, token).catch(() => {});
+  if (!finished || leftovers(token)) await killFromHost(context.container, token);
   if (!finished && !(await within(done, KILL_GRACE_MS))) stream.destroy();
   await reaped(context);
 }
@@ -122,20 +121,42 @@ async function reaped(context: ExecContext): Promise<void> {
   for (let i = 0; i < 150 && unreapedIn(context.hostPid) > 0; i++) await pause(20);
 }
 
-async function killFrozen(container: Docker.Container, token: string): Promise<void> {
-  await container.pause();
-  try {
-    for (const pid of pidsWithVariable(MARKER, token)) {
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // Ended, or not ours to kill.
-      }
+/** SIGKILLs the processes of call `token` the host sees; says how many there were. */
+function killSeen(token: string): number {
+  const pids = pidsWithVariable(MARKER, token);
+  for (const pid of pids) {
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // Ended, or not ours to kill.
     }
-  } finally {
-    // Thawed, the killed processes die before they run another instruction.
-    await container.unpause();
   }
+  return pids.length;
+}
+
+/** Rounds of host kills before what is left is given up to the container's removal. */
+const HOST_KILL_ROUNDS = 200;
+
+/**
+ * Kills the processes of call `token` from the host: first in the frozen container (no process
+ * can fork then; thawed, the killed ones die before they run another instruction), then round
+ * after round until none is left — all of them that way when the daemon cannot freeze the
+ * container (a cgroup v1 freezer often fails under a fork loop): each round's kills free pids a
+ * fork loop takes, so the rounds go on until none forks any more.
+ */
+async function killFromHost(container: Docker.Container, token: string): Promise<void> {
+  const frozen = await container.pause().then(
+    () => true,
+    () => false,
+  );
+  if (frozen) {
+    try {
+      killSeen(token);
+    } finally {
+      await container.unpause().catch(() => {});
+    }
+  }
+  for (let round = 0; round < HOST_KILL_ROUNDS && killSeen(token) > 0; round++) await setImmediatePromise();
 }
 
 const newToken = () => randomBytes(12).toString('hex');
@@ -192,12 +213,13 @@ export async function execInContainer(
   // under the pids limit), what remains is killed now.
   if (killing) await killing;
   else if (leftovers(token)) {
-    await killFrozen(context.container, token).catch(() => {});
+    await killFromHost(context.container, token);
     await reaped(context);
   }
-  const exitCode = stopped ? null : await exitCodeOf(exec);
+  // Stopped, it was killed with SIGKILL; else the shell in between passes a signal on as 128 + n.
+  const ending = stopped ? { exitCode: null, signal: 'SIGKILL' } : endingOfStatus(await exitCodeOf(exec));
   return {
-    exitCode,
+    ...ending,
     stdout: stdout.text(),
     stderr: stderr.text(),
     timedOut: stopped === 'timeout',
@@ -227,14 +249,18 @@ export async function spawnInContainer(
     });
   context.modem.demuxStream(stream, relay(listeners.stdout), relay(listeners.stderr));
   const done = ended(stream);
-  const exit = done.then(() => exitCodeOf(exec).catch(() => null));
+  const exit = done.then(() =>
+    exitCodeOf(exec)
+      .catch(() => null)
+      .then(endingOfStatus),
+  );
   return {
     write: (data) => {
       stream.write(data);
     },
     onStdout: (listener) => void listeners.stdout.push(listener),
     onStderr: (listener) => void listeners.stderr.push(listener),
-    onExit: (listener) => void exit.then(listener),
+    onExit: (listener) => void exit.then((ending) => listener(ending.exitCode, ending.signal)),
     interrupt: () => void signalCall(context, token, 'INT', 'foreground').catch(() => {}),
     kill: async () => {
       await killCall(context, token, stream, done);

@@ -8,6 +8,15 @@ import { type ExecContext, execInContainer, runScript, spawnInContainer } from '
 
 const ENTRY_TYPES: Readonly<Record<string, DirectoryEntry['type']>> = { f: 'file', d: 'directory', l: 'symlink' };
 
+/** The codes Node's fs gives what the helper scripts refuse (callers tell a missing path from other failures). */
+const CODES: Readonly<Record<string, string>> = { 'not found': 'ENOENT', 'not a directory': 'ENOTDIR' };
+
+/** A helper script's refusal at `target`, as the error Node's fs would throw. */
+const refusal = (target: string) => (error: Error) => {
+  const code = CODES[error.message];
+  throw Object.assign(new Error(`${target}: ${error.message}`), code ? { code } : {});
+};
+
 /** A container-backed sandbox, with the container's id for callers that look at Docker directly. */
 export interface DockerSandbox extends Sandbox {
   readonly containerId: string;
@@ -78,9 +87,7 @@ export function dockerSandbox(parts: DockerSandboxParts): DockerSandbox {
     list: async (path) => {
       open();
       const target = resolve(path);
-      const out = await runScript(context, LIST_SCRIPT, [target]).catch((error: Error) => {
-        throw new Error(`${target}: ${error.message}`);
-      });
+      const out = await runScript(context, LIST_SCRIPT, [target]).catch(refusal(target));
       return out
         .toString('utf8')
         .split('\0')
@@ -94,9 +101,7 @@ export function dockerSandbox(parts: DockerSandboxParts): DockerSandbox {
     remove: async (path) => {
       open();
       const target = resolve(path);
-      await runScript(context, REMOVE_SCRIPT, [target]).catch((error: Error) => {
-        throw new Error(`${target}: ${error.message}`);
-      });
+      await runScript(context, REMOVE_SCRIPT, [target]).catch(refusal(target));
     },
     copyIn: async (hostPath, sandboxPath) => {
       open();

@@ -153,7 +153,10 @@ describe('a Daytona sandbox (against the stand-in)', () => {
     expect(Buffer.from(await sandbox.readFile('back/a.txt')).toString()).toBe('written through the file API');
     await sandbox.remove('back');
     expect((await sandbox.list('.')).map((entry) => entry.name)).toEqual(['notes']);
-    await expect(sandbox.readFile('missing.txt')).rejects.toThrow();
+    // A missing path is ENOENT, as on a file system (the editor creates a file in a new directory on it).
+    await expect(sandbox.readFile('missing.txt')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(sandbox.list('nowhere')).rejects.toMatchObject({ code: 'ENOENT' });
+    await expect(sandbox.remove('nowhere')).rejects.toMatchObject({ code: 'ENOENT' });
 
     expect(await sandbox.previewUrl(8080)).toEqual({ url: `https://8080-${sandbox.id}.proxy.stand-in`, token: 'tok' });
 

@@ -20,6 +20,9 @@ export {
 export { CHART_LANGUAGES, type ChartLanguage } from './dataAnalysis/insights.js';
 export { createVisualizationPreparation } from './dataAnalysis/visualizationPreparation.js';
 export { createFileSaver, type FileSaverOptions } from './fileSaver.js';
+export { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './sandbox/imageForModel.js';
+export { withPreviewLinks } from './sandbox/previewLinks.js';
+export { createSandboxVision, type SandboxVisionOptions } from './sandbox/sandboxVision.js';
 export { type BaiduEngineOptions, baiduEngine } from './search/baidu.js';
 export { type BingEngineOptions, bingEngine } from './search/bing.js';
 export { type BraveEngineOptions, braveEngine } from './search/brave.js';

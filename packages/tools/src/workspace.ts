@@ -23,7 +23,7 @@ export class WorkspaceFileError extends Error {
 }
 
 /** What to tell the model about an error met at `path`, or undefined for one that is not about the path. */
-function refusal(error: unknown, path: string): string | undefined {
+export function refusal(error: unknown, path: string): string | undefined {
   if (error instanceof WorkspaceFileError || error instanceof WorkspaceError) return error.message;
   if (error instanceof NotRegularFileError) return `The path ${path} is not a regular file (it is a ${error.kind}).`;
   switch ((error as NodeJS.ErrnoException | undefined)?.code) {
@@ -78,10 +78,13 @@ async function withFile<T>(
   }
 }
 
+/** A file refused for its size. */
+export const tooLarge = (path: string, size: number, maxBytes: number) =>
+  new WorkspaceFileError(`${path} is ${size} bytes; files of at most ${maxBytes} bytes are read.`);
+
 /** The text of a regular file in the workspace, refused when larger than `maxBytes`. */
 export function readInside(workspace: string, path: string, maxBytes: number): Promise<string> {
-  const tooBig = (size: number) =>
-    new WorkspaceFileError(`${path} is ${size} bytes; files of at most ${maxBytes} bytes are read.`);
+  const tooBig = (size: number) => tooLarge(path, size, maxBytes);
   return withFile(
     workspace,
     path,

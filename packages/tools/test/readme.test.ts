@@ -9,6 +9,7 @@ import {
   createDataAnalysis,
   createDataVisualization,
   createFileSaver,
+  createSandboxVision,
   createSweAgent,
   createVisualizationPreparation,
   createWebFetch,
@@ -62,6 +63,7 @@ describe('the table at the top of the package README', () => {
       [createChatCompletionTool().spec.name, 'createChatCompletionTool', 'createChatCompletion'],
       [createVisualizationPreparation({ workspace }).spec.name, 'createVisualizationPreparation'],
       [createDataVisualization({ workspace }).spec.name, 'createDataVisualization'],
+      [createSandboxVision().spec.name, 'createSandboxVision'],
       [createSweAgent().config.name, 'createSweAgent'],
       [createDataAnalysis().config.name, 'createDataAnalysis'],
     ].map((row) => row.sort());

@@ -61,6 +61,7 @@ describe('SandboxManus', () => {
       'ask_human',
       'terminate',
       'bash',
+      'sandbox_vision',
     ]);
     const server = await startOpenAiServer({
       script: [

@@ -10,6 +10,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
+import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
 import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
@@ -73,8 +74,10 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
   }
   // The SDK is loaded on the first request, not when this module is imported.
-  const sdk = lazy(() => import('openai'));
-  const client = lazy(async () => options.client ?? makeClient(await sdk(), { ...options, timeoutMs, maxRetries }));
+  const sdk = lazyPromise(() => import('openai'));
+  const client = lazyPromise(
+    async () => options.client ?? makeClient(await sdk(), { ...options, timeoutMs, maxRetries }),
+  );
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
 
@@ -207,14 +210,6 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
 
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
-function lazy<T>(load: () => Promise<T>): () => Promise<T> {
-  let value: Promise<T> | undefined;
-  return () => {
-    value ??= load();
-    return value;
-  };
-}
-
 type OpenAiModule = typeof import('openai');
 
 function makeClient(
@@ -300,8 +295,22 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
     }
     return param;
   };
-  // Without vision no image is moved: one array of the right size, not one grown push by push.
-  if (!vision) return messages.map(once);
+  if (!vision) {
+    // A run's requests repeat its history: where this one holds the same message at the same
+    // place as the run's last one, that one's conversion is taken without a lookup.
+    // The messages are noted as they were: a caller may change its array after the request.
+    const key = messages[1] ?? messages[0];
+    const last = key && lastConverted.get(key);
+    const sources = new Array<Message>(messages.length);
+    const params = new Array<ChatCompletionMessageParam>(messages.length);
+    for (let i = 0; i < messages.length; i++) {
+      const message = messages[i] as Message;
+      sources[i] = message;
+      params[i] = last && last.messages[i] === message ? (last.params[i] as ChatCompletionMessageParam) : once(message);
+    }
+    if (key) lastConverted.set(key, { messages: sources, params });
+    return params;
+  }
   const out: ChatCompletionMessageParam[] = [];
   let toolImages: { name: string; image: ImageData }[] = [];
   const flushToolImages = () => {
@@ -321,6 +330,13 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
   flushToolImages();
   return out;
 }
+
+// The last request of each run converted without vision, keyed by its first message after the
+// system prompt (the task): the next request's history mostly sits at the same places.
+const lastConverted = new WeakMap<
+  Message,
+  { readonly messages: readonly Message[]; readonly params: readonly ChatCompletionMessageParam[] }
+>();
 
 // Messages are immutable: each is converted once, not once per request.
 const converted = [

@@ -5,27 +5,13 @@ import { mkdir, mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir, userInfo } from 'node:os';
 import { isAbsolute, join, resolve } from 'node:path';
 import { err, ok, type Result } from '../result.js';
-import type { Sandbox, SandboxProcess, SandboxProvider } from '../shell/sandboxPort.js';
+import type { Sandbox, SandboxProcess, SandboxRequest } from '../shell/sandboxPort.js';
 import { confine } from '../tools/workspace.js';
 import { noticeOnce, probeBwrap, type SandboxMode } from './bwrap.js';
 import { execConfined, type Isolation, withoutBwrap } from './localExec.js';
 import { localFiles } from './localFiles.js';
 import { type ProcessIsolation, spawnConfined } from './localProcess.js';
-
-export interface LocalSandboxOptions {
-  /**
-   * `auto` (default): bubblewrap when it works here (only the workspace writable, the system
-   * read-only, no network, nothing of the host's environment), else what `none` gives, said once
-   * per process. `bwrap`: bubblewrap, or no sandbox at all (the tool says why). `none`: no
-   * bubblewrap; when the host runs as root, each command still runs as a separate unprivileged
-   * uid (a long-lived shell as the host's user, environment scrubbed).
-   */
-  readonly isolation?: SandboxMode;
-  /** The workspace of a run that has none (default: a temporary directory, removed with the sandbox). */
-  readonly workspace?: string;
-  /** Where the once-per-process notice that bubblewrap is unavailable goes (default `process.emitWarning`). */
-  readonly onNotice?: (message: string) => void;
-}
+import type { LocalSandboxOptions } from './localProvider.js';
 
 /** What commands and long-lived processes run under, chosen for `mode`. */
 export interface LocalIsolation {
@@ -113,24 +99,15 @@ export function localSandbox(
   };
 }
 
-/**
- * The `local` provider: each run's sandbox is its workspace on this host (a temporary one when the
- * run has none), its commands confined as `isolation` says.
- */
-export function createLocalSandboxProvider(options: LocalSandboxOptions = {}): SandboxProvider {
-  const mode = options.isolation ?? 'auto';
-  return {
-    name: 'local',
-    async create(request) {
-      const chosen = await localIsolation(mode, options.onNotice);
-      if (!chosen.ok) throw new Error(chosen.error);
-      const given = request.workspace ?? options.workspace;
-      if (given !== undefined) {
-        await mkdir(given, { recursive: true });
-        return localSandbox(await realpath(given), chosen.value);
-      }
-      const temporary = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-sandbox-')));
-      return localSandbox(temporary, chosen.value, () => rm(temporary, { recursive: true, force: true }));
-    },
-  };
+/** A run's sandbox as `options` say: in the run's (or the provider's) workspace, else a temporary one. */
+export async function openLocalSandbox(options: LocalSandboxOptions, request: SandboxRequest): Promise<Sandbox> {
+  const chosen = await localIsolation(options.isolation ?? 'auto', options.onNotice);
+  if (!chosen.ok) throw new Error(chosen.error);
+  const given = request.workspace ?? options.workspace;
+  if (given !== undefined) {
+    await mkdir(given, { recursive: true });
+    return localSandbox(await realpath(given), chosen.value);
+  }
+  const temporary = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-sandbox-')));
+  return localSandbox(temporary, chosen.value, () => rm(temporary, { recursive: true, force: true }));
 }

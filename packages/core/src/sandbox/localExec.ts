@@ -3,11 +3,12 @@
 // every process the command started is gone, however detached, before the result is given.
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
-import { constants, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
 import type { ExecOptions, ExecResult } from '../shell/sandboxPort.js';
 import { bwrapCommand, hostPath, interpreterMounts, sandboxEnv } from './bwrap.js';
+import { signalOfStatus } from './exitStatus.js';
 import {
   canSwitchUser,
   leaseUid,
@@ -78,12 +79,6 @@ interface Options {
   readonly maxOutputBytes: number;
 }
 
-const signalOf = (code: number | null, launch: Launch): string | undefined => {
-  if (!launch.signalsAsCodes || code === null || code <= 128 || code >= 128 + 65) return undefined;
-  const number = code - 128;
-  return Object.entries(constants.signals).find(([, n]) => n === number)?.[0] ?? `signal ${number}`;
-};
-
 /**
  * Runs the program in its own session and process group, never in our process; when it ends
  * (exit, timeout, abort) every process it started is gone before this resolves.
@@ -111,7 +106,7 @@ function execute(launch: Launch, options: Options): Promise<ExecResult> {
         clearTimeout(timer);
         clearTimeout(drainTimer);
         signal?.removeEventListener('abort', onAbort);
-        const bySignal = exitSignal ?? signalOf(exitCode, launch);
+        const bySignal = exitSignal ?? (launch.signalsAsCodes ? signalOfStatus(exitCode) : undefined);
         resolve({
           exitCode: bySignal || timedOut ? null : exitCode,
           ...(bySignal ? { signal: bySignal } : {}),

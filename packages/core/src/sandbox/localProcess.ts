@@ -8,6 +8,7 @@ import type { Readable } from 'node:stream';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
 import type { SandboxProcess } from '../shell/sandboxPort.js';
 import { bwrapCommand, hostPath, sandboxEnv } from './bwrap.js';
+import { type Ending, endingOfStatus } from './exitStatus.js';
 import { groupMembers, sendSignal } from './processGroup.js';
 import { reapMarked, stripSetuid } from './reaping.js';
 
@@ -39,6 +40,8 @@ interface Launch {
   readonly env: Readonly<Record<string, string>>;
   /** bubblewrap tells the sandbox's first process on fd 3: its process group holds the program. */
   readonly infoFd: boolean;
+  /** bubblewrap passes a signal that ended the program on as the exit code 128 + its number. */
+  readonly signalsAsCodes: boolean;
   readonly settle?: () => Promise<void>;
   readonly cleanup: () => Promise<void>;
 }
@@ -58,6 +61,7 @@ async function launchFor(
       // bubblewrap's own environment: what it needs to be found, nothing the sandbox sees.
       env: { PATH: hostPath() },
       infoFd: true,
+      signalsAsCodes: true,
       // It runs as the host's uid: what it leaves in the workspace loses setuid bits.
       settle: () => stripSetuid(workspace),
       cleanup: () => stripSetuid(workspace),
@@ -71,6 +75,7 @@ async function launchFor(
     args,
     env: { ...sandboxEnv(hostPath(), home), ...env, [PROCESS_MARKER]: token },
     infoFd: false,
+    signalsAsCodes: false,
     cleanup: async () => {
       await reapMarked(PROCESS_MARKER, token);
       await rm(home, { recursive: true, force: true });
@@ -113,10 +118,15 @@ export async function spawnConfined(
   /** The end, told once the output has arrived (or a child left holding the pipes had its time). */
   const end = (code: number | null) => {
     if (exitCode !== undefined) return;
-    exitCode = code;
-    exitSignal = child.signalCode ?? undefined;
+    const ending: Ending = child.signalCode
+      ? { exitCode: null, signal: child.signalCode }
+      : launch.signalsAsCodes
+        ? endingOfStatus(code)
+        : { exitCode: code };
+    exitCode = ending.exitCode;
+    exitSignal = ending.signal;
     exited();
-    for (const listener of exitListeners) listener(code, exitSignal);
+    for (const listener of exitListeners) listener(exitCode, exitSignal);
   };
   let streams = 0;
   const streamEnded = () => {

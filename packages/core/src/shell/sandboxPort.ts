@@ -65,6 +65,13 @@ export interface DirectoryEntry {
   readonly size: number;
 }
 
+/** A link from outside to a port the sandbox serves (a remote sandbox's website). */
+export interface PreviewLink {
+  readonly url: string;
+  /** Sent as a header by whoever opens the link, when the sandbox is private (empty when public). */
+  readonly token: string;
+}
+
 /** One run's sandbox. Paths are the sandbox's own (absolute, or relative to `workspace`). */
 export interface Sandbox {
   /** The provider that made it (`local`, `bwrap`, `docker`, `daytona`, …). */
@@ -81,6 +88,11 @@ export interface Sandbox {
   /** Copies a host file or directory into the sandbox, and back out. */
   copyIn(hostPath: string, sandboxPath: string): Promise<void>;
   copyOut(sandboxPath: string, hostPath: string): Promise<void>;
+  /**
+   * The link from outside to what listens on `port` inside, for sandboxes reachable only through
+   * their provider (a remote service); absent where the host reaches the sandbox directly.
+   */
+  previewUrl?(port: number): Promise<PreviewLink>;
   /** Removes the sandbox and everything running in it. */
   close(): Promise<void>;
 }

@@ -111,7 +111,7 @@ export async function executeTool(
       const { progress, waiting } = returned.suspend;
       return { type: 'toolSuspended', effectId: effect.id, progress, waiting, ...unreported() };
     }
-    const result = normalise(returned);
+    const result = toolOutputOf(returned);
     if (!result.ok) return completed(`Error: ${result.error}`, true);
     const { output, image, brief, isError } = result.value;
     if (isError) return completed(`Error: ${output}`, true, image, brief);
@@ -146,7 +146,8 @@ function meteredLlm(llm: LlmPort, usage: Usage): LlmPort {
 const isSuspension = (returned: ToolReturn): returned is ToolSuspension =>
   typeof returned === 'object' && 'suspend' in returned;
 
-function normalise(returned: Exclude<ToolReturn, ToolSuspension>): Result<ToolOutput, string> {
+/** What a tool returned, in one shape: its output, or the error the model is shown. */
+export function toolOutputOf(returned: Exclude<ToolReturn, ToolSuspension>): Result<ToolOutput, string> {
   if (typeof returned === 'string') return ok({ output: returned });
   if ('ok' in returned) {
     if (!returned.ok) return err(returned.error instanceof Error ? returned.error.message : returned.error);

@@ -1,12 +1,14 @@
-import { mkdir, realpath } from 'node:fs/promises';
+import { lazyPromise } from '../lazyModule.js';
 import { err, ok } from '../result.js';
 import { bwrapArgs, type SandboxMode } from '../sandbox/bwrap.js';
-import { execConfined, type Isolation, withoutBwrap } from '../sandbox/localExec.js';
 import { sandboxFor } from '../sandbox/runSandbox.js';
 import type { ExecResult, SandboxProvider } from '../shell/sandboxPort.js';
 import { defineTool } from './defineTool.js';
 import { lazySchema } from './lazySchema.js';
-import { noticePython, PYTHON_ARGS, probePythonBwrap } from './pythonSandbox.js';
+import { PYTHON_ARGS } from './pythonSandbox.js';
+
+// Running on this host (isolation, probing bubblewrap) loads on the first such call.
+const onHost = lazyPromise(() => import('./pythonOnHost.js'));
 
 /** python_execute's `sandbox` option. */
 export type PythonSandbox = SandboxMode;
@@ -101,17 +103,6 @@ export function createPythonExecute(options: PythonExecuteOptions) {
   const defaultTimeout = options.defaultTimeoutSec ?? 5;
   const maxTimeout = options.maxTimeoutSec ?? 60;
   const maxChars = options.maxOutputChars ?? 20_000;
-  const sandbox = options.sandbox ?? 'auto';
-
-  const isolation = async (): Promise<Isolation> => {
-    if (sandbox === 'bwrap') return 'bwrap';
-    if (sandbox === 'none') return withoutBwrap();
-    const probe = await probePythonBwrap(python);
-    if (probe.ok) return 'bwrap';
-    const instead = withoutBwrap();
-    noticePython(probe.reason, instead, options.onNotice);
-    return instead;
-  };
 
   return defineTool({
     name: 'python_execute',
@@ -137,13 +128,9 @@ export function createPythonExecute(options: PythonExecuteOptions) {
         maxOutputBytes: maxChars * 4,
       };
       const sandbox = sandboxFor(scope, options.sandboxProvider);
-      let result: ExecResult;
-      if (sandbox) result = await (await sandbox()).exec([python, ...PYTHON_ARGS], exec);
-      else {
-        await mkdir(options.workspace, { recursive: true });
-        const workspace = await realpath(options.workspace);
-        result = await execConfined(await isolation(), workspace, [python, ...PYTHON_ARGS], exec);
-      }
+      const result = sandbox
+        ? await (await sandbox()).exec([python, ...PYTHON_ARGS], exec)
+        : await (await onHost()).runPythonOnHost(python, options, exec);
       const cancelled = scope.signal.aborted && !result.timedOut;
       const [stdout, stderr] = capped(result, exec.maxOutputBytes, maxChars);
       const chomp = (text: string) => text.replace(/\n+$/, '');

@@ -1,5 +1,7 @@
 import { type Agent, createManus, type ManusOptions, type SandboxProvider } from '@openmanus/core';
 import { type BashOptions, createBash } from '../bash/bashTool.js';
+import { withPreviewLinks } from '../sandbox/previewLinks.js';
+import { createSandboxVision, type SandboxVisionOptions } from '../sandbox/sandboxVision.js';
 import { workspaceDir } from '../workspace.js';
 
 export interface SandboxManusOptions extends Omit<ManusOptions, 'sandboxProvider'> {
@@ -13,21 +15,30 @@ export interface SandboxManusOptions extends Omit<ManusOptions, 'sandboxProvider
   readonly workspace?: string;
   /** The shell's timeouts and output cap. */
   readonly bash?: Omit<BashOptions, 'workspace' | 'sandbox' | 'sandboxProvider'>;
+  /** sandbox_vision's limits: the largest image read, the size it is scaled down to. */
+  readonly vision?: Omit<SandboxVisionOptions, 'sandboxProvider'>;
 }
 
 /**
- * OpenManus's SandboxManus: Manus whose shell (bash, added), files and Python all work in one
- * sandbox of `sandbox` per run, so what Python writes the editor sees and bash can run. The
- * sandbox is made when a tool first needs it and removed, with everything running in it, when
- * the run ends.
+ * OpenManus's SandboxManus: Manus whose shell (bash, added), files, Python and vision
+ * (sandbox_vision, added) all work in one sandbox of `sandbox` per run, so what Python writes the
+ * editor sees, bash can run and the model can look at. The sandbox is made when a tool first needs
+ * it and removed, with everything running in it, when the run ends. A sandbox with preview links
+ * (Daytona's) has them named in the observations: the website's when the editor writes the
+ * workspace's index.html, a port's when a command starts serving on it.
  */
 export function createSandboxManus(options: SandboxManusOptions): Agent {
-  const { sandbox, bash, ...manus } = options;
+  const { sandbox, bash, vision, ...manus } = options;
   const workspace = workspaceDir(options.workspace);
-  return createManus({
+  const agent = createManus({
     ...manus,
     workspace,
     sandboxProvider: sandbox,
-    extraTools: [createBash({ ...bash, workspace, sandboxProvider: sandbox }), ...(options.extraTools ?? [])],
+    extraTools: [
+      createBash({ ...bash, workspace, sandboxProvider: sandbox }),
+      createSandboxVision({ ...vision, sandboxProvider: sandbox }),
+      ...(options.extraTools ?? []),
+    ],
   });
+  return { ...agent, tools: withPreviewLinks(agent.tools, sandbox) };
 }

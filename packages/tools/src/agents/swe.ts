@@ -19,8 +19,8 @@ export interface SweAgentOptions {
   readonly maxInputTokens?: number;
   /** `[llm.<profile>]` of config.toml to use (default `swe`). */
   readonly llmProfile?: string;
-  /** The shell's timeouts, output cap and sandbox. */
-  readonly bash?: Omit<BashOptions, 'workspace'>;
+  /** The shell's timeouts, output cap and isolation on this host. */
+  readonly bash?: Omit<BashOptions, 'workspace' | 'sandboxProvider'>;
   /** More tools (file_saver, web search, MCP tools, ...). */
   readonly extraTools?: readonly Tool[];
   /**

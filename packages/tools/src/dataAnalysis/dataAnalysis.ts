@@ -3,6 +3,7 @@ import {
   createAgent,
   createPythonExecute,
   type PythonExecuteOptions,
+  type SandboxProvider,
   type Tool,
   terminate,
 } from '@openmanus/core';
@@ -11,7 +12,11 @@ import { CHART_DIR, createDataVisualization } from './dataVisualization.js';
 import { createVisualizationPreparation } from './visualizationPreparation.js';
 
 export interface DataAnalysisOptions {
-  /** Where the data is read and the analysis, charts and reports are written (default `./workspace`). */
+  /**
+   * Where the data is read and the analysis, charts and reports are written (default
+   * `./workspace`); with `sandboxProvider`, the workspace as code in the sandbox sees it (what the
+   * model is told: a container's `work_dir`).
+   */
   readonly workspace?: string;
   /** `[llm.<profile>]` of config.toml to use (default `data_analysis`). */
   readonly llmProfile?: string;
@@ -20,10 +25,17 @@ export interface DataAnalysisOptions {
   readonly maxSteps?: number;
   readonly maxObserve?: number;
   readonly maxInputTokens?: number;
-  /** For python_execute and visualization_preparation (sandbox, interpreter, timeouts). */
-  readonly python?: Omit<PythonExecuteOptions, 'workspace'>;
+  /** For python_execute and visualization_preparation (isolation on this host, interpreter, timeouts). */
+  readonly python?: Omit<PythonExecuteOptions, 'workspace' | 'sandboxProvider'>;
   /** Largest CSV file a chart is drawn from, in bytes. */
   readonly maxCsvBytes?: number;
+  /**
+   * Where Python runs and the data and charts live: one sandbox of this provider per run (a
+   * container, say), shared by python_execute, visualization_preparation and data_visualization,
+   * so the CSVs Python writes there are the ones the charts are drawn from, and the charts go
+   * there too. Default: this host.
+   */
+  readonly sandboxProvider?: SandboxProvider;
 }
 
 export const dataAnalysisSystemPrompt = (workspace: string) =>
@@ -47,7 +59,8 @@ export const dataAnalysisNextStepPrompt = [
 /** OpenManus's DataAnalysis agent: Python analysis, chart preparation, charts, and terminate. */
 export function createDataAnalysis(options: DataAnalysisOptions = {}): Agent {
   const workspace = workspaceDir(options.workspace);
-  const python = { workspace, ...options.python };
+  const sandboxed = options.sandboxProvider ? { sandboxProvider: options.sandboxProvider } : {};
+  const python = { workspace, ...options.python, ...sandboxed };
   return createAgent({
     name: 'Data_Analysis',
     description: 'Analyses data with Python and presents it in charts and reports.',
@@ -58,6 +71,7 @@ export function createDataAnalysis(options: DataAnalysisOptions = {}): Agent {
       createVisualizationPreparation(python),
       createDataVisualization({
         workspace,
+        ...sandboxed,
         ...(options.maxCsvBytes !== undefined ? { maxCsvBytes: options.maxCsvBytes } : {}),
       }),
       terminate,

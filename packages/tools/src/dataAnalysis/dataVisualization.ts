@@ -1,13 +1,13 @@
 // data_visualization: the charts a JSON file lists (OpenManus's `[{ csvFilePath, chartTitle }]`)
 // made into files under <workspace>/visualization/ — the chart (an HTML page that works offline,
 // or an SVG drawn on the server), its insights in Markdown and its Vega-Lite spec — never
-// replacing a file that is there.
+// replacing a file that is there. In a run with a sandbox, the files are the sandbox's.
 import { basename, extname, join } from 'node:path';
-import { defineTool, err, ok } from '@openmanus/core';
+import { defineTool, err, ok, type SandboxProvider, sandboxFor } from '@openmanus/core';
 import { z } from 'zod';
 import { messageOf } from '../messageOf.js';
-import { readInside, taken, writeInside } from '../workspace.js';
 import { ChartError } from './chartError.js';
+import { type ChartFiles, hostChartFiles, sandboxChartFiles } from './chartFiles.js';
 import { chartHtml } from './chartHtml.js';
 import { type ChartRequest, chartPlan } from './chartPlan.js';
 import { chartSpec } from './chartSpec.js';
@@ -18,6 +18,13 @@ export interface DataVisualizationOptions {
   readonly workspace: string;
   /** Largest CSV file drawn, in bytes (default 5 000 000). */
   readonly maxCsvBytes?: number;
+  /**
+   * Where the files are when the run has no sandbox of its own (a run given one uses it): this
+   * provider's sandbox for the run, shared with the other tools given it (Python writes the CSVs
+   * there), `workspace` then being unused. The charts are still drawn in this process; only the
+   * files are the sandbox's.
+   */
+  readonly sandboxProvider?: SandboxProvider;
 }
 
 export const CHART_OUTPUTS = ['html', 'svg'] as const;
@@ -50,8 +57,8 @@ const parameters = z.object({
 });
 
 /** The charts the JSON file lists, or why it cannot be read as such a list. */
-async function readPlan(workspace: string, path: string): Promise<ChartRequest[]> {
-  const text = await readInside(workspace, path, MAX_PLAN_BYTES);
+async function readPlan(files: ChartFiles, path: string): Promise<ChartRequest[]> {
+  const text = await files.read(path, MAX_PLAN_BYTES);
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -75,21 +82,20 @@ const stemOf = (csvPath: string) =>
     .slice(0, 80) || 'chart';
 
 export function createDataVisualization(options: DataVisualizationOptions) {
-  const { workspace } = options;
   const maxCsvBytes = options.maxCsvBytes ?? 5_000_000;
 
   /** The first of `name`, `name_1`, `name_2`, … under which none of the chart's files exists yet. */
-  const freeStem = async (name: string, extensions: readonly string[]) => {
+  const freeStem = async (files: ChartFiles, name: string, extensions: readonly string[]) => {
     for (let n = 0; n < MAX_SUFFIX; n++) {
       const stem = n === 0 ? name : `${name}_${n}`;
-      const used = await Promise.all(extensions.map((ext) => taken(workspace, join(CHART_DIR, `${stem}${ext}`))));
+      const used = await Promise.all(extensions.map((ext) => files.taken(join(CHART_DIR, `${stem}${ext}`))));
       if (!used.includes(true)) return stem;
     }
     throw new ChartError(`${CHART_DIR}/ already holds ${MAX_SUFFIX} charts named ${name}; remove some first.`);
   };
 
-  const makeChart = async (request: ChartRequest, output: ChartOutput, language: ChartLanguage) => {
-    const csv = await readInside(workspace, request.csvFilePath, maxCsvBytes);
+  const makeChart = async (files: ChartFiles, request: ChartRequest, output: ChartOutput, language: ChartLanguage) => {
+    const csv = await files.read(request.csvFilePath, maxCsvBytes);
     const table = (await loadCsv()).parseCsv(csv, request.csvFilePath);
     const spec = chartSpec(request, table);
     const vega = await loadVega();
@@ -98,7 +104,7 @@ export function createDataVisualization(options: DataVisualizationOptions) {
     const svg = await vega.renderSvg(compiled.vega);
     const chart = output === 'svg' ? svg : await chartHtml(spec, request.chartTitle, language);
     const extensions = [`.${output}`, '.md', '.vl.json'] as const;
-    const stem = await freeStem(stemOf(request.csvFilePath), extensions);
+    const stem = await freeStem(files, stemOf(request.csvFilePath), extensions);
     const figures = columnFigures(request, table, language);
     const markdown = insightsMarkdown({
       title: request.chartTitle,
@@ -111,7 +117,7 @@ export function createDataVisualization(options: DataVisualizationOptions) {
     });
     const [chartPath, insightsPath, specPath] = await Promise.all(
       [chart, markdown, `${JSON.stringify(spec, null, 2)}\n`].map((content, i) =>
-        writeInside(workspace, join(CHART_DIR, `${stem}${extensions[i]}`), content, 'new'),
+        files.create(join(CHART_DIR, `${stem}${extensions[i]}`), content),
       ),
     );
     return [
@@ -133,10 +139,12 @@ export function createDataVisualization(options: DataVisualizationOptions) {
       `Writes each chart to ${CHART_DIR}/ in the workspace as an interactive HTML page (works offline) or an SVG image, ` +
       'with a Markdown file of insights and the Vega-Lite spec beside it; existing files are never replaced.',
     parameters,
-    execute: async ({ json_path, output_type, language }) => {
+    execute: async ({ json_path, output_type, language }, scope) => {
+      const sandbox = sandboxFor(scope, options.sandboxProvider);
+      const files = sandbox ? sandboxChartFiles(await sandbox()) : hostChartFiles(options.workspace);
       let requests: ChartRequest[];
       try {
-        requests = await readPlan(workspace, json_path);
+        requests = await readPlan(files, json_path);
       } catch (error) {
         return err(messageOf(error));
       }
@@ -144,7 +152,7 @@ export function createDataVisualization(options: DataVisualizationOptions) {
       const failed: string[] = [];
       for (const [index, request] of requests.entries()) {
         try {
-          made.push(await makeChart(request, output_type, language));
+          made.push(await makeChart(files, request, output_type, language));
         } catch (error) {
           failed.push(`- chart ${index + 1} (${request.chartTitle}): ${messageOf(error)}`);
         }
