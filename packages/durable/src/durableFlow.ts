@@ -21,7 +21,8 @@ import type { DurableRuntime } from './runtime.js';
 export interface DurableFlowRuntime extends DurableRuntime {
   /**
    * Starts an agent run as a child of this flow under `runId`; starting the same id again (as a
-   * replay does) gives the run already there. Resolves once the run exists, with its outcome to await.
+   * replay does) gives the run already there. Resolves once the run exists, with its outcome to
+   * await: the run's final one, however many parts a long run continued as.
    */
   startRun(runId: string, request: ExecutorRunRequest): Promise<{ outcome(): Promise<RunOutcome> }>;
 }
