@@ -3,6 +3,9 @@ import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
 import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
 import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
+import { answerCommand } from './answerCommand.js';
+import { approveCommand } from './approveCommand.js';
+import { cancelCommand } from './cancelCommand.js';
 import { enqueueCommand } from './enqueueCommand.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
@@ -10,6 +13,7 @@ import { mcpServerCommand } from './mcpServerCommand.js';
 import { failure, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
+import { statusCommand } from './statusCommand.js';
 import { workerCommand } from './workerCommand.js';
 
 const usage = `Usage: openmanus [options] [task...]
@@ -22,6 +26,11 @@ const usage = `Usage: openmanus [options] [task...]
        openmanus worker [options]          a durable worker: runs queued tasks from Postgres
        openmanus enqueue [options] [task...]
                                            queues a task for the workers and follows it
+       openmanus status <runId>            where a queued task is, what it waits for
+       openmanus approve <runId> [--reject <reason>]
+                                           approves (or rejects) the calls it waits on
+       openmanus answer <runId> "<text>"   answers the question it asked a person
+       openmanus cancel <runId>            stops it, on whichever worker runs it
                                            (each has its own --help)
 
 Runs an agent on a task; without a task, asks for one. The agents:
@@ -82,6 +91,10 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   if (args[0] === 'flow') return flowCommand(args.slice(1), io);
   if (args[0] === 'worker') return workerCommand(args.slice(1), io);
   if (args[0] === 'enqueue') return enqueueCommand(args.slice(1), io);
+  if (args[0] === 'status') return statusCommand(args.slice(1), io);
+  if (args[0] === 'approve') return approveCommand(args.slice(1), io);
+  if (args[0] === 'answer') return answerCommand(args.slice(1), io);
+  if (args[0] === 'cancel') return cancelCommand(args.slice(1), io);
   if (args[0] === 'mcp-server') return mcpServerCommand(args.slice(1), io);
   if (args[0] === 'mcp') return mcpCommand(args.slice(1), io, { cliScript: fileURLToPath(import.meta.url) });
   const fail = failure(io, 'openmanus');

@@ -1,10 +1,10 @@
 import { parseArgs } from 'node:util';
 import { messageOf } from '@openmanus/core';
-import { createDurableClient, type DurableClient } from '@openmanus/durable';
+import type { DurableClient } from '@openmanus/durable';
 import { AGENT_NAMES, isAgentName } from './agents.js';
-import { databaseUrlOption } from './durableOptions.js';
+import { databaseUrlOption, withDurableClient } from './durableOptions.js';
 import { failure } from './options.js';
-import { runLines } from './progress.js';
+import { paint, runLines } from './progress.js';
 import { runEventLines } from './runEventLines.js';
 import { readTask, reportOutcome, type SessionIo, useColor } from './session.js';
 
@@ -53,40 +53,33 @@ export async function enqueueCommand(argv: string[], io: SessionIo): Promise<num
     io.stdout.write(`${enqueueUsage}\n`);
     return 0;
   }
-  const databaseUrl = databaseUrlOption(values['database-url'], io);
-  if (!databaseUrl.ok) return fail(databaseUrl.error);
   const agent = values.agent;
   if (!isAgentName(agent)) return fail(`--agent must be one of ${AGENT_NAMES.join(', ')}, got "${agent}"`);
+  const databaseUrl = databaseUrlOption(values['database-url'], io);
+  if (!databaseUrl.ok) return fail(databaseUrl.error);
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
 
-  let client: DurableClient;
-  try {
-    client = await createDurableClient({
-      databaseUrl: databaseUrl.value,
-      pollingIntervalMs: 200,
-      ...(values['app-version'] ? { applicationVersion: values['app-version'] } : {}),
-    });
-  } catch (error) {
-    return fail(`could not connect: ${messageOf(error)}`, 1);
-  }
-  try {
-    const runId = await client.enqueueRun({
-      agent,
-      input: task,
-      ...(values['run-id'] ? { runId: values['run-id'] } : {}),
-    });
-    if (values['no-wait']) {
-      io.stdout.write(`${runId}\n`);
-      return 0;
-    }
-    io.stderr.write(`Run ${runId} queued for ${agent}\n`);
-    return await follow(client, runId, io);
-  } catch (error) {
-    return fail(messageOf(error), 1);
-  } finally {
-    await client.close();
-  }
+  const version = values['app-version'] ? { applicationVersion: values['app-version'] } : {};
+  return withDurableClient(
+    io,
+    'openmanus enqueue',
+    databaseUrl.value,
+    async (client) => {
+      const runId = await client.enqueueRun({
+        agent,
+        input: task,
+        ...(values['run-id'] ? { runId: values['run-id'] } : {}),
+      });
+      if (values['no-wait']) {
+        io.stdout.write(`${runId}\n`);
+        return 0;
+      }
+      io.stderr.write(`Run ${runId} queued for ${agent}\n`);
+      return follow(client, runId, io);
+    },
+    { pollingIntervalMs: 200, ...version },
+  );
 }
 
 /** Prints the run's transitions as they happen, then its answer; returns the exit code of its outcome. */
@@ -94,6 +87,10 @@ async function follow(client: DurableClient, runId: string, io: SessionIo): Prom
   const color = useColor(io.stderr, io.env);
   for await (const item of client.streamEvents(runId)) {
     for (const line of runEventLines(item, color)) io.stderr.write(`${line}\n`);
+    if (item.status === 'awaiting_approval' || item.status === 'awaiting_human')
+      io.stderr.write(
+        `${paint(color, 33)('  ⏸ waiting for a person:')} openmanus status ${runId}, then openmanus ${item.status === 'awaiting_approval' ? 'approve' : 'answer'} ${runId}\n`,
+      );
   }
   const info = await client.getRun(runId);
   if (info && (info.status === 'errored' || info.status === 'cancelled')) {

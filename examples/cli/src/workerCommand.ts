@@ -19,9 +19,14 @@ Options:
   --database-url <url>  the Postgres database (default: $OPENMANUS_DATABASE_URL)
   --worker-id <id>      unique among live workers and the same across restarts (default: the
                         host name)
-  --concurrency <n>     most runs at once (default 10)
+  --concurrency <n>     most runs at once (default 10; a setting of the shared queue, so the
+                        worker started last sets it for all: give every worker the same)
   --app-version <v>     runs resume only on workers of the version they started on: bump it when
                         the agents change (default: this CLI's version, ${cliVersion()})
+  --approve <tools>     calls of these tools (comma-separated, e.g. python_execute,bash) wait for
+                        a person: \`openmanus approve <runId>\` (or --reject) from any machine
+  --continue-every <n>  a run continues as a fresh workflow every n model turns, so a replay after
+                        a crash goes back at most n turns (default 50; change it with --app-version)
   --config <file>, --workspace <dir>, --max-steps <n>, --model <name>: as for \`openmanus\`
   --sandbox <mode>      isolation of python and bash: auto (default), bwrap or none
   -h, --help            show this help`;
@@ -34,6 +39,8 @@ const parseArguments = (args: string[]) =>
       'worker-id': { type: 'string' },
       concurrency: { type: 'string' },
       'app-version': { type: 'string' },
+      approve: { type: 'string' },
+      'continue-every': { type: 'string' },
       config: { type: 'string' },
       workspace: { type: 'string' },
       'max-steps': { type: 'string' },
@@ -75,6 +82,14 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     return fail(`--concurrency must be a positive whole number, got "${values.concurrency}"`);
   }
+  const continueEvery = Number(values['continue-every'] ?? 50);
+  if (!Number.isInteger(continueEvery) || continueEvery < 1) {
+    return fail(`--continue-every must be a positive whole number, got "${values['continue-every']}"`);
+  }
+  const approvals = (values.approve ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
   const workerId = values['worker-id'] ?? hostname();
   if (!workerId.trim()) return fail('--worker-id is empty');
   const maxSteps = maxStepsOption(values['max-steps']);
@@ -99,6 +114,8 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
     agents[name] = {
       agent: createCliAgent(name, { ...settings, ...(maxInputTokens ? { maxInputTokens } : {}) }),
       llm: createLlmFromConfig(config.value, name),
+      continueEvery,
+      ...(approvals.length > 0 ? { approvals } : {}),
     };
   }
   const stopped = stopSignal();
@@ -110,7 +127,7 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
     return fail(`could not start: ${messageOf(error)}`, 1);
   }
   io.stderr.write(
-    `openmanus worker ${workerId}: ready (version ${applicationVersion}, up to ${concurrency} runs at once; agents: ${AGENT_NAMES.join(', ')})\n`,
+    `openmanus worker ${workerId}: ready (version ${applicationVersion}, up to ${concurrency} runs at once; agents: ${AGENT_NAMES.join(', ')}${approvals.length > 0 ? `; approval needed for ${approvals.join(', ')}` : ''})\n`,
   );
   const signal = await stopped;
   io.stderr.write(`openmanus worker ${workerId}: ${signal}, stopping (runs in flight resume when it restarts)\n`);

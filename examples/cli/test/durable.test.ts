@@ -1,19 +1,28 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import type { PendingInput } from '@openmanus/core';
 import { type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDurableClient, type DurableClient } from '@openmanus/durable';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Postgres, startPostgres } from '../../../packages/durable/test/postgres.js';
+import { until } from '../../../packages/durable/test/until.js';
 import { dist, runNode, tempDir } from './helpers.js';
 
 let postgres: Postgres;
 let databaseUrl: string;
-const workers: ChildProcess[] = [];
+let client: DurableClient | undefined;
+const workers: WorkerProcess[] = [];
 
 beforeAll(async () => {
   postgres = await startPostgres();
   databaseUrl = postgres.url('openmanus_cli');
 });
+// A worker left running would take the next test's runs (with this test's model).
+afterEach(async () => {
+  for (const worker of workers) worker.child.kill('SIGKILL');
+  await Promise.all(workers.splice(0).map((worker) => worker.exited));
+});
 afterAll(async () => {
-  for (const worker of workers) worker.kill('SIGKILL');
+  await client?.close();
   await postgres?.stop();
 });
 
@@ -27,13 +36,27 @@ interface WorkerProcess {
 }
 
 /** `openmanus worker` as a child process, pointed at the scripted model through the environment. */
-function startCliWorker(workerId: string, workspace: string, env: Record<string, string>): WorkerProcess {
+function startCliWorker(
+  workerId: string,
+  workspace: string,
+  env: Record<string, string>,
+  options: readonly string[] = [],
+): WorkerProcess {
   const child = spawn(
     process.execPath,
-    [dist('cli.js'), 'worker', '--database-url', databaseUrl, '--worker-id', workerId, '--workspace', workspace],
+    [
+      dist('cli.js'),
+      'worker',
+      '--database-url',
+      databaseUrl,
+      '--worker-id',
+      workerId,
+      '--workspace',
+      workspace,
+      ...options,
+    ],
     { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, stdio: 'pipe' },
   );
-  workers.push(child);
   let stderr = '';
   const exited = new Promise<number | string>((resolve) =>
     child.once('exit', (code, signal) => resolve(signal ?? code ?? -1)),
@@ -45,7 +68,9 @@ function startCliWorker(workerId: string, workspace: string, env: Record<string,
     });
     void exited.then((how) => reject(new Error(`worker ${workerId} exited (${how}) before it was ready:\n${stderr}`)));
   });
-  return { child, ready, exited, stderr: () => stderr };
+  const worker = { child, ready, exited, stderr: () => stderr };
+  workers.push(worker);
+  return worker;
 }
 
 const computing = {
@@ -55,6 +80,8 @@ const computing = {
 const answered = { content: 'The answer is 42.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] };
 /** Model calls so far in the request's conversation: one per assistant message. */
 const turnsDone = (request: RecordedRequest) => request.messages.filter((m) => m.role === 'assistant').length;
+/** The task of the request's run (its first user message). */
+const taskOf = (request: RecordedRequest) => String(request.messages.find((m) => m.role === 'user')?.content);
 
 describe('openmanus worker and openmanus enqueue', () => {
   it('a queued task runs on a worker; enqueue follows it and prints the answer', async () => {
@@ -146,5 +173,176 @@ describe('openmanus worker and openmanus enqueue', () => {
     expect(badAgent.stderr).toContain('--agent must be one of');
     const badConcurrency = await runNode('cli.js', ['worker', '--database-url', databaseUrl, '--concurrency', '0']);
     expect(badConcurrency.code).toBe(2);
+  });
+});
+
+/** `openmanus <command> <runId> …` against the file's database. */
+const onRun = (command: string, args: readonly string[], env: Record<string, string> = {}) =>
+  runNode('cli.js', [command, '--database-url', databaseUrl, ...args], { env });
+
+/** What the run waits for from a person, once its progress shows it (read by a client in this process). */
+async function waitingFor(runId: string): Promise<PendingInput> {
+  client ??= await createDurableClient({ databaseUrl, pollingIntervalMs: 100 });
+  const durable = client;
+  return until(async () => {
+    const info = await durable.getRun(runId);
+    return info?.status === 'running' ? info.progress?.pending[0] : undefined;
+  }, `run ${runId} to wait for a person`);
+}
+
+const awaited = async (runId: string) => {
+  client ??= await createDurableClient({ databaseUrl, pollingIntervalMs: 100 });
+  return client.waitForRun(runId);
+};
+
+describe('openmanus status, approve, answer and cancel', () => {
+  it('a worker with --approve waits; status shows the call, approve lets it run, --reject tells the model why', async () => {
+    const server = await startOpenAiServer({
+      script: (request: RecordedRequest) => (turnsDone(request) === 0 ? computing : answered),
+    });
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
+    const worker = startCliWorker('cli-approver', await tempDir(), env, ['--approve', 'python_execute']);
+    try {
+      await worker.ready;
+      expect(worker.stderr()).toContain('approval needed for python_execute');
+      // One followed as it waits, one queued without waiting.
+      const follower = onRun('enqueue', ['--run-id', 'cli-approved', 'task cli-approved'], env);
+      const queued = await onRun('enqueue', ['--no-wait', '--run-id', 'cli-rejected', 'task cli-rejected'], env);
+      expect(queued.code, queued.stderr).toBe(0);
+      const pending = await waitingFor('cli-approved');
+      await waitingFor('cli-rejected');
+
+      const status = await onRun('status', ['cli-approved']);
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toMatch(
+        /^Run cli-approved: running on cli-approver, step 1, 1 model calls, \d+ in \/ \d+ out tokens\n/,
+      );
+      expect(status.stdout).toContain(
+        `Waiting for approval of python_execute(code: "print(6 * 7)") [${pending.effectId}]: openmanus approve cli-approved\n`,
+      );
+
+      const approved = await onRun('approve', ['cli-approved']);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toBe('Approved: python_execute(code: "print(6 * 7)")\n');
+      const rejected = await onRun('approve', ['cli-rejected', '--reject', 'no Python today']);
+      expect(rejected.code, rejected.stderr).toBe(0);
+      expect(rejected.stdout).toBe('Rejected (no Python today): python_execute(code: "print(6 * 7)")\n');
+
+      const followed = await follower;
+      expect(followed.code, followed.stderr).toBe(0);
+      expect(followed.stdout).toBe('The answer is 42.\n');
+      expect(followed.stderr).toContain(
+        '⏸ waiting for a person: openmanus status cli-approved, then openmanus approve cli-approved\n',
+      );
+      expect(await awaited('cli-rejected')).toMatchObject({ answer: 'The answer is 42.' });
+      // The model read the tool's result after the approval, the reason after the rejection.
+      const toolResultIn = (runId: string) =>
+        String(
+          server.requests
+            .find((request) => taskOf(request) === `task ${runId}` && turnsDone(request) === 1)
+            ?.messages.find((message) => message.role === 'tool')?.content,
+        );
+      expect(toolResultIn('cli-approved')).toContain('42');
+      expect(toolResultIn('cli-rejected')).toContain('no Python today');
+
+      const ended = await onRun('status', ['cli-approved']);
+      expect(ended.stdout).toMatch(/^Run cli-approved: terminated on cli-approver after 2 step\(s\), 2 model calls/);
+      expect(ended.stdout).toContain('Answer: The answer is 42.\n');
+      const json = await onRun('status', ['cli-approved', '--json']);
+      expect(JSON.parse(json.stdout)).toMatchObject({
+        runId: 'cli-approved',
+        status: 'ended',
+        outcome: { status: 'finished', answer: 'The answer is 42.', usage: { llmCalls: 2 } },
+      });
+      expect(JSON.parse(json.stdout).outcome.state).toBeUndefined();
+      const again = await onRun('approve', ['cli-approved']);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toBe('openmanus approve: run "cli-approved" is not waiting for an approval (it is ended)\n');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('answer gives the question ask_human asked to the model', async () => {
+    const server = await startOpenAiServer({
+      script: (request: RecordedRequest) =>
+        turnsDone(request) === 0
+          ? { toolCalls: [{ name: 'ask_human', arguments: { inquire: 'Which city?' } }] }
+          : { content: 'Off to Kyoto.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
+    });
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
+    const worker = startCliWorker('cli-asker', await tempDir(), env);
+    try {
+      await worker.ready;
+      await onRun('enqueue', ['--no-wait', '--run-id', 'cli-asked', 'Plan a trip'], env);
+      const asked = await waitingFor('cli-asked');
+      expect((await onRun('status', ['cli-asked'])).stdout).toContain(
+        `Waiting for an answer to "Which city?" [${asked.effectId}]: openmanus answer cli-asked "…"\n`,
+      );
+      const empty = await onRun('answer', ['cli-asked', ' ']);
+      expect(empty.code).toBe(1);
+      expect(empty.stderr).toContain('the answer is empty');
+      const missing = await onRun('answer', ['cli-asked']);
+      expect(missing.code).toBe(2);
+      expect(missing.stderr).toContain('expected <runId> "<text>", got 1 argument(s)');
+
+      const answered = await onRun('answer', ['cli-asked', 'Kyoto']);
+      expect(answered.code, answered.stderr).toBe(0);
+      expect(answered.stdout).toBe('Answered "Which city?"\n');
+      expect(await awaited('cli-asked')).toMatchObject({ answer: 'Off to Kyoto.' });
+      const reply = server.requests[1]?.messages.find((message) => message.role === 'tool');
+      expect(String(reply?.content)).toContain('Kyoto');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('cancel stops a run on its worker; the follower and status say so; a worker stopped mid-call exits cleanly', async () => {
+    let attempts = 0;
+    let stalled: () => void = () => {};
+    const stalls = () =>
+      new Promise<void>((resolve) => {
+        stalled = resolve;
+      });
+    let nextStall = stalls();
+    const server = await startOpenAiServer({
+      script: () => {
+        attempts++;
+        stalled();
+        return { ...computing, stallAfter: 0 };
+      },
+    });
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
+    const workspace = await tempDir();
+    try {
+      const first = startCliWorker('cli-canceller', workspace, env);
+      await first.ready;
+      const follower = onRun('enqueue', ['--run-id', 'cli-cancelled', 'Wait'], env);
+      await nextStall;
+      // SIGTERM while the model call is in flight: the worker stops it and exits.
+      nextStall = stalls();
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+
+      const second = startCliWorker('cli-canceller', workspace, env);
+      await second.ready;
+      await nextStall;
+      const cancelled = await onRun('cancel', ['cli-cancelled']);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      expect(cancelled.stdout).toBe('Run cli-cancelled: cancelled\n');
+      const followed = await follower;
+      expect(followed.code).toBe(1);
+      expect(followed.stderr).toContain('openmanus enqueue: the run cancelled: the run was cancelled');
+      expect((await onRun('status', ['cli-cancelled'])).stdout).toBe('Run cli-cancelled: cancelled\n');
+
+      second.child.kill('SIGTERM');
+      expect(await second.exited).toBe(0);
+      expect(attempts).toBe(2);
+      const unknown = await onRun('cancel', ['cli-nobody']);
+      expect(unknown.code).toBe(1);
+      expect(unknown.stderr).toBe('openmanus cancel: no run has the id "cli-nobody"\n');
+    } finally {
+      await server.close();
+    }
   });
 });

@@ -1,14 +1,18 @@
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
-import type { HostAnswer, RunOutcome } from '@openmanus/core';
+import type { HostAnswer, PendingInput, RunOutcome } from '@openmanus/core';
+import { RunCancelledError } from './cancelled.js';
 import { type DurableFlowClient, flowClient } from './durableFlowClient.js';
 import type { RunEventItem, RunProgress } from './durableRun.js';
-import { APPLICATION, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+import { APPLICATION, checkRunId, NEW_RUN_PRIORITY, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+import { type RunInfo, runsOf } from './runs.js';
+
+export { RunCancelledError, type RunInfo };
 
 export interface DurableClientOptions {
   readonly databaseUrl: string;
   /** The workers' application version: only workers of this version take the runs enqueued (default: the newest). */
   readonly applicationVersion?: string;
-  /** How often `waitForRun` checks the run, in ms (default 1000). */
+  /** How often `waitForRun` and `waitForFlow` check the run, in ms (default 1000). */
   readonly pollingIntervalMs?: number;
 }
 
@@ -17,12 +21,12 @@ export interface EnqueueRunOptions extends RunRequest {
   readonly runId?: string;
 }
 
-/** Where a run is: waiting for a worker, running, or ended with its outcome. */
-export type RunInfo<Outcome = RunOutcome, Progress = RunProgress> =
-  | { readonly runId: string; readonly status: 'queued' }
-  | { readonly runId: string; readonly status: 'running'; readonly workerId?: string; readonly progress?: Progress }
-  | { readonly runId: string; readonly status: 'ended'; readonly workerId?: string; readonly outcome: Outcome }
-  | { readonly runId: string; readonly status: 'errored' | 'cancelled'; readonly error: string };
+export interface ApproveOptions {
+  /** The approval to answer (default: every one the run waits for). */
+  readonly effectId?: string;
+  /** Denies instead, with this reason (the model reads it). */
+  readonly reject?: string;
+}
 
 export interface DurableClient extends DurableFlowClient {
   /** Queues a run for the workers and returns its id. */
@@ -34,58 +38,88 @@ export interface DurableClient extends DurableFlowClient {
    * `approvalDenied` with a reason, or `humanReplied` with the answer. Sent once per effect id.
    */
   answer(runId: string, answer: HostAnswer): Promise<void>;
+  /**
+   * Approves (or, with `reject`, denies) the calls the run waits to have approved; returns them.
+   * Throws when the run waits for no such approval.
+   */
+  approve(runId: string, options?: ApproveOptions): Promise<readonly PendingInput[]>;
+  /**
+   * Stops the run, wherever it runs: nothing more of it is recorded, work in flight is stopped
+   * (within about a second), and it never resumes. Returns the run's status after (`cancelled`,
+   * or how it had ended before), or `undefined` for an id never enqueued. The run of a flow's
+   * step (`{flowId}/{effect id}`) can be cancelled on its own: the flow takes it as a failed
+   * attempt at the step (tried again up to its limit, then blocked). To stop a flow, `cancelFlow`.
+   */
+  cancel(runId: string): Promise<RunInfo | undefined>;
   /** The run's transitions from the first, as they happen; ends when the run ends. */
   streamEvents(runId: string): AsyncIterable<RunEventItem>;
-  /** Waits for the run's outcome (a pause for a person is an outcome too). */
+  /** Waits for the run's outcome (a pause for a person is an outcome too); a `RunCancelledError` if it was cancelled. */
   waitForRun(runId: string): Promise<RunOutcome>;
   close(): Promise<void>;
 }
 
-/** A client for any process (an API server, a CLI): enqueues runs and reads them; runs nothing itself. */
+/**
+ * A client for any process (an API server, a CLI): enqueues runs and flows and reads them; runs
+ * nothing itself. A long run is several workflows (it continues as a fresh one every so many
+ * turns); the client follows them, so a run is one id throughout.
+ */
 export async function createDurableClient(options: DurableClientOptions): Promise<DurableClient> {
   const client = await DBOSClient.create({ systemDatabaseUrl: options.databaseUrl, applicationName: APPLICATION });
-  // A run's or a flow's: the same statuses, typed by what the workflow returns and publishes.
-  const infoOf = async <Outcome, Progress>(runId: string): Promise<RunInfo<Outcome, Progress> | undefined> => {
-    const found = await client.getWorkflow(runId);
-    if (!found) return undefined;
-    const workerId = found.executorId ? { workerId: found.executorId } : {};
-    switch (found.status) {
-      case 'ENQUEUED':
-        return { runId, status: 'queued' };
-      case 'PENDING': {
-        const progress = await client.getEvent<Progress>(runId, 'progress', 0);
-        return { runId, status: 'running', ...workerId, ...(progress ? { progress } : {}) };
-      }
-      case 'SUCCESS':
-        return { runId, status: 'ended', ...workerId, outcome: found.output as Outcome };
-      case 'CANCELLED':
-        return { runId, status: 'cancelled', error: 'the run was cancelled' };
-      default:
-        return { runId, status: 'errored', error: describe(found.error) };
-    }
+  const runs = runsOf(client, options.pollingIntervalMs ?? 1000);
+  const getRun = (runId: string) => runs.info<RunOutcome, RunProgress>(runId, 'run');
+
+  const answer = async (runId: string, given: HostAnswer) => {
+    // The part waiting for a person is the newest: a run never continues while it waits.
+    const parts = await runs.newestParts(runId);
+    if (!parts) throw new Error(`no run has the id "${runId}"`);
+    await client.send(parts.head.workflowID, given, given.effectId, `${runId}:${given.effectId}`);
   };
+
   return {
-    ...flowClient(client, options, infoOf),
+    ...flowClient(client, options, runs),
     enqueueRun: async ({ runId = crypto.randomUUID(), agent, input }) => {
+      checkRunId(runId);
       const request: RunRequest = { agent, input };
       const handle = await client.enqueue(
         {
           queueName: RUN_QUEUE,
           workflowName: RUN_WORKFLOW,
           workflowID: runId,
+          priority: NEW_RUN_PRIORITY,
           ...(options.applicationVersion ? { appVersion: options.applicationVersion } : {}),
         },
         request,
       );
       return handle.workflowID;
     },
-    getRun: (runId) => infoOf<RunOutcome, RunProgress>(runId),
-    answer: (runId, answer) => client.send(runId, answer, answer.effectId, `${runId}:${answer.effectId}`),
-    streamEvents: (runId) => client.readStream<RunEventItem>(runId, 'events'),
-    waitForRun: (runId) =>
-      client.retrieveWorkflow<RunOutcome>(runId).getResult({ pollingIntervalMs: options.pollingIntervalMs ?? 1000 }),
+    getRun,
+    answer,
+    approve: async (runId, { effectId, reject } = {}) => {
+      const info = await getRun(runId);
+      if (!info) throw new Error(`no run has the id "${runId}"`);
+      const waiting = info.status === 'running' ? (info.progress?.pending ?? []) : [];
+      const approvals = waiting.filter(
+        (input) => input.kind === 'approval' && (effectId === undefined || input.effectId === effectId),
+      );
+      if (approvals.length === 0) {
+        const what = effectId === undefined ? 'an approval' : `the approval of ${effectId}`;
+        throw new Error(`run "${runId}" is not waiting for ${what} (it is ${info.status})`);
+      }
+      for (const { effectId: id } of approvals)
+        await answer(
+          runId,
+          reject === undefined
+            ? { type: 'approvalGiven', effectId: id }
+            : { type: 'approvalDenied', effectId: id, reason: reject },
+        );
+      return approvals;
+    },
+    cancel: async (runId) => {
+      await runs.cancel(runId);
+      return getRun(runId);
+    },
+    streamEvents: (runId) => runs.events<RunEventItem>(runId),
+    waitForRun: (runId) => runs.result<RunOutcome>(runId, 'run'),
     close: () => client.destroy(),
   };
 }
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -21,7 +21,8 @@ import type { DurableRuntime } from './runtime.js';
 export interface DurableFlowRuntime extends DurableRuntime {
   /**
    * Starts an agent run as a child of this flow under `runId`; starting the same id again (as a
-   * replay does) gives the run already there. Resolves once the run exists, with its outcome to await.
+   * replay does) gives the run already there. Resolves once the run exists, with its outcome to
+   * await: the run's final one, however many parts a long run continued as.
    */
   startRun(runId: string, request: ExecutorRunRequest): Promise<{ outcome(): Promise<RunOutcome> }>;
 }
@@ -29,6 +30,8 @@ export interface DurableFlowRuntime extends DurableRuntime {
 export interface DurableFlowOptions {
   /** The model for the plan and the summary (each executor's run has its own). */
   readonly llm: LlmPort;
+  /** Stops the flow's work in flight (its model call); the runtime's `cancelled` does too. */
+  readonly signal?: AbortSignal;
 }
 
 /** What a flow publishes after every transition (key `progress`). */
@@ -105,10 +108,12 @@ export async function durableFlow(
       return [next, effects];
     },
   };
+  const signals = [options.signal, runtime.cancelled].filter((s): s is AbortSignal => s !== undefined);
   return runFlow(observed, input, {
     llm: options.llm,
     flowId,
     planId,
+    ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
     performers: (defaults) => ({
       // Asked for when the effect is performed, before any await: the order of keys is the state's.
       callLlm: (effect, context) => runtime.runStep(effect.id, async () => defaults.callLlm(effect, context)),
@@ -131,7 +136,8 @@ export async function durableFlow(
         try {
           outcome = await child.outcome();
         } catch (error) {
-          // The run itself failed (its worker has no such agent, it was cancelled): the flow judges the step.
+          // The run itself failed (its worker has no such agent, it was cancelled on its own): the
+          // flow judges the step as a failed attempt (tried again up to its limit, then blocked).
           const reason = error instanceof Error ? error.message : String(error);
           return { type: 'agentFailed', effectId: effect.id, error: `the ${effect.executor} run failed: ${reason}` };
         }

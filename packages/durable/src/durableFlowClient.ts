@@ -1,9 +1,10 @@
 import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { FlowOutcome } from '@openmanus/flow';
-import type { DurableClientOptions, RunInfo } from './client.js';
+import type { DurableClientOptions } from './client.js';
 import type { FlowEventItem, FlowProgress, StoredFlowItem } from './durableFlow.js';
 import type { RunEventItem } from './durableRun.js';
-import { FLOW_WORKFLOW, type FlowRequest, RUN_QUEUE } from './names.js';
+import { checkRunId, FLOW_WORKFLOW, type FlowRequest, NEW_RUN_PRIORITY, RUN_QUEUE } from './names.js';
+import type { RunInfo, Runs } from './runs.js';
 
 export interface EnqueueFlowOptions extends FlowRequest {
   /** The flow's id (default a new UUID); enqueueing an id again returns the flow already there. Its executors' runs are `{flowId}/{effect id}`. */
@@ -19,43 +20,51 @@ export interface DurableFlowClient {
   enqueueFlow(options: EnqueueFlowOptions): Promise<string>;
   /** The flow's status now, or `undefined` for an id never enqueued. */
   getFlow(flowId: string): Promise<FlowInfo | undefined>;
-  /** Waits for the flow's outcome. */
+  /** Waits for the flow's outcome; a `RunCancelledError` if it was cancelled. */
   waitForFlow(flowId: string): Promise<FlowOutcome>;
+  /**
+   * Stops the flow and the run of its step in flight, wherever they run: nothing more of either is
+   * recorded, and neither resumes. Returns the flow's status after (`cancelled`, or how it had
+   * ended before), or `undefined` for an id never enqueued.
+   */
+  cancelFlow(flowId: string): Promise<FlowInfo | undefined>;
   /** The flow's transitions from the first and, in their place, each executor run's; ends when the flow ends. */
   streamFlowEvents(flowId: string): AsyncIterable<FlowEventItem>;
 }
 
-/** A run's status read from the engine, typed by what the workflow returns and publishes. */
-export type WorkflowInfo = <Outcome, Progress>(runId: string) => Promise<RunInfo<Outcome, Progress> | undefined>;
-
-export function flowClient(client: DBOSClient, options: DurableClientOptions, infoOf: WorkflowInfo): DurableFlowClient {
+export function flowClient(client: DBOSClient, options: DurableClientOptions, runs: Runs): DurableFlowClient {
+  const getFlow = (flowId: string) => runs.info<FlowOutcome, FlowProgress>(flowId, 'flow');
   return {
     enqueueFlow: async ({ flowId = crypto.randomUUID(), flow, input }) => {
+      checkRunId(flowId, 'flow');
       const request: FlowRequest = { flow, input };
       const handle = await client.enqueue(
         {
           queueName: RUN_QUEUE,
           workflowName: FLOW_WORKFLOW,
           workflowID: flowId,
+          priority: NEW_RUN_PRIORITY,
           ...(options.applicationVersion ? { appVersion: options.applicationVersion } : {}),
         },
         request,
       );
       return handle.workflowID;
     },
-    getFlow: (flowId) => infoOf<FlowOutcome, FlowProgress>(flowId),
-    waitForFlow: (flowId) =>
-      client.retrieveWorkflow<FlowOutcome>(flowId).getResult({ pollingIntervalMs: options.pollingIntervalMs ?? 1000 }),
+    getFlow,
+    waitForFlow: (flowId) => runs.result<FlowOutcome>(flowId, 'flow'),
+    cancelFlow: async (flowId) => {
+      await runs.cancel(flowId);
+      return getFlow(flowId);
+    },
     streamFlowEvents: async function* (flowId) {
-      for await (const stored of client.readStream<StoredFlowItem>(flowId, 'events')) {
+      for await (const stored of runs.events<StoredFlowItem>(flowId)) {
         if (stored.type === 'flow') {
           yield stored;
           continue;
         }
-        // The flow waits for this run: its items come next, as they happen, until it ends.
+        // The flow waits for this run: its items come next, as they happen, part after part, until it ends.
         const { type: _run, ...run } = stored;
-        for await (const item of client.readStream<RunEventItem>(run.runId, 'events'))
-          yield { type: 'agent', ...run, item };
+        for await (const item of runs.events<RunEventItem>(run.runId)) yield { type: 'agent', ...run, item };
       }
     },
   };

@@ -1,9 +1,17 @@
-import { DBOS } from '@dbos-inc/dbos-sdk';
+import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { LlmPort, RunOutcome } from '@openmanus/core';
 import { createPlanningFlow, type FlowOutcome, type PlanningFlow, type PlanningFlowOptions } from '@openmanus/flow';
+import { RunCancelledError } from './cancelled.js';
 import { dbosRuntime } from './dbosRuntime.js';
 import { type DurableFlowRuntime, durableFlow } from './durableFlow.js';
-import { type ExecutorRunRequest, FLOW_WORKFLOW, type FlowRequest } from './names.js';
+import {
+  type Continuation,
+  type ExecutorRunRequest,
+  FLOW_WORKFLOW,
+  type FlowRequest,
+  isContinuation,
+  type RunPart,
+} from './names.js';
 import type { WorkerAgent, WorkerOptions } from './worker.js';
 
 /**
@@ -18,13 +26,15 @@ export interface WorkerFlow extends Omit<PlanningFlowOptions, 'agents'> {
 }
 
 /** The worker's registered agent-run workflow: a flow starts its executors' runs with it. */
-export type RunWorkflow = (request: ExecutorRunRequest) => Promise<RunOutcome>;
+export type RunWorkflow = (request: ExecutorRunRequest | RunPart) => Promise<RunOutcome | Continuation>;
 
 interface ServedFlows {
   readonly flows: ReadonlyMap<string, { readonly flow: PlanningFlow; readonly llm: LlmPort }>;
   readonly runWorkflow: RunWorkflow;
-  /** How often a replayed flow checks on its step's run (a run it started awaits it directly). */
+  /** How often a flow checks on its step's run (its later parts, and after a replay). */
   readonly pollingIntervalMs: number;
+  /** Aborted when the worker stops: the flows' work in flight ends. */
+  readonly stopped: AbortSignal;
 }
 
 // DBOS is one per process: the flows of the running worker, read by the one registered workflow.
@@ -34,7 +44,10 @@ DBOS.registerWorkflow(
   async (request: FlowRequest): Promise<FlowOutcome> => {
     const served = serving?.flows.get(request.flow);
     if (!serving || !served) throw new Error(`this worker has no flow named "${request.flow}"`);
-    return durableFlow(dbosFlowRuntime(serving), served.flow, request.input, { llm: served.llm });
+    return durableFlow(dbosFlowRuntime(serving), served.flow, request.input, {
+      llm: served.llm,
+      signal: serving.stopped,
+    });
   },
   { name: FLOW_WORKFLOW },
 );
@@ -43,7 +56,7 @@ DBOS.registerWorkflow(
  * The worker's hook for flows: checks each of its flows against its agents (a `TypeError` naming
  * what is wrong) and serves them until the returned function is called.
  */
-export function serveFlows(options: WorkerOptions, runWorkflow: RunWorkflow): () => void {
+export function serveFlows(options: WorkerOptions, runWorkflow: RunWorkflow, stopped: AbortSignal): () => void {
   const { agents, flows = {}, pollingIntervalMs = 1000 } = options;
   const made = new Map<string, { flow: PlanningFlow; llm: LlmPort }>();
   for (const [name, { agents: names, llm, ...flowOptions }] of Object.entries(flows)) {
@@ -53,7 +66,7 @@ export function serveFlows(options: WorkerOptions, runWorkflow: RunWorkflow): ()
     const byName = Object.fromEntries(names.map((key) => [key, (agents[key] as WorkerAgent).agent]));
     made.set(name, { flow: createPlanningFlow({ ...flowOptions, agents: byName }), llm });
   }
-  serving = { flows: made, runWorkflow, pollingIntervalMs };
+  serving = { flows: made, runWorkflow, pollingIntervalMs, stopped };
   return () => {
     serving = undefined;
   };
@@ -64,8 +77,32 @@ function dbosFlowRuntime({ runWorkflow, pollingIntervalMs }: ServedFlows): Durab
   return {
     ...dbosRuntime(),
     startRun: async (runId, request) => {
-      const handle = await DBOS.startWorkflow(runWorkflow, { workflowID: runId })(request);
-      return { outcome: () => handle.getResult({ pollingIntervalMs }) };
+      const first = await DBOS.startWorkflow(runWorkflow, { workflowID: runId })(request);
+      return { outcome: () => finalOutcome(runId, first, pollingIntervalMs) };
     },
   };
+}
+
+/**
+ * The run's outcome: a long run continues as fresh parts (each started by the one before), so its
+ * outcome is its last part's. Each wait is a recorded step of the flow: a replay reads them back.
+ */
+async function finalOutcome(
+  runId: string,
+  first: WorkflowHandle<RunOutcome | Continuation>,
+  pollingIntervalMs: number,
+): Promise<RunOutcome> {
+  for (let part = first; ; ) {
+    let result: RunOutcome | Continuation;
+    try {
+      result = await part.getResult({ pollingIntervalMs });
+    } catch (error) {
+      // Cancelled on its own (`cancel(runId)`): the flow judges the step as a run that failed.
+      if ((await DBOS.getWorkflowStatus(part.workflowID))?.status === 'CANCELLED')
+        throw new RunCancelledError(`run "${runId}" was cancelled`);
+      throw error;
+    }
+    if (!isContinuation(result)) return result;
+    part = DBOS.retrieveWorkflow<RunOutcome | Continuation>(result.continuedAs);
+  }
 }

@@ -1,11 +1,13 @@
 import {
   type Agent,
+  type AgentPerformer,
   type AgentState,
   type AnyEvent,
   createRunEmitter,
   type PendingInput,
   pendingInputs,
   type RunOutcome,
+  resume,
   run,
   type StartOptions,
   type Usage,
@@ -33,8 +35,8 @@ export interface RunEventItem {
 
 /**
  * Options of a durable run: core's, less what the durable run owns (the id, the performers,
- * checkpoints, items, and people's answers, which come as messages to the run). `state` continues
- * a conversation (a flow executor's memory).
+ * checkpoints, items, and people's answers, which come as messages to the run). `state` gives a
+ * new task (`start` a string) a conversation to continue: a flow executor's memory.
  */
 export interface DurableRunOptions
   extends Omit<
@@ -43,7 +45,18 @@ export interface DurableRunOptions
   > {
   /** How long the run waits for a person's answer before it pauses (default 7 days). */
   readonly answerTimeoutMs?: number;
+  /**
+   * Model turns one part of the run takes before it continues as a fresh part from its state
+   * (continue-as-new), so a replay after a crash never goes back further (default 50). A change
+   * replays differently: bump the application version with it.
+   */
+  readonly continueEvery?: number;
 }
+
+/** How one part of a durable run ended: with the run's outcome, or handing the run on from `state`. */
+export type DurableRunEnd =
+  | { readonly type: 'ended'; readonly outcome: RunOutcome }
+  | { readonly type: 'continued'; readonly state: AgentState };
 
 const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
 
@@ -51,18 +64,26 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
  * Core's agent run (the same driver, reducer and performers as `run`) inside a durable runtime:
  * every model, tool and context call is a recorded step keyed by its effect id, and after each
  * transition the event is streamed (`events`) and the progress published (`progress`). Call it
- * from the engine's workflow body; after a crash the engine calls it again and it replays to
- * where it stopped.
+ * from the engine's workflow body, with the task (`input`) or the state a part before handed on
+ * (resumed where it stopped: `options.state` is for a new task only);
+ * after a crash the engine calls it again and it replays to where it stopped. Once the part has
+ * taken `continueEvery` model turns it ends `continued` at the next model call, nothing in
+ * flight, for the caller to start the next part from that state.
  */
-export function durableRun(
+export async function durableRun(
   runtime: DurableRuntime,
   agent: Agent,
-  input: string,
+  start: string | AgentState,
   options: DurableRunOptions,
-): Promise<RunOutcome> {
-  const { answerTimeoutMs = WEEK_MS, ...runOptions } = options;
+): Promise<DurableRunEnd> {
+  const { answerTimeoutMs = WEEK_MS, continueEvery = 50, signal, ...runOptions } = options;
+  if (!Number.isInteger(continueEvery) || continueEvery < 1)
+    throw new RangeError(`continueEvery must be a positive whole number, got ${continueEvery}`);
   const recorded = recordedPerformers(runtime, agent);
   const answers = answersBySignal(runtime, answerTimeoutMs);
+  // Steps count from 1 in a new run; a continued part's first model call is its state's step.
+  const lastStep = (typeof start === 'string' ? 1 : start.step) + continueEvery - 1;
+  let handedOver = false;
   // The event of the transition being saved: the checkpoint writes it, in the transition's turn,
   // so the writes come in the same order on every replay.
   let applied: AnyEvent | undefined;
@@ -70,16 +91,35 @@ export function durableRun(
   emitter.on('event', (item) => {
     applied = item.event;
   });
-  return run(agent, input, {
+  const signals = [signal, runtime.cancelled].filter((s): s is AbortSignal => s !== undefined);
+  const coreOptions: StartOptions = {
     ...runOptions,
     runId: runtime.runId,
     emitter,
-    performers: (defaults) => ({ ...recorded(defaults), ...answers }),
+    ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+    performers: (defaults) => {
+      const performers = { ...recorded(defaults), ...answers };
+      const callLlm: AgentPerformer<'callLlm'> = (effect, context) => {
+        // Past the part's last step, the model call is left to the next part: nothing else is in
+        // flight at a model call, so the run stops here with that call pending.
+        if (context.state().step <= lastStep) return performers.callLlm(effect, context);
+        handedOver = true;
+        return undefined;
+      };
+      return { ...performers, callLlm };
+    },
     checkpoint: async (state) => {
       const { status, step, usage } = state;
-      if (applied) await runtime.stream('events', { event: applied, status, step, usage } satisfies RunEventItem);
+      // A continued part's `resumed` changes nothing observers have not seen.
+      if (applied && applied.type !== 'resumed')
+        await runtime.stream('events', { event: applied, status, step, usage } satisfies RunEventItem);
       const pending = pendingInputs(agent.config, state);
       await runtime.publish('progress', { status, step, usage, pending } satisfies RunProgress);
     },
-  });
+  };
+  const outcome =
+    typeof start === 'string' ? await run(agent, start, coreOptions) : await resume(agent, start, coreOptions);
+  return handedOver && outcome.status === 'awaiting_llm'
+    ? { type: 'continued', state: outcome.state }
+    : { type: 'ended', outcome };
 }

@@ -1,8 +1,10 @@
 export {
+  type ApproveOptions,
   createDurableClient,
   type DurableClient,
   type DurableClientOptions,
   type EnqueueRunOptions,
+  RunCancelledError,
   type RunInfo,
 } from './client.js';
 export { dbosRuntime } from './dbosRuntime.js';
@@ -16,7 +18,13 @@ export {
 } from './durableFlow.js';
 export type { DurableFlowClient, EnqueueFlowOptions, FlowInfo } from './durableFlowClient.js';
 export type { WorkerFlow } from './durableFlowWorker.js';
-export { type DurableRunOptions, durableRun, type RunEventItem, type RunProgress } from './durableRun.js';
+export {
+  type DurableRunEnd,
+  type DurableRunOptions,
+  durableRun,
+  type RunEventItem,
+  type RunProgress,
+} from './durableRun.js';
 export type { ExecutorRunRequest, FlowRequest, RunRequest } from './names.js';
 export { recordedPerformers } from './recordedPerformers.js';
 export type { DurableRuntime } from './runtime.js';

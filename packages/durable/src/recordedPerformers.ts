@@ -1,4 +1,4 @@
-import { type Agent, type AgentPerformers, type HostPerformers, interruptedNote } from '@openmanus/core';
+import { type Agent, type AgentPerformers, interruptedNote } from '@openmanus/core';
 import type { DurableRuntime } from './runtime.js';
 
 /**
@@ -12,7 +12,7 @@ import type { DurableRuntime } from './runtime.js';
 export function recordedPerformers(
   runtime: DurableRuntime,
   agent: Agent,
-): (defaults: AgentPerformers) => HostPerformers {
+): (defaults: AgentPerformers) => Pick<AgentPerformers, 'callLlm' | 'gatherContext' | 'callTool'> {
   // This execution of the run: a start recorded by another one means that one began the call.
   const execution = crypto.randomUUID();
   return (defaults) => ({

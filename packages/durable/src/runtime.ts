@@ -4,8 +4,10 @@
  * Everything here is called from the run's own body, never from inside a recorded step.
  */
 export interface DurableRuntime {
-  /** The run's id (the engine's workflow id). */
+  /** The run's id (the engine's workflow id, or the first one's when the run continued as a fresh one). */
   readonly runId: string;
+  /** Aborted when the run is cancelled: work in flight stops, and nothing after it is recorded. */
+  readonly cancelled?: AbortSignal;
   /**
    * Runs `work` once and records its result under `key`; when the run is replayed after a crash,
    * the recorded result comes back without running `work` again. Work that was running when the

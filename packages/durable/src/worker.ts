@@ -3,7 +3,17 @@ import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
 import { dbosRuntime } from './dbosRuntime.js';
 import { serveFlows, type WorkerFlow } from './durableFlowWorker.js';
 import { type DurableRunOptions, durableRun } from './durableRun.js';
-import { APPLICATION, type ExecutorRunRequest, RUN_QUEUE, RUN_WORKFLOW } from './names.js';
+import { launchWithRunQueue } from './launch.js';
+import {
+  APPLICATION,
+  CONTINUATION_PRIORITY,
+  type Continuation,
+  continuationId,
+  type ExecutorRunRequest,
+  RUN_QUEUE,
+  RUN_WORKFLOW,
+  type RunPart,
+} from './names.js';
 import { type Reaper, startReaper } from './reaper.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
@@ -30,9 +40,15 @@ export interface WorkerOptions {
   readonly agents: Readonly<Record<string, WorkerAgent>>;
   /** The planning flows this worker runs, by the name clients enqueue them under (`enqueueFlow`). */
   readonly flows?: Readonly<Record<string, WorkerFlow>>;
-  /** Most runs this process works on at once (default 10). */
+  /**
+   * Most runs this process works on at once (default 10). DBOS keeps it with the queue, for every
+   * worker: the worker started last sets it for all of them (give every worker the same).
+   */
   readonly concurrency?: number;
-  /** How often the queue is polled for new runs (and a resumed flow checks on its step's run), in ms (default 1000). */
+  /**
+   * How often the queue is polled for new runs (and a resumed flow checks on its step's run), in
+   * ms (default 1000); like `concurrency`, one for all workers.
+   */
   readonly pollingIntervalMs?: number;
   /** How often this worker looks for dead workers' runs to hand on, in ms (default 1000). */
   readonly reapIntervalMs?: number;
@@ -40,22 +56,48 @@ export interface WorkerOptions {
 
 export interface Worker {
   readonly workerId: string;
-  /** Stops taking runs and disconnects; runs in flight resume when a worker of this id starts again. */
+  /**
+   * Stops taking runs, disconnects, then stops the work in flight (nothing more is recorded): the
+   * runs resume from their last recorded step when a worker of this id starts again, or on a live
+   * worker that finds this one gone.
+   */
   stop(): Promise<void>;
 }
 
 // DBOS is one per process: the agents of the running worker, read by the one registered workflow.
 let serving: Readonly<Record<string, WorkerAgent>> | undefined;
+// Aborted when the worker stops, once DBOS can record nothing more: work in flight ends.
+let stopping = new AbortController();
 
 const runWorkflow = DBOS.registerWorkflow(
-  async (request: ExecutorRunRequest): Promise<RunOutcome> => {
+  async (request: ExecutorRunRequest | RunPart): Promise<RunOutcome | Continuation> => {
     const entry = serving?.[request.agent];
     if (!entry) throw new Error(`this worker has no agent named "${request.agent}"`);
     const { agent, ...options } = entry;
-    return durableRun(dbosRuntime(), agent, request.input, {
+    const part = 'continued' in request ? request.continued : undefined;
+    // A flow's step starts its executor's run on the executor's memory of earlier steps (`state`).
+    const memory = !part && 'state' in request && request.state ? { state: request.state } : {};
+    const runtime = dbosRuntime(part?.runId);
+    const end = await durableRun(runtime, agent, part ? part.state : request.input, {
       ...options,
-      ...(request.state ? { state: request.state } : {}),
+      ...memory,
+      signal: options.signal ? AbortSignal.any([options.signal, stopping.signal]) : stopping.signal,
     });
+    if (end.type === 'ended') return end.outcome;
+    // Continue-as-new: the next part starts from the state (recorded as this workflow's child,
+    // so a replay of this part finds it started and does not start another), then this one ends.
+    const next = (part?.part ?? 1) + 1;
+    const workflowID = continuationId(runtime.runId, next);
+    await DBOS.startWorkflow(runWorkflow, {
+      workflowID,
+      queueName: RUN_QUEUE,
+      enqueueOptions: { priority: CONTINUATION_PRIORITY },
+    })({
+      agent: request.agent,
+      input: request.input,
+      continued: { runId: runtime.runId, part: next, state: end.state },
+    });
+    return { continuedAs: workflowID };
   },
   { name: RUN_WORKFLOW },
 );
@@ -69,11 +111,12 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
   if (serving) throw new Error('a worker is already running in this process');
   const { databaseUrl, workerId, applicationVersion } = options;
   serving = options.agents;
+  stopping = new AbortController();
   let unserveFlows = () => {};
   let lock: WorkerLock | undefined;
   let reaper: Reaper;
   try {
-    unserveFlows = serveFlows(options, runWorkflow);
+    unserveFlows = serveFlows(options, runWorkflow, stopping.signal);
     // Claimed before DBOS recovers this id's runs, so no reaper hands them on meanwhile.
     lock = await lockWorkerId(databaseUrl, workerId);
     DBOS.setConfig({
@@ -83,8 +126,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       executorID: workerId,
       logLevel: 'warn',
     });
-    await DBOS.launch();
-    await DBOS.registerQueue(RUN_QUEUE, {
+    await launchWithRunQueue(lock, databaseUrl, {
       workerConcurrency: options.concurrency ?? 10,
       minPollingIntervalMs: options.pollingIntervalMs ?? 1000,
     });
@@ -102,6 +144,7 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
     stop: async () => {
       await reaper.stop();
       await DBOS.shutdown();
+      stopping.abort(new Error('the worker stopped'));
       await held.close();
       serving = undefined;
       unserveFlows();

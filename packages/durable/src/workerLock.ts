@@ -15,6 +15,8 @@ export interface WorkerLock {
   /** Tries another worker's lock: `true` means that worker is gone (release with `release`). */
   tryOther(workerId: string): Promise<boolean>;
   release(workerId: string): Promise<void>;
+  /** Runs `work` while no other worker runs work under the same name (DBOS's schema migrations). */
+  exclusively<T>(name: string, work: () => Promise<T>): Promise<T>;
   /** Releases this worker's id and closes the connection. */
   close(): Promise<void>;
 }
@@ -23,13 +25,13 @@ const key = (workerId: string) => `openmanus-worker:${workerId}`;
 
 export async function lockWorkerId(databaseUrl: string, workerId: string, waitMs = 2000): Promise<WorkerLock> {
   const client = await connectCreating(databaseUrl);
-  const tryLock = async (id: string) =>
-    (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [key(id)])).rows[0]
+  const tryLock = async (name: string) =>
+    (await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock(hashtext($1)) AS locked', [name])).rows[0]
       ?.locked === true;
   try {
     // Another worker's reaper holds a dead worker's lock for a moment while it hands its runs on.
     const deadline = Date.now() + waitMs;
-    while (!(await tryLock(workerId))) {
+    while (!(await tryLock(key(workerId)))) {
       if (Date.now() > deadline) throw new WorkerIdInUseError(`worker id "${workerId}" is in use by a live worker`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -38,9 +40,20 @@ export async function lockWorkerId(databaseUrl: string, workerId: string, waitMs
     throw error;
   }
   return {
-    tryOther: tryLock,
+    tryOther: (id) => tryLock(key(id)),
     release: async (id) => {
       await client.query('SELECT pg_advisory_unlock(hashtext($1))', [key(id)]);
+    },
+    exclusively: async (name, work) => {
+      const held = `openmanus:${name}`;
+      // Tried, not waited for: a statement waiting on the lock would hold a snapshot, which the
+      // migrations' CREATE INDEX CONCURRENTLY in the lock's holder waits for (a deadlock).
+      while (!(await tryLock(held))) await new Promise((resolve) => setTimeout(resolve, 100));
+      try {
+        return await work();
+      } finally {
+        await client.query('SELECT pg_advisory_unlock(hashtext($1))', [held]);
+      }
     },
     close: () => client.end(),
   };
@@ -61,8 +74,9 @@ async function connectCreating(url: string): Promise<pg.Client> {
   try {
     await admin.query(`CREATE DATABASE ${pg.escapeIdentifier(database)}`);
   } catch (error) {
-    // Another worker created it meanwhile.
-    if ((error as { code?: string }).code !== '42P04') throw error;
+    // Another worker created it meanwhile (42P04, or 23505 when both were creating it at once).
+    const { code } = error as { code?: string };
+    if (code !== '42P04' && code !== '23505') throw error;
   } finally {
     await admin.end();
   }

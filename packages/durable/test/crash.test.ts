@@ -190,8 +190,8 @@ describe('two workers on one queue', () => {
     const server = await harness.server({
       script: (request: RecordedRequest) => ({ ...noteReply(request, 2), delayMs: 150 }),
     });
-    const one = harness.worker('worker-a', server.baseURL, log, 3);
-    const two = harness.worker('worker-b', server.baseURL, log, 3);
+    const one = harness.worker('worker-a', server.baseURL, log, { concurrency: 3 });
+    const two = harness.worker('worker-b', server.baseURL, log, { concurrency: 3 });
     await Promise.all([one.ready, two.ready]);
     const durable = await harness.client();
 

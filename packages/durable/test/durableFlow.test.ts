@@ -1,10 +1,13 @@
 import { createOpenAiLlm } from '@openmanus/core';
-import type { RecordedRequest, ScriptedReply } from '@openmanus/core/testing';
+import type { RecordedRequest } from '@openmanus/core/testing';
 import { createPlanningFlow, type FlowOutcome, runFlow } from '@openmanus/flow';
 import { describe, expect, it } from 'vitest';
-import { type DurableClient, type FlowEventItem, startWorker } from '../src/index.js';
+import { type DurableClient, type FlowEventItem, RunCancelledError, startWorker } from '../src/index.js';
+import { testAgents } from './agents.mjs';
 import { flowAgents } from './flowAgents.mjs';
-import { durableHarness } from './harness.js';
+import { flowScript, promptOf, purposeOf, stepTextOf } from './flowScript.js';
+import { durableHarness, until } from './harness.js';
+import { noteReply, taskOf, turnsDone } from './scriptedNotes.js';
 
 const harness = durableHarness();
 
@@ -13,28 +16,12 @@ const STEPS = ['[RESEARCHER] Pick three temples', '[WRITER] Write the itinerary'
 const ANSWERS = ['Fushimi Inari, Kiyomizu-dera, Kinkaku-ji.', 'Dawn at Fushimi Inari, sunset at Kinkaku-ji.'];
 const SUMMARY = 'A one-day route through three temples.';
 
-/** What a request to the model is for: the plan, an executor's step (by index), or the summary. */
-type Purpose = 'plan' | 'step 0' | 'step 1' | 'summary';
-
-function purposeOf(request: RecordedRequest): Purpose {
-  const user = String(request.messages.filter((m) => m.role === 'user').at(-1)?.content ?? '');
-  if (request.tool_choice === 'required') return 'plan';
-  const step = user.match(/Your task now is step (\d)/)?.[1];
-  if (step === '0' || step === '1') return `step ${step}`;
-  if (user.startsWith('The plan is done')) return 'summary';
-  throw new Error(`the script has no reply for: ${user.slice(0, 80)}`);
-}
-
 /** The model's decisions for the flow: a two-step plan, an answer per step, the summary. */
-function flowReply(request: RecordedRequest): ScriptedReply {
-  const purpose = purposeOf(request);
-  if (purpose === 'plan') {
-    const create = { command: 'create', plan_id: 'temples', title: 'A day in Kyoto', steps: STEPS };
-    return { toolCalls: [{ id: 'call_plan', name: 'planning', arguments: create }] };
-  }
-  if (purpose === 'summary') return { content: SUMMARY };
-  return { content: ANSWERS[Number(purpose.slice(-1))] ?? '' };
-}
+const flowReply = flowScript({
+  plan: () => ({ id: 'temples', title: 'A day in Kyoto', steps: STEPS }),
+  step: (request) => ({ content: ANSWERS[Number(purposeOf(request).slice('step '.length))] ?? '' }),
+  summary: SUMMARY,
+});
 
 /** The same flow run in this process by `runFlow`, on its own model server with the same script. */
 async function inProcess(flowId: string, planId: string): Promise<FlowOutcome> {
@@ -211,5 +198,163 @@ describe('flows a worker is given', () => {
         flows: { 'day-trip': { agents: ['researcher', 'writer'], llm } },
       }),
     ).rejects.toThrow('flow "day-trip" names agents this worker does not have: writer');
+  });
+});
+
+// The `errands` flow: its recorder notes one thing a turn, its holder holds until stopped.
+const NOTES_TASK = 'Note three temples';
+const HOLD_TASK = 'Hold the line, then report';
+const PICKED = 'Fushimi Inari, Kiyomizu-dera, Kinkaku-ji.';
+
+const errandsReply = flowScript({
+  plan: (task) =>
+    task.endsWith(NOTES_TASK)
+      ? { id: 'notes', title: 'Temple notes', steps: ['[RESEARCHER] Pick three temples', '[RECORDER] Note each one'] }
+      : { id: 'hold', title: 'Holding', steps: ['[HOLDER] Hold until told', '[RESEARCHER] Report back'] },
+  step: (request) => {
+    const step = stepTextOf(request);
+    if (step.startsWith('[RECORDER]')) return noteReply(request, 3);
+    if (step.startsWith('[HOLDER]')) {
+      // Tried again after its run was cancelled, the holder lets go at once.
+      if (promptOf(request).includes('An earlier attempt at this step failed')) return { content: 'released' };
+      return turnsDone(request) === 0 ? { toolCalls: [{ name: 'hold', arguments: {} }] } : { content: 'held' };
+    }
+    return { content: PICKED };
+  },
+  summary: 'Errands done.',
+});
+
+/** `errands` run in this process by `runFlow` on the same agents and script. */
+async function errandsInProcess(flowId: string, task: string, planId: string): Promise<FlowOutcome> {
+  const server = await harness.server({ script: errandsReply });
+  const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: server.baseURL, maxRetries: 0 });
+  const { recorder, holder } = testAgents({ toolLog: await harness.toolLog(`${flowId}-reference`), llm });
+  const agents = { researcher: flowAgents().researcher, recorder: recorder.agent, holder: holder.agent };
+  return runFlow(createPlanningFlow({ agents }), task, { llm, flowId, planId });
+}
+
+const logged = (log: string, line: string) => async () =>
+  (await harness.lines(log)).includes(line) ? true : undefined;
+
+describe('a flow step whose run continues as new', () => {
+  it("finishes the step with the last part's outcome; the flow ends as runFlow does in process", async () => {
+    const log = await harness.toolLog('flow-parts');
+    const server = await harness.server({ script: errandsReply });
+    await harness.worker('flow-parts-worker', server.baseURL, log, { continueEvery: 1 }).ready;
+    const durable = await harness.client();
+
+    const flowId = await durable.enqueueFlow({ flowId: 'notes', flow: 'errands', input: NOTES_TASK });
+    const outcome = await durable.waitForFlow(flowId);
+
+    expect(outcome).toMatchObject({
+      status: 'finished',
+      results: [PICKED, 'done'],
+      answer: 'Plan completed:\n\nErrands done.',
+    });
+    expect(outcome.plan.steps.map((step) => step.status)).toEqual(['completed', 'completed']);
+    // The recorder's run took four turns, one a part: the flow awaited the last part's outcome.
+    expect(await harness.parts('notes/step-3')).toEqual([
+      { id: 'notes/step-3', status: 'SUCCESS', steps: ['llm-1', 'running-1-0'] },
+      { id: 'notes/step-3~continued-2', status: 'SUCCESS', steps: ['llm-2', 'running-2-0'] },
+      { id: 'notes/step-3~continued-3', status: 'SUCCESS', steps: ['llm-3', 'running-3-0'] },
+      { id: 'notes/step-3~continued-4', status: 'SUCCESS', steps: ['llm-4'] },
+    ]);
+    expect(await harness.executions(log)).toEqual([1, 2, 3].map((turn) => `notes/step-3 running-${turn}-0`));
+    expect(server.requests.map(purposeOf)).toEqual(['plan', 'step 0', ...Array(4).fill('step 1'), 'summary']);
+    expect(outcome.state).toEqual((await errandsInProcess(flowId, NOTES_TASK, outcome.state.planId)).state);
+
+    // The step's run is one run to its readers, and the flow's stream carries it whole.
+    expect(await durable.getRun('notes/step-3')).toMatchObject({
+      status: 'ended',
+      outcome: { status: 'finished', answer: 'done', runId: 'notes/step-3', usage: { llmCalls: 4 } },
+    });
+    expect(await itemsOf(durable, flowId)).toEqual([
+      'flow started',
+      'flow llmResponded plan-1',
+      'researcher@notes/step-2 started',
+      'researcher@notes/step-2 llmResponded llm-1',
+      'flow agentFinished step-2',
+      'recorder@notes/step-3 started',
+      ...[1, 2, 3].flatMap((turn) => [
+        `recorder@notes/step-3 llmResponded llm-${turn}`,
+        `recorder@notes/step-3 toolCompleted running-${turn}-0`,
+      ]),
+      'recorder@notes/step-3 llmResponded llm-4',
+      'flow agentFinished step-3',
+      'flow llmResponded summary-4',
+    ]);
+  });
+});
+
+describe('cancelling a flow from another process', () => {
+  it("cancelFlow stops the flow and its step's run mid-step; nothing after runs, neither resumes", async () => {
+    const log = await harness.toolLog('flow-cancel');
+    // A plain run, to see the restarted worker take work: the model answers it at once.
+    const server = await harness.server({
+      script: (request: RecordedRequest) =>
+        taskOf(request) === 'say done' ? { content: 'done' } : errandsReply(request),
+    });
+    const worker = harness.worker('flow-cancel-worker', server.baseURL, log);
+    await worker.ready;
+    const durable = await harness.client();
+    const flowId = await durable.enqueueFlow({ flowId: 'held', flow: 'errands', input: HOLD_TASK });
+    await until(logged(log, 'held/step-2 running-1-0 holding flow-cancel-worker'), "the step's tool to start");
+    expect(await durable.getFlow(flowId)).toMatchObject({ status: 'running', progress: { runId: 'held/step-2' } });
+
+    expect(await durable.cancelFlow(flowId)).toEqual({
+      runId: flowId,
+      status: 'cancelled',
+      error: 'the flow was cancelled',
+    });
+    // The worker hears of it and stops the step's tool.
+    await until(logged(log, 'held/step-2 running-1-0 stopped flow-cancel-worker'), 'the tool to be stopped');
+    expect(await durable.getRun('held/step-2')).toMatchObject({ status: 'cancelled' });
+    await expect(durable.waitForFlow(flowId)).rejects.toThrow(RunCancelledError);
+    await expect(durable.waitForFlow(flowId)).rejects.toThrow('flow "held" was cancelled');
+
+    worker.child.kill('SIGTERM');
+    expect(await worker.exited).toBe('exit 0');
+    await harness.worker('flow-cancel-worker', server.baseURL, log).ready;
+    const after = await durable.enqueueRun({ runId: 'after-held', agent: 'researcher', input: 'say done' });
+    expect(await durable.waitForRun(after)).toMatchObject({ status: 'finished', answer: 'done' });
+
+    // Neither the flow nor its step went on: no retry, no second step, no summary.
+    expect(server.requests.map((request) => (taskOf(request) === 'say done' ? 'run' : purposeOf(request)))).toEqual([
+      'plan',
+      'step 0',
+      'run',
+    ]);
+    expect(await harness.lines(log)).toEqual([
+      'held/step-2 running-1-0 holding flow-cancel-worker',
+      'held/step-2 running-1-0 stopped flow-cancel-worker',
+    ]);
+    expect(await durable.getFlow(flowId)).toMatchObject({ status: 'cancelled' });
+    expect(await durable.getRun('held/step-2')).toMatchObject({ status: 'cancelled' });
+  });
+
+  it("cancelling a step's run alone fails that attempt: the flow tries the step again and goes on", async () => {
+    const log = await harness.toolLog('flow-cancel-step');
+    const server = await harness.server({ script: errandsReply });
+    await harness.worker('flow-step-worker', server.baseURL, log).ready;
+    const durable = await harness.client();
+    const flowId = await durable.enqueueFlow({ flowId: 'released', flow: 'errands', input: HOLD_TASK });
+    await until(logged(log, 'released/step-2 running-1-0 holding flow-step-worker'), "the step's tool to start");
+
+    expect(await durable.cancel('released/step-2')).toMatchObject({ status: 'cancelled' });
+    const outcome = await durable.waitForFlow(flowId);
+
+    expect(outcome).toMatchObject({ status: 'finished', results: ['released', PICKED] });
+    expect(outcome.plan.steps.map((step) => step.status)).toEqual(['completed', 'completed']);
+    expect(server.requests.map(purposeOf)).toEqual(['plan', 'step 0', 'step 0', 'step 1', 'summary']);
+    // The second attempt is a run of its own, told why the first failed.
+    expect(promptOf(server.requests[2] as RecordedRequest)).toContain(
+      'An earlier attempt at this step failed: the holder run failed: run "released/step-2" was cancelled.',
+    );
+    expect(await durable.getRun('released/step-2')).toMatchObject({ status: 'cancelled' });
+    expect(await durable.getRun('released/step-3')).toMatchObject({ status: 'ended', outcome: { answer: 'released' } });
+    expect(await harness.lines(log)).toEqual([
+      'released/step-2 running-1-0 holding flow-step-worker',
+      'released/step-2 running-1-0 stopped flow-step-worker',
+    ]);
   });
 });

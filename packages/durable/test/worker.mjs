@@ -1,59 +1,43 @@
-// A worker process for the tests: one `recorder` agent whose `record` tool appends its call's
-// idempotency key (run id and effect id) to a file, so the test counts every execution. It runs
-// the built package (`pnpm -C packages/durable build`), as a deployed worker would.
-import { appendFile } from 'node:fs/promises';
-import { askHuman, createAgent, createOpenAiLlm, defineTool } from '@openmanus/core';
+// A worker process for the tests, serving test/agents.mjs's agents on the built package
+// (`pnpm -C packages/durable build`), as a deployed worker would. HALT_AT_HANDOVER: the worker
+// prints "handover" and stops still once a run's next part is enqueued, before the part that
+// enqueued it has ended (DBOS's own debug point), for the test to kill it right there.
+import { setDebugTrigger } from '@dbos-inc/dbos-sdk/internal/debugpoint';
+import { createOpenAiLlm } from '@openmanus/core';
 import { startWorker } from '@openmanus/durable';
-import { z } from 'zod';
+import { testAgents } from './agents.mjs';
 import { flowAgents } from './flowAgents.mjs';
 
-const { DATABASE_URL, WORKER_ID, LLM_URL, TOOL_LOG, CONCURRENCY } = process.env;
+const { DATABASE_URL, WORKER_ID, LLM_URL, TOOL_LOG, CONCURRENCY, CONTINUE_EVERY, APP_VERSION, HALT_AT_HANDOVER } =
+  process.env;
 
-const record = defineTool({
-  name: 'record',
-  description: 'Records a note',
-  parameters: z.object({ note: z.string() }),
-  parallelSafe: true,
-  execute: async ({ note }, scope) => {
-    await appendFile(TOOL_LOG, `${scope.runId} ${scope.effectId} ${note}\n`);
-    return `recorded ${note}`;
-  },
-});
+if (HALT_AT_HANDOVER) {
+  setDebugTrigger('DEBUG_TRIGGER_INITWF_COMMIT', {
+    asyncCallback: () => {
+      process.stdout.write('handover\n');
+      return new Promise(() => {});
+    },
+  });
+}
 
-// At most once: logs its start, then works until the run stops (the test kills its worker meanwhile).
-const launch = defineTool({
-  name: 'launch',
-  description: 'Launches something that must not be launched twice',
-  parameters: z.object({ what: z.string() }),
-  atMostOnce: true,
-  execute: async ({ what }, scope) => {
-    await appendFile(TOOL_LOG, `${scope.runId} ${scope.effectId} ${what}\n`);
-    await new Promise((resolve) => scope.signal.addEventListener('abort', resolve));
-    return `launched ${what}`;
-  },
-});
-
-const { researcher, writer } = flowAgents();
 const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 });
-
+const parts = CONTINUE_EVERY ? { continueEvery: Number(CONTINUE_EVERY) } : {};
+const agents = testAgents({ toolLog: TOOL_LOG, llm, workerId: WORKER_ID, ...parts });
+const { researcher, writer } = flowAgents();
 const worker = await startWorker({
   databaseUrl: DATABASE_URL,
   workerId: WORKER_ID,
-  applicationVersion: 'test-1',
+  applicationVersion: APP_VERSION ?? 'test-1',
   concurrency: Number(CONCURRENCY ?? 5),
   pollingIntervalMs: 100,
   reapIntervalMs: 200,
-  agents: {
-    recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm },
-    // Every `record` call waits for a person's approval.
-    asker: { agent: createAgent({ name: 'asker', tools: [askHuman] }), llm },
-    launcher: { agent: createAgent({ name: 'launcher', tools: [launch] }), llm },
-    guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true } },
-    researcher: { agent: researcher, llm },
-    writer: { agent: writer, llm },
+  agents: { ...agents, researcher: { agent: researcher, llm, ...parts }, writer: { agent: writer, llm, ...parts } },
+  flows: {
+    // Planning flows whose steps are runs of the agents above; the executors of `errands` call
+    // tools, so a step's run takes more than one model turn (or holds until stopped).
+    'day-trip': { agents: ['researcher', 'writer'], llm },
+    errands: { agents: ['researcher', 'recorder', 'holder'], llm },
   },
-  // A planning flow whose steps are runs of the agents above.
-  flows: { 'day-trip': { agents: ['researcher', 'writer'], llm } },
 });
 process.stdout.write('ready\n');
 process.on('SIGTERM', () => worker.stop().then(() => process.exit(0)));

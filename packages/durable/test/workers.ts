@@ -9,35 +9,53 @@ export interface WorkerProcess {
   readonly ready: Promise<void>;
   /** Resolves with the exit signal or code. */
   readonly exited: Promise<string>;
+  /** Resolves once the worker has printed `text` on stdout. */
+  said(text: string): Promise<void>;
   readonly stderr: () => string;
 }
 
+/** The environment of test/worker.mjs. */
+export interface WorkerEnv {
+  readonly DATABASE_URL: string;
+  readonly WORKER_ID: string;
+  readonly LLM_URL: string;
+  readonly TOOL_LOG: string;
+  readonly CONCURRENCY?: string;
+  readonly CONTINUE_EVERY?: string;
+  readonly APP_VERSION?: string;
+  readonly HALT_AT_HANDOVER?: string;
+}
+
 /** A real worker process (test/worker.mjs) with the given id, on the given database and model server. */
-export function spawnWorker(env: {
-  DATABASE_URL: string;
-  WORKER_ID: string;
-  LLM_URL: string;
-  TOOL_LOG: string;
-  CONCURRENCY?: string;
-}): WorkerProcess {
+export function spawnWorker(env: WorkerEnv): WorkerProcess {
   const child = spawn(process.execPath, ['--no-deprecation', script], {
     env: { ...process.env, ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  let out = '';
   let err = '';
+  child.stdout?.on('data', (chunk: Buffer) => {
+    out += chunk.toString();
+  });
   child.stderr?.on('data', (chunk: Buffer) => {
     err += chunk.toString();
   });
   const exited = new Promise<string>((resolve) =>
     child.once('exit', (code, signal) => resolve(signal ?? `exit ${code}`)),
   );
-  const ready = new Promise<void>((resolve, reject) => {
-    child.stdout?.on('data', (chunk: Buffer) => {
-      if (chunk.toString().includes('ready')) resolve();
+  const said = (text: string) =>
+    new Promise<void>((resolve, reject) => {
+      const check = () => {
+        if (!out.includes(text)) return;
+        child.stdout?.off('data', check);
+        resolve();
+      };
+      child.stdout?.on('data', check);
+      check();
+      void exited.then((how) =>
+        reject(new Error(`worker ${env.WORKER_ID} exited (${how}) before it said "${text}":\n${err}`)),
+      );
     });
-    void exited.then((how) =>
-      reject(new Error(`worker ${env.WORKER_ID} exited (${how}) before it was ready:\n${err}`)),
-    );
-  });
-  return { child, ready, exited, stderr: () => err };
+  const ready = said('ready');
+  return { child, ready, exited, said, stderr: () => err };
 }

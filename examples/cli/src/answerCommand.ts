@@ -1,0 +1,43 @@
+import type { PendingInput } from '@openmanus/core';
+import { type RunCommand, runCommand } from './runCommand.js';
+import type { SessionIo } from './session.js';
+
+export const answerUsage = `Usage: openmanus answer <runId> "<text>" [--effect <id>] [--database-url <url>]
+
+Answers the question a durable run asked a person (\`ask_human\`): the model reads the text and
+the run goes on. \`openmanus status\` shows the question.
+
+Options:
+  --effect <id>         the question to answer when the run asked several (its id in brackets
+                        in \`openmanus status\`)
+  --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
+  -h, --help            show this help
+Exit codes: 0 answered, 1 no such run, no question or the database unreachable, 2 bad input.`;
+
+const answer: RunCommand = {
+  name: 'answer',
+  usage: answerUsage,
+  options: { effect: { type: 'string' } },
+  words: ['"<text>"'],
+  run: async (client, { runId, values, words: [text = ''], io }) => {
+    if (!text.trim()) throw new Error('the answer is empty');
+    const info = await client.getRun(runId);
+    if (!info) throw new Error(`no run has the id "${runId}"`);
+    const asked = (info.status === 'running' ? (info.progress?.pending ?? []) : []).filter(
+      (input): input is Extract<PendingInput, { kind: 'human' }> =>
+        input.kind === 'human' && (values.effect === undefined || input.effectId === values.effect),
+    );
+    const [question, ...more] = asked;
+    if (!question) throw new Error(`run "${runId}" is not waiting for an answer (it is ${info.status})`);
+    if (more.length > 0) {
+      const ids = asked.map((input) => input.effectId).join(', ');
+      throw new Error(`run "${runId}" asked ${asked.length} questions: choose one with --effect (${ids})`);
+    }
+    await client.answer(runId, { type: 'humanReplied', effectId: question.effectId, answer: text });
+    io.stdout.write(`Answered "${question.question}"\n`);
+    return 0;
+  },
+};
+
+/** `openmanus answer <runId> "text"`: answers a durable run's question for a person. */
+export const answerCommand = (argv: string[], io: SessionIo) => runCommand(answer, argv, io);

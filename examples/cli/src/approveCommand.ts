@@ -1,0 +1,39 @@
+import { type RunCommand, runCommand } from './runCommand.js';
+import { callText } from './runStatusLines.js';
+import type { SessionIo } from './session.js';
+
+export const approveUsage = `Usage: openmanus approve <runId> [--reject <reason>] [--effect <id>] [--database-url <url>]
+
+Approves the tool calls a durable run waits to have approved (\`openmanus worker --approve\`), so
+the run goes on; with --reject, denies them and the model reads the reason. \`openmanus status\`
+shows what the run waits for.
+
+Options:
+  --reject <reason>     deny instead of approving
+  --effect <id>         only this call (its id in brackets in \`openmanus status\`); default: every
+                        call the run waits to have approved
+  --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
+  -h, --help            show this help
+Exit codes: 0 answered, 1 no such run, nothing to approve or the database unreachable, 2 bad input.`;
+
+const approve: RunCommand = {
+  name: 'approve',
+  usage: approveUsage,
+  options: { reject: { type: 'string' }, effect: { type: 'string' } },
+  run: async (client, { runId, values, io }) => {
+    const reject = values.reject as string | undefined;
+    const effectId = values.effect as string | undefined;
+    const answered = await client.approve(runId, {
+      ...(reject !== undefined ? { reject } : {}),
+      ...(effectId !== undefined ? { effectId } : {}),
+    });
+    for (const input of answered) {
+      if (input.kind !== 'approval') continue;
+      io.stdout.write(`${reject === undefined ? 'Approved' : `Rejected (${reject})`}: ${callText(input)}\n`);
+    }
+    return 0;
+  },
+};
+
+/** `openmanus approve <runId>`: approves (or rejects) what a durable run waits for. */
+export const approveCommand = (argv: string[], io: SessionIo) => runCommand(approve, argv, io);

@@ -1,0 +1,58 @@
+import { type ParseArgsConfig, parseArgs } from 'node:util';
+import { messageOf } from '@openmanus/core';
+import type { DurableClient } from '@openmanus/durable';
+import { withDurableClient } from './durableOptions.js';
+import { failure } from './options.js';
+import type { SessionIo } from './session.js';
+
+/** A command on one durable run (`openmanus status|approve|answer|cancel <runId> …`). */
+export interface RunCommand {
+  /** `openmanus <name>`. */
+  readonly name: string;
+  readonly usage: string;
+  /** Its own options, besides `--database-url` and `--help`. */
+  readonly options?: NonNullable<ParseArgsConfig['options']>;
+  /** The words it takes after the run id (`answer`: the text). */
+  readonly words?: readonly string[];
+  run(client: DurableClient, request: RunCommandRequest): Promise<number>;
+}
+
+export interface RunCommandRequest {
+  readonly runId: string;
+  readonly values: Readonly<Record<string, string | boolean | undefined>>;
+  readonly words: readonly string[];
+  readonly io: SessionIo;
+}
+
+/** Parses a run command's arguments (exit 2 when they are wrong), then runs it with a client of the workers' database. */
+export async function runCommand(command: RunCommand, argv: string[], io: SessionIo): Promise<number> {
+  const name = `openmanus ${command.name}`;
+  const fail = failure(io, name);
+  let parsed: { values: Record<string, string | boolean | undefined>; positionals: string[] };
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        ...command.options,
+        'database-url': { type: 'string' },
+        help: { type: 'boolean', short: 'h', default: false },
+      },
+    }) as typeof parsed;
+  } catch (error) {
+    return fail(`${messageOf(error)}\n\n${command.usage}`);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    io.stdout.write(`${command.usage}\n`);
+    return 0;
+  }
+  const wanted = ['<runId>', ...(command.words ?? [])];
+  if (positionals.length !== wanted.length) {
+    return fail(`expected ${wanted.join(' ')}, got ${positionals.length} argument(s)\n\n${command.usage}`);
+  }
+  const [runId = '', ...words] = positionals;
+  return withDurableClient(io, name, values['database-url'] as string | undefined, (client) =>
+    command.run(client, { runId, values, words, io }),
+  );
+}

@@ -1,0 +1,49 @@
+import type { PendingInput, Usage } from '@openmanus/core';
+import type { RunInfo } from '@openmanus/durable';
+import { preview, previewArgs } from './progress.js';
+
+/** Where a durable run is, for a person: its status, its counts, its answer, and what it waits for. */
+export function runStatusLines(info: RunInfo): string[] {
+  const { runId } = info;
+  const on = (workerId: string | undefined) => (workerId ? ` on ${workerId}` : '');
+  switch (info.status) {
+    case 'queued':
+      return [`Run ${runId}: queued, waiting for a worker`];
+    case 'running': {
+      const { progress } = info;
+      const where = `Run ${runId}: running${on(info.workerId)}`;
+      if (!progress) return [where];
+      return [
+        `${where}, step ${progress.step}, ${counts(progress.usage)}`,
+        ...progress.pending.map((input) => waitingLine(runId, input)),
+      ];
+    }
+    case 'ended': {
+      const { outcome } = info;
+      return [
+        `Run ${runId}: ${outcome.finishReason ?? outcome.status}${on(info.workerId)} after ${outcome.state.step} step(s), ${counts(outcome.usage)}`,
+        ...(outcome.error ? [`Error: ${outcome.error}`] : []),
+        ...outcome.pending.map((input) => waitingLine(runId, input)),
+        ...(outcome.answer ? [`Answer: ${outcome.answer}`] : []),
+      ];
+    }
+    case 'cancelled':
+      return [`Run ${runId}: cancelled`];
+    case 'errored':
+      return [`Run ${runId}: failed: ${info.error}`];
+  }
+}
+
+const counts = (usage: Usage) =>
+  `${usage.llmCalls} model calls, ${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
+
+/** What the run waits for, and the command that gives it. */
+export function waitingLine(runId: string, input: PendingInput): string {
+  return input.kind === 'approval'
+    ? `Waiting for approval of ${callText(input)} [${input.effectId}]: openmanus approve ${runId}`
+    : `Waiting for an answer to "${preview(input.question, 200)}" [${input.effectId}]: openmanus answer ${runId} "…"`;
+}
+
+/** `python_execute(code: "print(1)")`. */
+export const callText = (input: Extract<PendingInput, { kind: 'approval' }>) =>
+  `${input.call.name}(${previewArgs(input.args)})`;

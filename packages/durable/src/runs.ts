@@ -1,0 +1,104 @@
+import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
+import type { RunOutcome } from '@openmanus/core';
+import { RunCancelledError } from './cancelled.js';
+import type { RunProgress } from './durableRun.js';
+import { isContinuation, laterPartsPrefix } from './names.js';
+
+/** Where a run (or a flow) is: waiting for a worker, running, or ended with its outcome. */
+export type RunInfo<Outcome = RunOutcome, Progress = RunProgress> =
+  | { readonly runId: string; readonly status: 'queued' }
+  | { readonly runId: string; readonly status: 'running'; readonly workerId?: string; readonly progress?: Progress }
+  | { readonly runId: string; readonly status: 'ended'; readonly workerId?: string; readonly outcome: Outcome }
+  | { readonly runId: string; readonly status: 'errored' | 'cancelled'; readonly error: string };
+
+/**
+ * The runs and flows in the system database, one id each: a long run is several workflows (it
+ * continues as a fresh one every so many turns, `{runId}~continued-N`), followed here. A flow
+ * never continues (its steps are runs of their own), so it is one workflow, read the same way.
+ */
+export interface Runs {
+  /** The newest part (the run itself until it first continued), and the one before it. */
+  newestParts(runId: string): Promise<{ readonly head: WorkflowStatus; readonly before?: string } | undefined>;
+  /** Its status now, typed by what it returns and publishes; `undefined` for an id never enqueued. */
+  info<Outcome, Progress>(runId: string, what: RunKind): Promise<RunInfo<Outcome, Progress> | undefined>;
+  /** Its outcome, once there; a `RunCancelledError` if it was cancelled. */
+  result<Outcome>(runId: string, what: RunKind): Promise<Outcome>;
+  /** The items of its stream `events` from the first, as they come, part after part; ends when it ends. */
+  events<Item>(runId: string): AsyncIterable<Item>;
+  /** Cancels it with everything it started. */
+  cancel(runId: string): Promise<void>;
+}
+
+/** What an id names, for messages. */
+export type RunKind = 'run' | 'flow';
+
+export function runsOf(client: DBOSClient, pollingIntervalMs: number): Runs {
+  const newestParts: Runs['newestParts'] = async (runId) => {
+    const later = await client.listWorkflows({
+      // A LIKE pattern (DBOS appends the `%`): the id's own `%` and `_` match only themselves.
+      workflow_id_prefix: laterPartsPrefix(runId).replace(/[\\%_]/g, '\\$&'),
+      sortDesc: true,
+      limit: 2,
+      loadInput: false,
+    });
+    const [head, before] = later;
+    if (head) return { head, before: before?.workflowID ?? runId };
+    const first = await client.getWorkflow(runId);
+    return first ? { head: first } : undefined;
+  };
+
+  return {
+    newestParts,
+    info: async <Outcome, Progress>(runId: string, what: RunKind): Promise<RunInfo<Outcome, Progress> | undefined> => {
+      const parts = await newestParts(runId);
+      if (!parts) return undefined;
+      const { head, before } = parts;
+      const workerId = head.executorId ? { workerId: head.executorId } : {};
+      const progressOf = async (workflowId: string) => {
+        const progress = await client.getEvent<Progress>(workflowId, 'progress', 0);
+        return progress ? { progress } : {};
+      };
+      switch (head.status) {
+        case 'ENQUEUED':
+        case 'DELAYED':
+          // A later part waiting for a worker: the run is under way, as far as the part before got.
+          return before ? { runId, status: 'running', ...(await progressOf(before)) } : { runId, status: 'queued' };
+        case 'PENDING':
+          return { runId, status: 'running', ...workerId, ...(await progressOf(head.workflowID)) };
+        case 'SUCCESS':
+          return { runId, status: 'ended', ...workerId, outcome: head.output as Outcome };
+        case 'CANCELLED':
+          return { runId, status: 'cancelled', error: `the ${what} was cancelled` };
+        default:
+          return { runId, status: 'errored', error: describe(head.error) };
+      }
+    },
+    result: async <Outcome>(runId: string, what: RunKind): Promise<Outcome> => {
+      for (let part = runId; ; ) {
+        let result: unknown;
+        try {
+          result = await client.retrieveWorkflow(part).getResult({ pollingIntervalMs });
+        } catch (error) {
+          if ((await client.getWorkflow(part))?.status === 'CANCELLED')
+            throw new RunCancelledError(`${what} "${runId}" was cancelled`);
+          throw error;
+        }
+        if (!isContinuation(result)) return result as Outcome;
+        part = result.continuedAs;
+      }
+    },
+    events: async function* <Item>(runId: string): AsyncIterable<Item> {
+      for (let part: string | undefined = runId; part !== undefined; ) {
+        yield* client.readStream<Item>(part, 'events');
+        const ended = await client.getWorkflow(part);
+        part = isContinuation(ended?.output) ? ended.output.continuedAs : undefined;
+      }
+    },
+    // A run's later parts are each started by the part before, as its child, and a flow's step
+    // runs are its children: cancelling the first with its descendants stops the newest, and a
+    // workflow being started meanwhile is refused by DBOS (its parent no longer owns its work).
+    cancel: (runId) => client.cancelWorkflow(runId, { cancelChildren: true }),
+  };
+}
+
+const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

@@ -1,0 +1,58 @@
+// The test workers' agents (test/worker.mjs serves them; a test may run one in process to compare).
+// Their tools append each execution to `toolLog` as "runId effectId what workerId", so a test
+// counts every execution and sees which worker ran it.
+import { appendFile } from 'node:fs/promises';
+import { askHuman, createAgent, defineTool } from '@openmanus/core';
+import { z } from 'zod';
+
+export function testAgents({ toolLog, llm, workerId = 'in-process', continueEvery }) {
+  const log = (scope, what) => appendFile(toolLog, `${scope.runId} ${scope.effectId} ${what} ${workerId}\n`);
+  const untilStopped = (scope) => new Promise((resolve) => scope.signal.addEventListener('abort', resolve));
+
+  const record = defineTool({
+    name: 'record',
+    description: 'Records a note',
+    parameters: z.object({ note: z.string() }),
+    parallelSafe: true,
+    execute: async ({ note }, scope) => {
+      await log(scope, note.replaceAll(' ', '-'));
+      return `recorded ${note}`;
+    },
+  });
+
+  // At most once: logs its start, then works until the run stops (the test kills its worker meanwhile).
+  const launch = defineTool({
+    name: 'launch',
+    description: 'Launches something that must not be launched twice',
+    parameters: z.object({ what: z.string() }),
+    atMostOnce: true,
+    execute: async ({ what }, scope) => {
+      await log(scope, what.replaceAll(' ', '-'));
+      await untilStopped(scope);
+      return `launched ${what}`;
+    },
+  });
+
+  // Works until the run stops, then logs that it was stopped.
+  const hold = defineTool({
+    name: 'hold',
+    description: 'Holds on until stopped',
+    parameters: z.object({}),
+    execute: async (_args, scope) => {
+      await log(scope, 'holding');
+      await untilStopped(scope);
+      await log(scope, 'stopped');
+      return 'stopped';
+    },
+  });
+
+  const parts = continueEvery === undefined ? {} : { continueEvery };
+  return {
+    recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm, ...parts },
+    asker: { agent: createAgent({ name: 'asker', tools: [askHuman] }), llm, ...parts },
+    launcher: { agent: createAgent({ name: 'launcher', tools: [launch] }), llm, ...parts },
+    holder: { agent: createAgent({ name: 'holder', tools: [record, hold] }), llm, ...parts },
+    // Every `record` call waits for a person's approval.
+    guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true }, ...parts },
+  };
+}
