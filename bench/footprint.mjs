@@ -22,7 +22,7 @@ function resolvePackage(from, name) {
   }
 }
 
-/** Packages and bytes of `names` and everything they need (dependencies and installed peers). */
+/** Packages and bytes of `names` and everything they need (dependencies and the peers npm would install). */
 export function footprint(fromDir, names, { only } = {}) {
   const seen = new Map();
   const visit = (from, name) => {
@@ -37,8 +37,9 @@ export function footprint(fromDir, names, { only } = {}) {
             statSync(join(dir, 'package.json')).size
         : sizeOf(dir),
     );
-    for (const dep of Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies, ...pkg.peerDependencies }))
-      visit(dir, dep);
+    // npm installs a package's peers with it, except those it marks optional (openai's AWS SDK, ws).
+    const peers = Object.keys(pkg.peerDependencies ?? {}).filter((name) => !pkg.peerDependenciesMeta?.[name]?.optional);
+    for (const dep of [...Object.keys({ ...pkg.dependencies, ...pkg.optionalDependencies }), ...peers]) visit(dir, dep);
   };
   for (const name of names) visit(fromDir, name);
   return { packages: seen.size, mb: [...seen.values()].reduce((a, b) => a + b, 0) / 1024 / 1024 };

@@ -151,7 +151,8 @@ if (scenarios.includes('loop400')) {
     const order = contenders.map((_, i) => contenders[(i + rep) % contenders.length]);
     for (const contender of order) {
       const result = await measure(contender.id, 'loop400');
-      if (!result.error) samples[`${contender.id}:rss400`] = [...(samples[`${contender.id}:rss400`] ?? []), result];
+      if (result.error) log(`${contender.id} (peak RSS round ${rep + 1}): ${result.error}`);
+      else samples[`${contender.id}:rss400`] = [...(samples[`${contender.id}:rss400`] ?? []), result];
     }
   }
   log(`${RSS_SAMPLES} processes per contender for peak RSS (${Math.round((Date.now() - started) / 1000)}s)`);

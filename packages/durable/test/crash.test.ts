@@ -196,7 +196,7 @@ describe('two workers on one queue', () => {
     const durable = await harness.client();
 
     const runIds = await Promise.all(
-      Array.from({ length: 8 }, (_, i) =>
+      Array.from({ length: 20 }, (_, i) =>
         durable.enqueueRun({ runId: `shared-${i}`, agent: 'recorder', input: `task shared-${i}` }),
       ),
     );
@@ -204,8 +204,8 @@ describe('two workers on one queue', () => {
 
     expect(outcomes.map((outcome) => outcome.status)).toEqual(runIds.map(() => 'finished'));
     const executions = await harness.executions(log);
-    expect(executions).toHaveLength(16);
-    expect(new Set(executions).size).toBe(16);
+    expect(executions).toHaveLength(40);
+    expect(new Set(executions).size).toBe(40);
     // Every run's model calls were sent once each: 2 tool turns and the answer.
     for (const runId of runIds) {
       const calls = server.requests.filter((request) => taskOf(request) === `task ${runId}`);
