@@ -8,6 +8,8 @@ import { startOpenAiServer } from '@openmanus/core/testing';
 
 const usage = { inputTokens: 1, outputTokens: 1 };
 const server = await startOpenAiServer({
+  // Thousands of 400-step histories: keep none of them (the server ran out of memory keeping them).
+  keepRequests: false,
   script: (request) => {
     // "call-once" (the mixed runs of concurrency.mjs): the task ends with the one tool call to make,
     // as JSON; once its result is in, the answer is that result.

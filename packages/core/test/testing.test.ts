@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { createAgent, run } from '../src/index.js';
+import { createAgent, createOpenAiLlm, run, userMessage } from '../src/index.js';
 import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
 
 describe('scriptedLlm', () => {
@@ -43,6 +43,24 @@ describe('startOpenAiServer', () => {
       await expect(client.chat.completions.create({ model: 'm', messages: [] })).rejects.toThrow(
         /script is exhausted after 1 replies/,
       );
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('startOpenAiServer without keeping requests', () => {
+  it('answers and counts every request but keeps none of them', async () => {
+    const server = await startOpenAiServer({ keepRequests: false, script: () => ({ content: 'ok' }) });
+    try {
+      const llm = createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL: server.baseURL, maxRetries: 0 });
+      for (let i = 0; i < 3; i++) {
+        const reply = await llm.complete({ messages: [userMessage(`call ${i}`)], tools: [], toolChoice: 'auto' });
+        expect(reply.ok && reply.value.content).toBe('ok');
+      }
+      expect(server.hits).toBe(3);
+      expect(server.requests).toEqual([]);
+      expect(server.paths).toEqual([]);
     } finally {
       await server.close();
     }

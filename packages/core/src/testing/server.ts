@@ -33,6 +33,11 @@ export interface RecordedRequest {
 export interface OpenAiServerOptions {
   readonly script: Script<RecordedRequest>;
   readonly model?: string;
+  /**
+   * Keep every request for the test to read (default). A long-lived server (a benchmark serving
+   * thousands of long histories) turns it off: it then keeps only the count, and `requests` and `paths` stay empty.
+   */
+  readonly keepRequests?: boolean;
 }
 
 export interface OpenAiServer {
@@ -54,6 +59,8 @@ export interface OpenAiServer {
 export async function startOpenAiServer(options: OpenAiServerOptions): Promise<OpenAiServer> {
   const requests: RecordedRequest[] = [];
   const paths: string[] = [];
+  let served = 0;
+  const keep = options.keepRequests ?? true;
   const model = options.model ?? 'scripted-model';
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -68,7 +75,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '';
-    paths.push(url);
+    if (keep) paths.push(url);
     const path = new URL(url, 'http://127.0.0.1').pathname;
     if (req.method === 'GET' && path.endsWith('/models')) {
       return json(res, 200, {
@@ -85,8 +92,8 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
       });
     }
     const body = JSON.parse(await readBody(req)) as RecordedRequest;
-    const index = requests.length;
-    requests.push(body);
+    const index = served++;
+    if (keep) requests.push(body);
     const reply = nextReply(options.script, index, body);
     if (!reply) {
       return json(
@@ -141,12 +148,11 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
     requests,
     paths,
     get hits() {
-      return requests.length;
+      return served;
     },
     assertConsumed() {
-      const left = unused(options.script, requests.length);
-      if (left > 0)
-        throw new Error(`scripted server: ${left} of ${left + requests.length} replies were never requested`);
+      const left = unused(options.script, served);
+      if (left > 0) throw new Error(`scripted server: ${left} of ${left + served} replies were never requested`);
     },
     close: () =>
       new Promise<void>((resolve) => {
