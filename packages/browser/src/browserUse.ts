@@ -13,7 +13,7 @@ import { type ActionName, type BrowserAction, browserUseParameters, parseAction 
 import { ACTIONS, type ActionContext, stateOutput } from './actions.js';
 import { createBrowserHost } from './host.js';
 import { BrowserUnavailableError, firstLine, launchBrowser } from './launch.js';
-import { ActionError, type BrowserSession, createSession, type Session, StaleRefError } from './session.js';
+import { ActionError, type BrowserSession, CLOSED, createSession, type Session, StaleRefError } from './session.js';
 import type { BrowserSearch, BrowserUseOptions } from './settings.js';
 import { UploadRefusedError } from './upload.js';
 
@@ -34,9 +34,6 @@ Actions and their parameters:
 - extract_content(goal, start_from_char?): read the page's main content and extract what the goal asks (a model call)
 - open_tab(url), switch_tab(tab_id), close_tab(tab_id?)
 - wait(seconds? | text | text_gone), handle_dialog(accept, prompt_text?), screenshot(full_page?, ref?), get_current_state`;
-
-/** What Playwright says when the page, context or browser went away under it. */
-const CLOSED = /Target page, context or browser has been closed|Browser has been closed|browser has disconnected/i;
 
 /** Actions that work while a dialog blocks the page. */
 const WHILE_DIALOG = new Set<ActionName>(['handle_dialog', 'get_current_state']);

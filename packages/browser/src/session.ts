@@ -15,6 +15,10 @@ import { describeChanges, diffElements } from './snapshot/diff.js';
 import { type PageElement, pageElements } from './snapshot/elements.js';
 import { addTab, focusTab, noTabs, removeTab, type TabList } from './tabs.js';
 
+/** What Playwright says when the page, context or browser went away under it. */
+export const CLOSED =
+  /Target page, context or browser has been closed|Browser has been closed|browser has disconnected/i;
+
 /** What a session needs, resolved from the tool's options. */
 export interface SessionConfig {
   readonly lease: BrowserLease;
@@ -329,7 +333,12 @@ export function createSession(config: SessionConfig): Session {
       const dialog = new Promise<'dialog'>((resolve) => {
         dialogOpened = () => resolve('dialog');
       });
-      const running = work(target);
+      // An action whose page closes itself (a button calling window.close()) did what it was
+      // asked, though Playwright may report the click as failed: the state then says the tab closed.
+      const running = work(target).catch((error: unknown) => {
+        if (target.isClosed() && CLOSED.test(String(error))) return undefined;
+        throw error;
+      });
       const outcome = await Promise.race([running, dialog]);
       if (outcome === 'dialog' && openDialog) {
         // The action waits for the dialog to be answered; handle_dialog waits for it then.
