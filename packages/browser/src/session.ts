@@ -334,9 +334,11 @@ export function createSession(config: SessionConfig): Session {
         dialogOpened = () => resolve('dialog');
       });
       // An action whose page closes itself (a button calling window.close()) did what it was
-      // asked, though Playwright may report the click as failed: the state then says the tab closed.
+      // asked, though Playwright may report the click as failed: the state then says the tab
+      // closed. A browser that went away (a crash) is still a failure: the tool starts another.
       const running = work(target).catch((error: unknown) => {
-        if (target.isClosed() && CLOSED.test(String(error))) return undefined;
+        const pageClosedItself = target.isClosed() && target.context().browser()?.isConnected() === true;
+        if (pageClosedItself && CLOSED.test(String(error))) return undefined;
         throw error;
       });
       const outcome = await Promise.race([running, dialog]);
