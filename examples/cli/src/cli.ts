@@ -134,9 +134,12 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     'auto';
   const sandboxTable = config.value.sections.sandbox;
   const providerName = providerOf(sandbox.value, sandboxTable);
-  if (providerName && agentName !== 'manus' && agentName !== 'swe') {
+  // The browser agent drives a browser on this host: there is no sandbox for it to run in.
+  if (providerName && agentName === 'browser') {
     const why = sandbox.value ? `--sandbox ${providerName}` : '[sandbox] use_sandbox = true in config.toml';
-    return fail(`${why} runs Manus or swe in a sandbox: use it with --agent manus|swe (or --sandbox auto|bwrap|none)`);
+    return fail(
+      `${why} runs Manus, swe or data_analysis in a sandbox: use it with --agent manus|swe|data_analysis (or --sandbox auto|bwrap|none)`,
+    );
   }
   const sandboxed = providerName
     ? await sandboxProviderFor(providerName, {

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, realpath, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processesMatching, type RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -148,10 +148,23 @@ describe('openmanus', () => {
     expect(observations?.[2]).toBe('hi from hi.sh\n[exit code 0]');
   });
 
-  it('runs only Manus and swe in a sandbox provider', async () => {
+  it('runs data_analysis in a local sandbox too: its Python works in the sandbox’s workspace', async () => {
+    const workspace = await tempDir();
+    const { server, env } = await endpoint([
+      { toolCalls: [{ name: 'python_execute', arguments: { code: 'import os; print(os.getcwd())' } }] },
+      done,
+    ]);
+    const args = ['--sandbox', 'local', '--agent', 'data_analysis', '--workspace', workspace, 'where am I?'];
+    const { code, stderr } = await runNode('cli.js', args, { env });
+    expect(code, stderr).toBe(0);
+    const observation = server.requests.at(-1)?.messages.findLast((m) => m.role === 'tool')?.content;
+    expect(observation).toBe(await realpath(workspace));
+  });
+
+  it('refuses the browser agent in a sandbox provider', async () => {
     const { env } = await endpoint([]);
-    expect((await runNode('cli.js', ['--sandbox', 'local', '--agent', 'data_analysis', 'x'], { env })).stderr).toBe(
-      'openmanus: --sandbox local runs Manus or swe in a sandbox: use it with --agent manus|swe (or --sandbox auto|bwrap|none)\n',
+    expect((await runNode('cli.js', ['--sandbox', 'local', '--agent', 'browser', 'x'], { env })).stderr).toBe(
+      'openmanus: --sandbox local runs Manus, swe or data_analysis in a sandbox: use it with --agent manus|swe|data_analysis (or --sandbox auto|bwrap|none)\n',
     );
   });
 
