@@ -10,7 +10,7 @@ import { enqueueCommand } from './enqueueCommand.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
-import { failure, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
+import { failure, isolationOf, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 import { statusCommand } from './statusCommand.js';
@@ -128,10 +128,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   // Each agent's `[llm.<name>]` profile: its model, and how much input one request may carry.
   const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, agentName);
   const workspace = values.workspace ?? config.value.agent.workspace ?? 'workspace';
-  const isolation =
-    (sandbox.value && 'isolation' in sandbox.value ? sandbox.value.isolation : undefined) ??
-    config.value.agent.sandbox ??
-    'auto';
+  const isolation = isolationOf(sandbox.value, config.value.agent.sandbox);
   const sandboxTable = config.value.sections.sandbox;
   const providerName = providerOf(sandbox.value, sandboxTable);
   // The browser agent drives a browser on this host: there is no sandbox for it to run in.

@@ -6,7 +6,7 @@ import { compactFlowItem } from './flowJson.js';
 import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
 import { createFlowProgress } from './flowProgress.js';
 import { createLiveView, streamAbove } from './liveView.js';
-import { failure, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
+import { failure, isolationOf, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
 import { createProfiledLlm } from './profiledLlm.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { askOnTerminal, cancelOnSigint, readTask, type SessionIo, useColor } from './session.js';
@@ -98,10 +98,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
   const dataAnalysis = useDataAnalysisAgent(config.value);
   if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));
   const workspace = values.workspace ?? config.value.agent.workspace ?? 'workspace';
-  const isolation =
-    (sandbox.value && 'isolation' in sandbox.value ? sandbox.value.isolation : undefined) ??
-    config.value.agent.sandbox ??
-    'auto';
+  const isolation = isolationOf(sandbox.value, config.value.agent.sandbox);
   // One provider for every executor: each step's run gets its own sandbox of it, on the same workspace.
   const providerName = providerOf(sandbox.value, config.value.sections.sandbox);
   const sandboxed = providerName

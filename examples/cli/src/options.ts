@@ -33,6 +33,10 @@ export function providerOf(option: RunSandbox | undefined, sandboxTable: unknown
   return tableOf(sandboxTable)?.use_sandbox === true ? 'docker' : undefined;
 }
 
+/** How tools on this host are isolated: `--sandbox auto|bwrap|none`, else config.toml's, else `auto`. */
+export const isolationOf = (option: RunSandbox | undefined, configured: SandboxMode | undefined): SandboxMode =>
+  (option && 'isolation' in option ? option.isolation : undefined) ?? configured ?? 'auto';
+
 /** A table of config.toml that is kept unvalidated (`sections`), when it is one. */
 const tableOf = (value: unknown): Readonly<Record<string, unknown>> | undefined =>
   typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined;

@@ -80,7 +80,7 @@ export {
 } from './shell/driver.js';
 export { createFileStore } from './shell/fileStore.js';
 export { type ItemSink, itemStream } from './shell/itemStream.js';
-export { answerLlmCall, type LlmCallAnswer } from './shell/llmCall.js';
+export { answerLlmCall } from './shell/llmCall.js';
 export { createMemoryStore } from './shell/memoryStore.js';
 export {
   type AgentPerformer,

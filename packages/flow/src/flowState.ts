@@ -2,10 +2,9 @@
 import type {
   FinishReason as AgentFinishReason,
   AgentState,
+  LlmCallAnswer,
   LlmRequest,
-  LlmUsage,
   RunStatus,
-  ToolCall,
   ToolSpec,
   Usage,
 } from '@openmanus/core/kernel';
@@ -142,14 +141,7 @@ export type FlowEffect =
 export type FlowEvent =
   | { readonly type: 'started'; readonly input: string; readonly planId: string; readonly flowId?: string }
   | { readonly type: 'resumed'; readonly flowId?: string }
-  | {
-      readonly type: 'llmResponded';
-      readonly effectId: string;
-      readonly content: string;
-      readonly toolCalls: readonly ToolCall[];
-      readonly usage?: LlmUsage;
-    }
-  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string }
+  | LlmCallAnswer
   | { readonly type: 'agentFinished'; readonly effectId: string; readonly report: AgentReport }
   /** The executor could not be run at all (its run threw). */
   | { readonly type: 'agentFailed'; readonly effectId: string; readonly error: string }

@@ -7,13 +7,8 @@ export interface LlmUsage {
   readonly outputTokens: number;
 }
 
-/**
- * Inputs to the reducer: what happened. An event that answers an effect names it by
- * `effectId`; an answer to an effect the state is not waiting for changes nothing.
- */
-export type AgentEvent =
-  | { readonly type: 'started'; readonly input: string; readonly image?: ImageData; readonly runId?: string }
-  | { readonly type: 'resumed'; readonly runId?: string }
+/** How a `callLlm` effect is answered, by any machine whose reducer asks for model calls (agent, flow). */
+export type LlmCallAnswer =
   | {
       readonly type: 'llmResponded';
       readonly effectId: string;
@@ -21,7 +16,16 @@ export type AgentEvent =
       readonly toolCalls: readonly ToolCall[];
       readonly usage?: LlmUsage;
     }
-  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string }
+  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string };
+
+/**
+ * Inputs to the reducer: what happened. An event that answers an effect names it by
+ * `effectId`; an answer to an effect the state is not waiting for changes nothing.
+ */
+export type AgentEvent =
+  | { readonly type: 'started'; readonly input: string; readonly image?: ImageData; readonly runId?: string }
+  | { readonly type: 'resumed'; readonly runId?: string }
+  | LlmCallAnswer
   | {
       readonly type: 'toolCompleted';
       readonly effectId: string;

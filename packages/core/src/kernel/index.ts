@@ -25,7 +25,7 @@ export type {
   Observation,
   RunResult,
 } from './effects.js';
-export type { AgentEvent, AgentEventType, AnyEvent, HostAnswer, HostEvent, LlmUsage } from './events.js';
+export type { AgentEvent, AgentEventType, AnyEvent, HostAnswer, HostEvent, LlmCallAnswer, LlmUsage } from './events.js';
 export { selectWindow, type TokenBudget } from './memory.js';
 export type {
   AssistantMessage,

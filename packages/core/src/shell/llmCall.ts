@@ -1,19 +1,7 @@
 import type { LlmRequest } from '../kernel/effects.js';
-import type { LlmUsage } from '../kernel/events.js';
-import type { ToolCall } from '../kernel/messages.js';
+import type { LlmCallAnswer } from '../kernel/events.js';
 import { describeLlmError, type LlmDelta, type LlmPort } from '../llm/llm.js';
 import { messageOf } from '../messageOf.js';
-
-/** How a `callLlm` effect is answered, by any machine whose reducer asks for model calls (agent, flow). */
-export type LlmCallAnswer =
-  | {
-      readonly type: 'llmResponded';
-      readonly effectId: string;
-      readonly content: string;
-      readonly toolCalls: readonly ToolCall[];
-      readonly usage?: LlmUsage;
-    }
-  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string };
 
 /**
  * Performs one model call and answers it as an event: the reply, or the failure with its reason
