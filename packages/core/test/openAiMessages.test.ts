@@ -1,10 +1,18 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { assistantMessage, type Message, systemMessage, userMessage } from '../src/kernel/messages.js';
-import { toOpenAiMessages } from '../src/llm/openai.js';
+import { convertMessages, toOpenAiMessages } from '../src/llm/openai.js';
 
 // A copy with new identities: converted from scratch, with nothing remembered from earlier requests.
 const fresh = (messages: readonly Message[]) => toOpenAiMessages(structuredClone(messages), false);
+
+/** Converts like a fresh conversion would, and the JSON text kept for the body is that conversion's. */
+function expectFresh(messages: readonly Message[]) {
+  const wire = convertMessages(messages, false);
+  const expected = fresh(messages);
+  expect(wire.params).toEqual(expected);
+  expect(`[${wire.json}]`).toBe(JSON.stringify(expected));
+}
 
 const task = userMessage('add numbers');
 const turn = (n: number): Message[] => [
@@ -17,7 +25,7 @@ describe('toOpenAiMessages across a run’s requests', () => {
     const first = [systemMessage('s'), task, ...turn(1), userMessage('next')];
     toOpenAiMessages(first, false);
     const second = [systemMessage('s'), task, ...first.slice(2, 4), ...turn(2), userMessage('next')];
-    expect(toOpenAiMessages(second, false)).toEqual(fresh(second));
+    expectFresh(second);
   });
 
   it('a message replaced at the same place (a summary) is converted anew, not taken from the last request', () => {
@@ -36,7 +44,7 @@ describe('toOpenAiMessages across a run’s requests', () => {
       fc.property(fc.array(request, { minLength: 1, maxLength: 6 }), (requests) => {
         for (const picks of requests) {
           const messages = [systemMessage('s'), task, ...picks.map((i) => pool[i] as Message)];
-          expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
+          expectFresh(messages);
         }
       }),
     );
@@ -48,9 +56,9 @@ describe('toOpenAiMessages when the caller reuses its array', () => {
     const messages: Message[] = [systemMessage('s'), userMessage('own array'), ...turn(1)];
     toOpenAiMessages(messages, false);
     messages.push(...turn(2));
-    expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
+    expectFresh(messages);
     messages[2] = assistantMessage('replaced in place', []);
-    expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
+    expectFresh(messages);
   });
 });
 
@@ -60,6 +68,6 @@ describe('toOpenAiMessages when the caller changes what it was given', () => {
     const wire = toOpenAiMessages(messages, false);
     wire[2] = { role: 'user', content: 'tampered' };
     messages.push(...turn(2));
-    expect(toOpenAiMessages(messages, false)).toEqual(fresh(messages));
+    expectFresh(messages);
   });
 });

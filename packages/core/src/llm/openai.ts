@@ -2,6 +2,7 @@ import type OpenAI from 'openai';
 import type {
   ChatCompletion,
   ChatCompletionContentPart,
+  ChatCompletionCreateParamsBase,
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
@@ -84,12 +85,16 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   const port: LlmPort = {
     model: options.model,
     async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
-      const params = toParams(request, options, reasoning, promptMode);
+      const { params, messagesJson } = toParams(request, options, reasoning, promptMode);
       let openai: OpenAiModule;
       let chat: OpenAI['chat']['completions'];
+      let sendsText: boolean;
       try {
         openai = await sdk();
-        chat = (await client()).chat.completions;
+        const made = await client();
+        chat = made.chat.completions;
+        // Azure reads the model from the body as an object to route the request.
+        sendsText = messagesJson !== undefined && !(made instanceof openai.AzureOpenAI);
       } catch (error) {
         // Raised before any request, e.g. no API key: a setup problem, not the model's.
         return err({ kind: 'config', message: messageOf(error) });
@@ -98,12 +103,14 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       const guard = guardRequest(callOptions.signal, timeoutMs, idleTimeoutMs);
       const { onDelta } = callOptions;
       const send = async (): Promise<Result<LlmResponse, LlmError>> => {
-        if (!options.stream) return fromCompletion(await chat.create(params, { signal: guard.signal }), promptMode);
+        if (!options.stream)
+          return fromCompletion(
+            await chat.create(params, sendOptions(params, messagesJson, sendsText, guard.signal)),
+            promptMode,
+          );
         // The raw chunks, assembled here: the SDK's stream helper rebuilds a whole snapshot per chunk.
-        const chunks = await chat.create(
-          { ...params, stream: true, stream_options: { include_usage: true } },
-          { signal: guard.signal },
-        );
+        const streamed = { ...params, stream: true as const, stream_options: { include_usage: true } };
+        const chunks = await chat.create(streamed, sendOptions(streamed, messagesJson, sendsText, guard.signal));
         const reply = await readStreamedReply(chunks, guard.chunkArrived, onDelta);
         return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
       };
@@ -211,6 +218,7 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 type OpenAiModule = typeof import('openai');
+type RequestOptions = NonNullable<Parameters<OpenAI['chat']['completions']['create']>[1]>;
 
 function makeClient(
   sdk: OpenAiModule,
@@ -235,19 +243,34 @@ function makeClient(
   });
 }
 
+/**
+ * The request's body as the SDK would send it, written here: the history's JSON is kept from the
+ * run's last request and only the new messages are serialised, where the SDK would serialise the
+ * whole history again at every step.
+ */
+function sendOptions(
+  params: ChatCompletionCreateParamsBase,
+  messagesJson: string | undefined,
+  sendsText: boolean,
+  signal: AbortSignal,
+): RequestOptions {
+  if (!sendsText) return { signal };
+  const { messages: _, ...rest } = params;
+  const body = `{"messages":[${messagesJson}],${JSON.stringify(rest).slice(1)}`;
+  return { signal, body, headers: { 'content-type': 'application/json' } };
+}
+
 function toParams(
   request: LlmRequest,
   options: OpenAiLlmOptions,
   reasoning: boolean,
   promptMode: boolean,
-): ChatCompletionCreateParamsNonStreaming {
+): { params: ChatCompletionCreateParamsNonStreaming; messagesJson: string | undefined } {
   const messages = promptMode
     ? toPromptMessages(request.messages, request.tools, request.toolChoice)
     : request.messages;
-  const params: ChatCompletionCreateParamsNonStreaming = {
-    model: options.model,
-    messages: toOpenAiMessages(messages, options.vision === true),
-  };
+  const wire = convertMessages(messages, options.vision === true);
+  const params: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages: wire.params };
   if (!promptMode && request.tools.length > 0) {
     params.tools = toolParams(request.tools);
     params.tool_choice = request.toolChoice;
@@ -258,7 +281,7 @@ function toParams(
     if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
     if (options.temperature !== undefined) params.temperature = options.temperature;
   }
-  return params;
+  return { params, messagesJson: wire.json };
 }
 
 // An agent's tool list is fixed for its life: converted once, not once per request.
@@ -286,6 +309,14 @@ const imagePart = (image: ImageData): ChatCompletionContentPart => ({
  * in a user message right after the block of tool results; models without vision get none.
  */
 export function toOpenAiMessages(messages: readonly Message[], vision: boolean): ChatCompletionMessageParam[] {
+  return convertMessages(messages, vision).params;
+}
+
+/** The messages in the API's shape and, without vision, as JSON array items (no brackets). */
+export function convertMessages(
+  messages: readonly Message[],
+  vision: boolean,
+): { readonly params: ChatCompletionMessageParam[]; readonly json?: string } {
   const memo = converted[vision ? 1 : 0];
   const once = (message: Message) => {
     let param = memo.get(message);
@@ -297,7 +328,7 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
   };
   if (!vision) {
     // A run's requests repeat its history: the part this one shares with the run's last one (the
-    // same messages, from the start) is taken from that one's conversion, copied in one go.
+    // same messages, from the start) is taken from that one's conversion and its JSON text.
     const key = messages[1] ?? messages[0];
     const last = key && lastConverted.get(key);
     let same = 0;
@@ -305,11 +336,20 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
       const most = Math.min(last.messages.length, messages.length);
       while (same < most && last.messages[same] === messages[same]) same++;
     }
-    const params = last && same > 0 ? last.params.slice(0, same) : [];
-    for (let i = same; i < messages.length; i++) params.push(once(messages[i] as Message));
+    const shared = last && same > 0 ? last : undefined;
+    const params = shared ? shared.params.slice(0, same) : [];
+    const ends = shared ? shared.ends.slice(0, same) : [];
+    let json = !shared ? '' : same === shared.ends.length ? shared.json : shared.json.slice(0, shared.ends[same - 1]);
+    for (let i = same; i < messages.length; i++) {
+      const param = once(messages[i] as Message);
+      params.push(param);
+      json = json === '' ? JSON.stringify(param) : `${json},${JSON.stringify(param)}`;
+      ends.push(json.length);
+    }
+    flatten(json);
     // Both as they are now: the caller may change its arrays after the request.
-    if (key) lastConverted.set(key, { messages: messages.slice(), params: params.slice() });
-    return params;
+    if (key) lastConverted.set(key, { messages: messages.slice(), params: params.slice(), json, ends });
+    return { params, json };
   }
   const out: ChatCompletionMessageParam[] = [];
   let toolImages: { name: string; image: ImageData }[] = [];
@@ -328,14 +368,26 @@ export function toOpenAiMessages(messages: readonly Message[], vision: boolean):
     out.push(once(message));
   }
   flushToolImages();
-  return out;
+  return { params: out };
 }
 
+/**
+ * Makes V8 store the string in one piece (converting it to a number reads it whole): appended to
+ * at every step, it would otherwise grow into a chain of pieces each request walks again.
+ */
+const flatten = (text: string) => Number(text);
+
 // The last request of each run converted without vision, keyed by its first message after the
-// system prompt (the task): the next request's history mostly sits at the same places.
+// system prompt (the task): the next request's history mostly sits at the same places. `ends[i]`
+// is where message i's JSON ends in `json`.
 const lastConverted = new WeakMap<
   Message,
-  { readonly messages: readonly Message[]; readonly params: ChatCompletionMessageParam[] }
+  {
+    readonly messages: readonly Message[];
+    readonly params: ChatCompletionMessageParam[];
+    readonly json: string;
+    readonly ends: readonly number[];
+  }
 >();
 
 // Messages are immutable: each is converted once, not once per request.
