@@ -54,7 +54,7 @@ describe('the request body', () => {
       // Sent as text the SDK passed on verbatim, and the server read each as the request it is.
       for (const [i, body] of bodies.entries()) {
         // Ours, not the SDK's serialisation of the params (which would begin with the model).
-      expect(body).toMatch(/^\{"messages":\[/);
+        expect(body).toMatch(/^\{"messages":\[/);
         expect(JSON.parse(body as string)).toEqual(server.requests[i]);
       }
       const last = server.requests[turns];

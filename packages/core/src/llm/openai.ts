@@ -328,7 +328,7 @@ export function convertMessages(
   };
   if (!vision) {
     // A run's requests repeat its history: the part this one shares with the run's last one (the
-    // same messages, from the start) is taken from that one's conversion and its JSON text.
+    // same messages, from the start) is taken from that one's conversion and JSON texts.
     const key = messages[1] ?? messages[0];
     const last = key && lastConverted.get(key);
     let same = 0;
@@ -338,18 +338,15 @@ export function convertMessages(
     }
     const shared = last && same > 0 ? last : undefined;
     const params = shared ? shared.params.slice(0, same) : [];
-    const ends = shared ? shared.ends.slice(0, same) : [];
-    let json = !shared ? '' : same === shared.ends.length ? shared.json : shared.json.slice(0, shared.ends[same - 1]);
+    const texts = shared ? shared.texts.slice(0, same) : [];
     for (let i = same; i < messages.length; i++) {
       const param = once(messages[i] as Message);
       params.push(param);
-      json = json === '' ? JSON.stringify(param) : `${json},${JSON.stringify(param)}`;
-      ends.push(json.length);
+      texts.push(JSON.stringify(param));
     }
-    flatten(json);
-    // Both as they are now: the caller may change its arrays after the request.
-    if (key) lastConverted.set(key, { messages: messages.slice(), params: params.slice(), json, ends });
-    return { params, json };
+    // Copies of the caller's arrays as they are now: it may change them after the request.
+    if (key) lastConverted.set(key, { messages: messages.slice(), params: params.slice(), texts });
+    return { params, json: texts.join(',') };
   }
   const out: ChatCompletionMessageParam[] = [];
   let toolImages: { name: string; image: ImageData }[] = [];
@@ -371,22 +368,15 @@ export function convertMessages(
   return { params: out };
 }
 
-/**
- * Makes V8 store the string in one piece (converting it to a number reads it whole): appended to
- * at every step, it would otherwise grow into a chain of pieces each request walks again.
- */
-const flatten = (text: string) => Number(text);
-
 // The last request of each run converted without vision, keyed by its first message after the
-// system prompt (the task): the next request's history mostly sits at the same places. `ends[i]`
-// is where message i's JSON ends in `json`.
+// system prompt (the task): the next request's history mostly sits at the same places; `texts`
+// are the params as JSON.
 const lastConverted = new WeakMap<
   Message,
   {
     readonly messages: readonly Message[];
     readonly params: ChatCompletionMessageParam[];
-    readonly json: string;
-    readonly ends: readonly number[];
+    readonly texts: readonly string[];
   }
 >();
 

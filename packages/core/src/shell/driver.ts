@@ -157,7 +157,9 @@ export async function drive<S, E, F extends { readonly type: string }>(
       [next, effects] = machine.step(state, machine.faulted(`the reducer rejected an event: ${messageOf(error)}`));
     }
     state = next;
-    await options.announce?.({ type: 'event', event, state });
+    // Awaited only when the host returned a promise: each await is a turn of the microtask queue.
+    const told = options.announce?.({ type: 'event', event, state });
+    if (told) await told;
     if (options.save) {
       try {
         await options.save(state);
@@ -177,7 +179,10 @@ export async function drive<S, E, F extends { readonly type: string }>(
       settle();
     }
     for (const effect of effects) {
-      if (!options.quiet?.(effect)) await options.announce?.({ type: 'effect', effect });
+      if (!options.quiet?.(effect)) {
+        const told = options.announce?.({ type: 'effect', effect });
+        if (told) await told;
+      }
       if (run.signal.aborted && !machine.isFinal(state)) break;
       perform(effect, effects);
     }

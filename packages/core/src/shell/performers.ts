@@ -103,9 +103,15 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
   const queued: (() => void)[] = [];
   let serial: Promise<unknown> = Promise.resolve();
 
-  const permit = async () => {
-    if (running >= cap) await new Promise<void>((resolve) => queued.push(resolve));
-    running++;
+  // A free slot is taken at once, without a wait in the microtask queue.
+  const permit = (): Promise<void> | undefined => {
+    if (running < cap) {
+      running++;
+      return undefined;
+    }
+    return new Promise<void>((resolve) => queued.push(resolve)).then(() => {
+      running++;
+    });
   };
   const release = () => {
     running--;
@@ -115,7 +121,10 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
   return (effect, context) => {
     const execute = () => (context.signal.aborted ? undefined : run(effect, context));
     const parallel = (context.batch as readonly AnyEffect[]).every((e) => e.type !== 'callTool' || e.parallelSafe);
-    if (parallel) return permit().then(execute).finally(release);
+    if (parallel) {
+      const waiting = permit();
+      return (waiting ? waiting.then(execute) : Promise.resolve(execute())).finally(release);
+    }
     const turn = serial.then(execute);
     serial = turn.catch(() => undefined);
     return turn;
