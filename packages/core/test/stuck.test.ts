@@ -231,3 +231,15 @@ describe('stuck detection in a run', () => {
     expect(ofType(effects, 'callLlm')[0]?.request.messages.at(-1)).toEqual({ role: 'user', content: 'What next?' });
   });
 });
+
+describe('stuck keys', () => {
+  it('are the keys saved states already hold (a turn and its calls hash as they always did)', () => {
+    const reply = calling(
+      ' Let me add. ',
+      tc('add', ' {"a":1} ', 'a'),
+      tc('python_execute', '{"code":"print(1)"}', 'b'),
+    );
+    // Computed by the first released implementation: a state saved then still detects a repeat now.
+    expect(recordTurn(config, undefined, reply)).toEqual({ turns: ['q9vhuc'], calls: ['zchykq', 'vrvyqz'] });
+  });
+});

@@ -41,7 +41,23 @@ export class InvalidEventError extends Error {
 
 interface Rules {
   readonly config: AgentConfig;
-  readonly policies: readonly Policy[];
+  /** The policies that have each hook, in order: a step asks only those. */
+  readonly hooks: PolicyHooks;
+}
+
+type PolicyHooks = { readonly [K in Exclude<keyof Policy, 'name'>]: readonly Policy[] };
+
+function hooksOf(policies: readonly Policy[]): PolicyHooks {
+  const having = (hook: Exclude<keyof Policy, 'name'>) => policies.filter((policy) => policy[hook] !== undefined);
+  return {
+    beforeStep: having('beforeStep'),
+    prompt: having('prompt'),
+    beforeRequest: having('beforeRequest'),
+    afterResponse: having('afterResponse'),
+    needsApproval: having('needsApproval'),
+    admitCall: having('admitCall'),
+    afterStep: having('afterStep'),
+  };
 }
 
 export function initialState(): AgentState {
@@ -62,7 +78,8 @@ export function initialState(): AgentState {
 export function createStep(
   policies: readonly Policy[] = defaultPolicies,
 ): (config: AgentConfig, state: AgentState, event: AnyEvent) => Transition {
-  return (config, state, event) => reduce({ config, policies }, state, event);
+  const hooks = hooksOf(policies);
+  return (config, state, event) => reduce({ config, hooks }, state, event);
 }
 
 export const step = createStep(defaultPolicies);
@@ -214,15 +231,30 @@ function answerHost(rules: Rules, state: AgentState, event: HostAnswer): Transit
 }
 
 function think(rules: Rules, state: AgentState): Transition {
-  const stop = firstStop(rules, state, (policy, context) => policy.beforeStep?.(context));
-  if (stop) return stopRun(rules, state, stop);
-  const { context: _previous, ...rest } = state;
-  const next: AgentState = { ...rest, status: 'awaiting_llm', step: state.step + 1, requestSeq: state.requestSeq + 1 };
-  const wanted = (rules.config.contextProviders ?? []).filter((provider) => provider.when(next)).map((p) => p.name);
+  for (const policy of rules.hooks.beforeStep) {
+    const stop = policy.beforeStep?.(contextFor(policy, rules.config, state));
+    if (stop) return stopRun(rules, state, stop);
+  }
+  const providers = rules.config.contextProviders;
+  const next: AgentState = {
+    ...withoutContext(state),
+    status: 'awaiting_llm',
+    step: state.step + 1,
+    requestSeq: state.requestSeq + 1,
+  };
+  if (!providers?.length) return request(rules, next);
+  const wanted = providers.filter((provider) => provider.when(next)).map((p) => p.name);
   if (wanted.length === 0) return request(rules, next);
   // Fresh context first (e.g. the browser page), then the request that uses it.
   const gathering: AgentState = { ...next, status: 'awaiting_context', context: { pending: wanted, gathered: {} } };
   return [gathering, gatherEffects(gathering)];
+}
+
+/** The state without the last step's gathered context (copied only when it has some). */
+function withoutContext(state: AgentState): AgentState {
+  if (!state.context) return state;
+  const { context: _previous, ...rest } = state;
+  return rest;
 }
 
 const contextEffectId = (state: AgentState, provider: string) => `context-${state.requestSeq}-${provider}`;
@@ -242,14 +274,14 @@ function prepareRequest(
 ): Stop | { request: LlmRequest; notes: Observation[]; dropped: number } {
   const notes: Observation[] = [];
   const hints: string[] = [];
-  for (const policy of rules.policies) {
+  for (const policy of rules.hooks.prompt) {
     const hint = policy.prompt?.(contextFor(policy, rules.config, state));
     if (!hint) continue;
     hints.push(hint);
     notes.push({ kind: 'hint', policy: policy.name, hint });
   }
   let { request, dropped } = buildRequest(rules.config, state, hints);
-  for (const policy of rules.policies) {
+  for (const policy of rules.hooks.beforeRequest) {
     const decision = policy.beforeRequest?.(contextFor(policy, rules.config, state), request);
     if (!decision) continue;
     if (isStop(decision)) return decision;
@@ -323,11 +355,18 @@ const awaitsLlm = (state: AgentState, effectId: string) =>
 function act(rules: Rules, state: AgentState, content: string, rawCalls: readonly ToolCall[]): Transition {
   const { config } = rules;
   const ignoring = config.toolChoice === 'none' && rawCalls.length > 0;
-  const named = ignoring ? [] : withUniqueIds(rawCalls, state.requestSeq).map(shortName);
-  // Oversized arguments are answered with an error and never kept: the call stays (with its
-  // id and name, so history still pairs it with its answer), its arguments a short placeholder.
-  const oversized = named.map((c) => (c.arguments.length > config.maxToolArgsChars ? c.arguments.length : undefined));
-  const calls = named.map((c, i) => (oversized[i] === undefined ? c : { ...c, arguments: TRUNCATED_ARGUMENTS }));
+  const calls: ToolCall[] = [];
+  const oversized: (number | undefined)[] = [];
+  if (!ignoring) {
+    for (const call of withUniqueIds(rawCalls, state.requestSeq)) {
+      const named = shortName(call);
+      // Oversized arguments are answered with an error and never kept: the call stays (with its
+      // id and name, so history still pairs it with its answer), its arguments a short placeholder.
+      const tooLong = named.arguments.length > config.maxToolArgsChars;
+      oversized.push(tooLong ? named.arguments.length : undefined);
+      calls.push(tooLong ? { ...named, arguments: TRUNCATED_ARGUMENTS } : named);
+    }
+  }
   const message = assistantMessage(content, calls);
   // concat of an array is one copy; of a single object, V8 takes a path several times slower.
   const said = withHistoryTokens(config, state, { ...state, messages: state.messages.concat([message]) });
@@ -360,9 +399,11 @@ function act(rules: Rules, state: AgentState, content: string, rawCalls: readonl
   const pendings = calls.map((call, i) => admit(rules, acted, call, oversized[i]));
   const turn: Turn = { calls: pendings };
   const opened: AgentState = { ...acted, reprompted: false, turn, status: statusOf(turn) };
-  const effects = pendings.flatMap((pending, index) =>
-    pending.phase === 'done' ? [] : [dispatch(opened, pending, index, findTool(config, opened, pending.call.name))],
-  );
+  const effects: Effect[] = [];
+  for (const [index, pending] of pendings.entries()) {
+    if (pending.phase !== 'done')
+      effects.push(dispatch(opened, pending, index, findTool(config, opened, pending.call.name)));
+  }
   if (effects.length === 0) return endStep(rules, opened);
   return [opened, effects];
 }
@@ -371,9 +412,10 @@ function act(rules: Rules, state: AgentState, content: string, rawCalls: readonl
 function remember(rules: Rules, state: AgentState, message: Message): AgentState {
   if (message.role !== 'assistant') return state;
   let policies = state.policies;
-  for (const policy of rules.policies) {
-    if (!policy.afterResponse) continue;
-    const memory = policy.afterResponse(contextFor(policy, rules.config, { ...state, policies }), message);
+  for (const policy of rules.hooks.afterResponse) {
+    // Each policy sees what the ones before it remembered.
+    const seen = policies === state.policies ? state : { ...state, policies };
+    const memory = policy.afterResponse?.(contextFor(policy, rules.config, seen), message);
     policies = { ...policies, [policy.name]: memory };
   }
   return policies === state.policies ? state : { ...state, policies };
@@ -415,13 +457,15 @@ function admit(rules: Rules, state: AgentState, call: ToolCall, argsLength?: num
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return refuse(`Error: the arguments for ${call.name} must be a JSON object.`, args);
   }
-  for (const policy of rules.policies) {
+  for (const policy of rules.hooks.admitCall) {
     const refusal = policy.admitCall?.(contextFor(policy, rules.config, state), call, spec);
     if (refusal) return refuse(refusal, args);
   }
   const gated =
     spec.needsApproval === true ||
-    rules.policies.some((policy) => policy.needsApproval?.(contextFor(policy, rules.config, state), call, args, spec));
+    rules.hooks.needsApproval.some((policy) =>
+      policy.needsApproval?.(contextFor(policy, rules.config, state), call, args, spec),
+    );
   const phase = gated ? 'approval' : spec.human ? 'human' : 'running';
   return { call, phase, args };
 }
@@ -501,25 +545,16 @@ function endStep(rules: Rules, state: AgentState): Transition {
   const calls = turn?.calls ?? [];
   const observations = observationsOf(calls);
   const added = state.messages.concat(observations);
-  const pictured = observations.some((m) => 'image' in m) ? keepNewestImages(added, rules.config.keepImages) : added;
-  const messages = observations.some((m) => 'brief' in m)
+  const pictured = calls.some((c) => c.image) ? keepNewestImages(added, rules.config.keepImages) : added;
+  const messages = calls.some((c) => c.brief !== undefined)
     ? shrinkSupersededObservations(pictured, rules.config.keepFullObservations)
     : pictured;
   const observed = withHistoryTokens(rules.config, state, { ...rest, messages }, messages !== added);
-  const stop = firstStop(rules, observed, (policy, context) => policy.afterStep?.(context, calls));
-  return stop ? stopRun(rules, observed, stop) : think(rules, observed);
-}
-
-function firstStop(
-  rules: Rules,
-  state: AgentState,
-  ask: (policy: Policy, context: PolicyContext) => Stop | undefined,
-): Stop | undefined {
-  for (const policy of rules.policies) {
-    const stop = ask(policy, contextFor(policy, rules.config, state));
-    if (stop) return stop;
+  for (const policy of rules.hooks.afterStep) {
+    const stop = policy.afterStep?.(contextFor(policy, rules.config, observed), calls);
+    if (stop) return stopRun(rules, observed, stop);
   }
-  return undefined;
+  return think(rules, observed);
 }
 
 const contextFor = (policy: Policy, config: AgentConfig, state: AgentState): PolicyContext => ({
@@ -658,6 +693,8 @@ function replaceCall(turn: Turn, index: number, updated: PendingCall): Turn {
 }
 
 function statusOf(turn: Turn): RunStatus {
+  // Most turns: every call running or answered, none waiting on a person.
+  if (turn.calls.every((c) => (c.phase === 'running' || c.phase === 'done') && !c.waiting)) return 'awaiting_tools';
   const waitsFor = (kind: PendingInput['kind']) =>
     turn.calls.some((c) => c.phase === kind || c.waiting?.some((input) => input.kind === kind));
   if (waitsFor('approval')) return 'awaiting_approval';

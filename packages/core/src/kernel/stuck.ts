@@ -1,17 +1,31 @@
 import type { AgentConfig } from './agent.js';
 import type { AssistantMessage } from './messages.js';
 
-/** FNV-1a, 32 bit: a short deterministic key for a turn or a call. */
-export function hashText(text: string): string {
-  let hash = 0x811c9dc5;
+const FNV_OFFSET = 0x811c9dc5;
+
+/** FNV-1a, 32 bit, over `text` after the characters already in `hash`. */
+function fnv(hash: number, text: string): number {
+  let next = hash;
   for (let i = 0; i < text.length; i++) {
-    hash ^= text.charCodeAt(i);
-    hash = Math.imul(hash, 0x01000193);
+    next ^= text.charCodeAt(i);
+    next = Math.imul(next, 0x01000193);
   }
-  return (hash >>> 0).toString(36);
+  return next;
 }
 
-const callKey = (name: string, args: string) => hashText(`${name}\u0000${args.trim()}`);
+const keyOf = (hash: number) => (hash >>> 0).toString(36);
+
+/** FNV-1a, 32 bit: a short deterministic key for a turn or a call. */
+export const hashText = (text: string): string => keyOf(fnv(FNV_OFFSET, text));
+
+const callKey = (name: string, args: string) => keyOf(fnv(fnv(fnv(FNV_OFFSET, name), '\u0000'), args.trim()));
+
+/** The key of a whole turn: its text, then each call as `name(arguments)`, NUL between them (no joined copy is made). */
+function turnKey(text: string, calls: readonly { readonly name: string; readonly arguments: string }[]): string {
+  let hash = fnv(FNV_OFFSET, text);
+  for (const call of calls) hash = fnv(fnv(fnv(fnv(fnv(hash, '\u0000'), call.name), '('), call.arguments.trim()), ')');
+  return keyOf(hash);
+}
 
 export const stuckHint = (detail: string) =>
   `You seem to be repeating yourself (${detail}). That approach is not working: ` +
@@ -31,11 +45,15 @@ export interface StuckMemory {
 export const STUCK_WINDOW = 32;
 
 const remember = (recent: readonly string[], keys: readonly string[]) => {
-  const next = [...recent, ...keys];
+  const next = recent.concat(keys);
   return next.length > STUCK_WINDOW ? next.slice(next.length - STUCK_WINDOW) : next;
 };
 
-const countOf = (recent: readonly string[], key: string) => recent.reduce((n, k) => (k === key ? n + 1 : n), 0);
+function countOf(recent: readonly string[], key: string): number {
+  let count = 0;
+  for (const k of recent) if (k === key) count++;
+  return count;
+}
 
 /**
  * Records an assistant turn and says whether the agent looks stuck: among the recent turns,
@@ -49,10 +67,10 @@ export function recordTurn(
 ): StuckMemory {
   const state = memory ?? { turns: [], calls: [] };
   const calls = message.toolCalls ?? [];
-  if (message.content.trim() === '' && calls.length === 0) return { turns: state.turns, calls: state.calls };
-  const signature = [message.content.trim(), ...calls.map((c) => `${c.name}(${c.arguments.trim()})`)].join('\u0000');
-  const turnKey = hashText(signature);
-  const seenTurn = countOf(state.turns, turnKey);
+  const text = message.content.trim();
+  if (text === '' && calls.length === 0) return { turns: state.turns, calls: state.calls };
+  const key = turnKey(text, calls);
+  const seenTurn = countOf(state.turns, key);
   const callKeys = calls.map((c) => callKey(c.name, c.arguments));
   const repeated = calls.find((_, i) => countOf(state.calls, callKeys[i] ?? '') >= config.repeatedCallThreshold);
   const hint =
@@ -61,7 +79,7 @@ export function recordTurn(
       : repeated
         ? stuckHint(`the same ${repeated.name} call with the same arguments again`)
         : undefined;
-  const turns = remember(state.turns, [turnKey]);
+  const turns = remember(state.turns, [key]);
   const recentCalls = remember(state.calls, callKeys);
   return hint ? { turns, calls: recentCalls, hint } : { turns, calls: recentCalls };
 }
