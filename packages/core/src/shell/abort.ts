@@ -1,3 +1,5 @@
+import { onAbort } from '../onAbort.js';
+
 export interface AbortLink {
   /** The child signal; made on first use, since most tools never look at it. */
   readonly signal: AbortSignal;
@@ -27,9 +29,9 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number): 
     controller?.abort(reason);
     resolveStopped();
   };
-  const onAbort = () => fire(parent?.reason);
+  let release: (() => void) | undefined;
   if (parent?.aborted) fire(parent.reason);
-  else parent?.addEventListener('abort', onAbort, { once: true });
+  else if (parent) release = onAbort(parent, () => fire(parent.reason));
   const timer =
     timeoutMs === undefined
       ? undefined
@@ -49,7 +51,7 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number): 
     timedOut: () => expired,
     dispose: () => {
       clearTimeout(timer);
-      parent?.removeEventListener('abort', onAbort);
+      release?.();
     },
   };
 }
