@@ -6,6 +6,7 @@ import type {
   ChatCompletionCreateParamsNonStreaming,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
+  ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { LlmRequest } from '../kernel/effects.js';
@@ -254,9 +255,20 @@ function sendOptions(
   signal: AbortSignal,
 ): RequestOptions {
   if (!sendsText) return { signal };
-  const { messages: _, ...rest } = params;
-  const body = `{"messages":[${messagesJson}],${JSON.stringify(rest).slice(1)}`;
-  return { signal, body, headers: { 'content-type': 'application/json' } };
+  const { messages: _, tools, ...rest } = params;
+  const head = tools ? `{"messages":[${messagesJson}],"tools":${toolsJson(tools)},` : `{"messages":[${messagesJson}],`;
+  return { signal, body: head + JSON.stringify(rest).slice(1), headers: { 'content-type': 'application/json' } };
+}
+
+// The tools of an agent are the same array at every request (see toolParams): written once.
+const toolsJsonMemo = new WeakMap<readonly ChatCompletionTool[], string>();
+function toolsJson(tools: readonly ChatCompletionTool[]): string {
+  let json = toolsJsonMemo.get(tools);
+  if (json === undefined) {
+    json = JSON.stringify(tools);
+    toolsJsonMemo.set(tools, json);
+  }
+  return json;
 }
 
 function toParams(

@@ -88,13 +88,15 @@ export async function drive<S, E, F extends { readonly type: string }>(
   let fault: string | undefined;
   let closed = false;
   let inFlight = 0;
+  let queued = 0;
   let applying: Promise<void> = Promise.resolve();
   let settle: () => void = () => {};
   const settled = new Promise<void>((resolve) => {
     settle = resolve;
   });
+  // Nothing in flight and no event waiting to be applied: the run is over or paused.
   const checkIdle = () => {
-    if (inFlight === 0) applying.then(() => inFlight === 0 && settle());
+    if (inFlight === 0 && queued === 0) settle();
   };
 
   options.attach?.({ signal: run.signal, state: () => state, dispatch: (event) => apply(event) });
@@ -125,19 +127,26 @@ export async function drive<S, E, F extends { readonly type: string }>(
       return;
     }
     inFlight++;
-    answer
-      .then((event) => (event === undefined ? undefined : apply(event)), fail)
-      .finally(() => {
+    answer.then(
+      (event) => {
         inFlight--;
+        if (event !== undefined) void apply(event);
         checkIdle();
-      });
+      },
+      (error: unknown) => {
+        inFlight--;
+        void fail(error);
+        checkIdle();
+      },
+    );
   };
 
   // Transitions apply one at a time, in arrival order, each announced and saved before the next.
   function apply(event: E): Promise<void> {
+    queued++;
     applying = applying
       .then(() => transition(event))
-      .catch((error: unknown) => {
+      .then(applied, (error: unknown) => {
         // A host callback (an emitter listener, a checkpoint hook) threw past its guard: stop here.
         fault = `the run's shell failed: ${messageOf(error)}`;
         closed = true;
@@ -145,6 +154,11 @@ export async function drive<S, E, F extends { readonly type: string }>(
         settle();
       });
     return applying;
+  }
+
+  function applied(): void {
+    queued--;
+    checkIdle();
   }
 
   async function transition(event: E): Promise<void> {
