@@ -11,7 +11,7 @@ function expectFresh(messages: readonly Message[]) {
   const wire = convertMessages(messages, false);
   const expected = fresh(messages);
   expect(wire.params).toEqual(expected);
-  expect(`[${wire.json}]`).toBe(JSON.stringify(expected));
+  expect(`[${wire.texts?.join('')}]`).toBe(JSON.stringify(expected));
 }
 
 const task = userMessage('add numbers');

@@ -87,7 +87,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   const port: LlmPort = {
     model: options.model,
     async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
-      const { params, messagesJson } = toParams(request, options, reasoning, promptMode);
+      const { params, messageTexts } = toParams(request, options, reasoning, promptMode);
       let openai: OpenAiModule;
       let chat: OpenAI['chat']['completions'];
       let sendsText: boolean;
@@ -96,7 +96,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
         const made = await client();
         chat = made.chat.completions;
         // Azure reads the model from the body as an object to route the request.
-        sendsText = messagesJson !== undefined && !(made instanceof openai.AzureOpenAI);
+        sendsText = messageTexts !== undefined && !(made instanceof openai.AzureOpenAI);
       } catch (error) {
         // Raised before any request, e.g. no API key: a setup problem, not the model's.
         return err({ kind: 'config', message: messageOf(error) });
@@ -107,12 +107,12 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       const send = async (): Promise<Result<LlmResponse, LlmError>> => {
         if (!options.stream)
           return fromCompletion(
-            await chat.create(params, sendOptions(params, messagesJson, sendsText, guard.signal)),
+            await chat.create(params, sendOptions(params, messageTexts, sendsText, guard.signal)),
             promptMode,
           );
         // The raw chunks, assembled here: the SDK's stream helper rebuilds a whole snapshot per chunk.
         const streamed = { ...params, stream: true as const, stream_options: { include_usage: true } };
-        const chunks = await chat.create(streamed, sendOptions(streamed, messagesJson, sendsText, guard.signal));
+        const chunks = await chat.create(streamed, sendOptions(streamed, messageTexts, sendsText, guard.signal));
         const reply = await readStreamedReply(chunks, guard.chunkArrived, onDelta);
         return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
       };
@@ -244,20 +244,22 @@ function makeClient(
 }
 
 /**
- * The request's body as the SDK would send it, written here: the history's JSON is kept from the
- * run's last request and only the new messages are serialised, where the SDK would serialise the
- * whole history again at every step.
+ * The request's body as the SDK would send it, written here: the messages' JSON is kept from the
+ * run's last request and only the new ones are serialised, where the SDK would serialise the
+ * whole history again at every step. One join makes it, in one piece: a string built by `+`
+ * would be copied once more before it is sent.
  */
 function sendOptions(
   params: ChatCompletionCreateParamsBase,
-  messagesJson: string | undefined,
+  messageTexts: readonly string[] | undefined,
   sendsText: boolean,
   signal: AbortSignal,
 ): RequestOptions {
-  if (!sendsText) return { signal };
+  if (!sendsText || !messageTexts) return { signal };
   const { messages: _, tools, ...rest } = params;
-  const head = tools ? `{"messages":[${messagesJson}],"tools":${toolsJson(tools)},` : `{"messages":[${messagesJson}],`;
-  return { signal, body: head + JSON.stringify(rest).slice(1), headers: { 'content-type': 'application/json' } };
+  const tail = tools ? `],"tools":${toolsJson(tools)},` : '],';
+  const body = ['{"messages":['].concat(messageTexts, tail + JSON.stringify(rest).slice(1)).join('');
+  return { signal, body, headers: { 'content-type': 'application/json' } };
 }
 
 // The tools of an agent are the same array at every request (see toolParams): written once.
@@ -276,12 +278,14 @@ function toParams(
   options: OpenAiLlmOptions,
   reasoning: boolean,
   promptMode: boolean,
-): { params: ChatCompletionCreateParamsNonStreaming; messagesJson: string | undefined } {
+): { params: ChatCompletionCreateParamsNonStreaming; messageTexts: readonly string[] | undefined } {
   const messages = promptMode
     ? toPromptMessages(request.messages, request.tools, request.toolChoice)
     : request.messages;
   const wire = convertMessages(messages, options.vision === true);
-  const params: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages: wire.params };
+  // The SDK only reads the messages (its type says mutable).
+  const messagesParam = wire.params as ChatCompletionMessageParam[];
+  const params: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages: messagesParam };
   if (!promptMode && request.tools.length > 0) {
     params.tools = toolParams(request.tools);
     params.tool_choice = request.toolChoice;
@@ -292,7 +296,7 @@ function toParams(
     if (options.maxTokens !== undefined) params.max_tokens = options.maxTokens;
     if (options.temperature !== undefined) params.temperature = options.temperature;
   }
-  return { params, messagesJson: wire.json };
+  return { params, messageTexts: wire.texts };
 }
 
 // An agent's tool list is fixed for its life: converted once, not once per request.
@@ -320,14 +324,23 @@ const imagePart = (image: ImageData): ChatCompletionContentPart => ({
  * in a user message right after the block of tool results; models without vision get none.
  */
 export function toOpenAiMessages(messages: readonly Message[], vision: boolean): ChatCompletionMessageParam[] {
-  return convertMessages(messages, vision).params;
+  // A copy: the conversion is kept for the next request, and this caller may change its result.
+  return convertMessages(messages, vision).params.slice();
 }
 
-/** The messages in the API's shape and, without vision, as JSON array items (no brackets). */
+/** The first `count` items: the array itself when that is all of it (it is never changed, only copied). */
+const prefix = <T>(items: readonly T[], count: number): readonly T[] =>
+  count === items.length ? items : items.slice(0, count);
+
+/**
+ * The messages in the API's shape and, without vision, their JSON texts (each after the first
+ * with its comma: joined, they are the array's items). Both are kept for the run's next
+ * request: the caller must not change them.
+ */
 export function convertMessages(
   messages: readonly Message[],
   vision: boolean,
-): { readonly params: ChatCompletionMessageParam[]; readonly json?: string } {
+): { readonly params: readonly ChatCompletionMessageParam[]; readonly texts?: readonly string[] } {
   const memo = converted[vision ? 1 : 0];
   const once = (message: Message) => {
     let param = memo.get(message);
@@ -348,16 +361,19 @@ export function convertMessages(
       while (same < most && last.messages[same] === messages[same]) same++;
     }
     const shared = last && same > 0 ? last : undefined;
-    const params = shared ? shared.params.slice(0, same) : [];
-    const texts = shared ? shared.texts.slice(0, same) : [];
+    const newParams: ChatCompletionMessageParam[] = [];
+    const newTexts: string[] = [];
     for (let i = same; i < messages.length; i++) {
       const param = once(messages[i] as Message);
-      params.push(param);
-      texts.push(JSON.stringify(param));
+      newParams.push(param);
+      newTexts.push(i === 0 ? JSON.stringify(param) : `,${JSON.stringify(param)}`);
     }
-    // Copies of the caller's arrays as they are now: it may change them after the request.
-    if (key) lastConverted.set(key, { messages: messages.slice(), params: params.slice(), texts });
-    return { params, json: texts.join(',') };
+    // One copy each: the shared part (all of the last one's, mostly) with the new ones after it.
+    const params = !shared ? newParams : prefix(shared.params, same).concat(newParams);
+    const texts = !shared ? newTexts : prefix(shared.texts, same).concat(newTexts);
+    // The caller's array as it is now: it may change it after the request.
+    if (key) lastConverted.set(key, { messages: messages.slice(), params, texts });
+    return { params, texts };
   }
   const out: ChatCompletionMessageParam[] = [];
   let toolImages: { name: string; image: ImageData }[] = [];
@@ -386,7 +402,7 @@ const lastConverted = new WeakMap<
   Message,
   {
     readonly messages: readonly Message[];
-    readonly params: ChatCompletionMessageParam[];
+    readonly params: readonly ChatCompletionMessageParam[];
     readonly texts: readonly string[];
   }
 >();
