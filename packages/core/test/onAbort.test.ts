@@ -21,6 +21,12 @@ describe('onAbort', () => {
     expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
   });
 
+  it('calls a listener added to a signal that has already aborted at once', () => {
+    const heard: string[] = [];
+    onAbort(AbortSignal.abort(), () => heard.push('late'))();
+    expect(heard).toEqual(['late']);
+  });
+
   it('keeps the listeners of different signals apart', () => {
     const a = new AbortController();
     const b = new AbortController();

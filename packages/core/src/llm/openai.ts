@@ -171,9 +171,7 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
     announce(why);
     controller.abort(new Error(why.message));
   };
-  const cancel = () => halt({ kind: 'aborted', message: 'the request was aborted' });
-  if (caller?.aborted) cancel();
-  const release = caller && !caller.aborted ? onAbort(caller, cancel) : undefined;
+  const release = caller && onAbort(caller, () => halt({ kind: 'aborted', message: 'the request was aborted' }));
   // One timer for both limits, not restarted per chunk (a timer per chunk, or one per limit, costs
   // more than the chunks): each chunk notes the time, and the timer, when it fires, checks both
   // and waits on for whichever is due next. Before the first chunk, only the deadline counts.

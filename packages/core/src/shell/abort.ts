@@ -29,9 +29,7 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number): 
     controller?.abort(reason);
     resolveStopped();
   };
-  let release: (() => void) | undefined;
-  if (parent?.aborted) fire(parent.reason);
-  else if (parent) release = onAbort(parent, () => fire(parent.reason));
+  const release = parent && onAbort(parent, () => fire(parent.reason));
   const timer =
     timeoutMs === undefined
       ? undefined
