@@ -76,11 +76,16 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   if (!Number.isInteger(maxRetries) || maxRetries < 0) {
     throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
   }
-  // The SDK is loaded on the first request, not when this module is imported.
-  const sdk = lazyPromise(() => import('openai'));
-  const client = lazyPromise(
-    async () => options.client ?? makeClient(await sdk(), { ...options, timeoutMs, maxRetries }),
-  );
+  // The SDK is loaded on the first request, not when this module is imported; once it is, the
+  // requests after take it as it is, without waiting for a settled promise.
+  let ready: Connection | undefined;
+  const connect = lazyPromise(async (): Promise<Connection> => {
+    const openai = await import('openai');
+    const made = options.client ?? makeClient(openai, { ...options, timeoutMs, maxRetries });
+    // Azure reads the model from the body as an object to route the request.
+    ready = { openai, chat: made.chat.completions, writesBody: !(made instanceof openai.AzureOpenAI) };
+    return ready;
+  });
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
 
@@ -88,31 +93,25 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
     model: options.model,
     async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
       const { params, messageTexts } = toParams(request, options, reasoning, promptMode);
-      let openai: OpenAiModule;
-      let chat: OpenAI['chat']['completions'];
-      let sendsText: boolean;
+      let connection: Connection;
       try {
-        openai = await sdk();
-        const made = await client();
-        chat = made.chat.completions;
-        // Azure reads the model from the body as an object to route the request.
-        sendsText = messageTexts !== undefined && !(made instanceof openai.AzureOpenAI);
+        connection = ready ?? (await connect());
       } catch (error) {
         // Raised before any request, e.g. no API key: a setup problem, not the model's.
         return err({ kind: 'config', message: messageOf(error) });
       }
+      const { openai, chat } = connection;
+      // The body is written here from the kept texts (see sendOptions), where the client allows it.
+      const texts = connection.writesBody ? messageTexts : undefined;
       // One guard per request: the SDK never removes its listener from the signal it gets.
       const guard = guardRequest(callOptions.signal, timeoutMs, idleTimeoutMs);
       const { onDelta } = callOptions;
       const send = async (): Promise<Result<LlmResponse, LlmError>> => {
         if (!options.stream)
-          return fromCompletion(
-            await chat.create(params, sendOptions(params, messageTexts, sendsText, guard.signal)),
-            promptMode,
-          );
+          return fromCompletion(await chat.create(params, sendOptions(params, texts, guard.signal)), promptMode);
         // The raw chunks, assembled here: the SDK's stream helper rebuilds a whole snapshot per chunk.
         const streamed = { ...params, stream: true as const, stream_options: { include_usage: true } };
-        const chunks = await chat.create(streamed, sendOptions(streamed, messageTexts, sendsText, guard.signal));
+        const chunks = await chat.create(streamed, sendOptions(streamed, texts, guard.signal));
         const reply = await readStreamedReply(chunks, guard.chunkArrived, onDelta);
         return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
       };
@@ -216,6 +215,13 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
 const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 type OpenAiModule = typeof import('openai');
+
+/** The loaded SDK, the port's client, and whether the port writes the request body itself. */
+interface Connection {
+  readonly openai: OpenAiModule;
+  readonly chat: OpenAI['chat']['completions'];
+  readonly writesBody: boolean;
+}
 type RequestOptions = NonNullable<Parameters<OpenAI['chat']['completions']['create']>[1]>;
 
 function makeClient(
@@ -250,10 +256,9 @@ function makeClient(
 function sendOptions(
   params: ChatCompletionCreateParamsBase,
   messageTexts: readonly string[] | undefined,
-  sendsText: boolean,
   signal: AbortSignal,
 ): RequestOptions {
-  if (!sendsText || !messageTexts) return { signal };
+  if (!messageTexts) return { signal };
   const { messages: _, tools, ...rest } = params;
   const tail = tools ? `],"tools":${toolsJson(tools)},` : '],';
   const body = ['{"messages":['].concat(messageTexts, tail + JSON.stringify(rest).slice(1)).join('');

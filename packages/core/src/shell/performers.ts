@@ -142,7 +142,8 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
     return executeTool(effect, tool, deps.scope, {
       ...(deps.toolTimeoutMs !== undefined ? { toolTimeoutMs: deps.toolTimeoutMs } : {}),
       data: data.has(name) ? data.get(name) : state.toolData?.[name],
-      available: (state.tools ?? deps.agent.config.tools).map((t) => t.name),
+      // Only a call to a tool that has gone is told which ones there are.
+      ...(tool ? {} : { available: (state.tools ?? deps.agent.config.tools).map((t) => t.name) }),
       saveProgress: (progress, usage) =>
         void context.dispatch({ type: 'toolProgressed', effectId: effect.id, progress, ...(usage ? { usage } : {}) }),
     }).then((event) => {

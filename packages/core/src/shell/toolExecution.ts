@@ -80,11 +80,11 @@ export async function executeTool(
     ...(run.onHuman ? { onHuman: run.onHuman } : {}),
     ...(run.onApproval ? { onApproval: run.onApproval } : {}),
     llm: meteredLlm(run.llm, usage),
-    resource: (key, open, close) => run.resource(key, open, close),
+    resource: run.resource,
     ...(run.sandbox ? { sandbox: run.sandbox } : {}),
     emit: (item, child) =>
       run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id, ...child }, ...(item.origin ?? [])] }),
-    changeTools: (change) => run.changeTools(change),
+    changeTools: run.changeTools,
     ...(run.takesDeltas ? { takesDeltas: run.takesDeltas } : {}),
     callId: call.id,
     effectId: effect.id,
