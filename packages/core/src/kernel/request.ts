@@ -10,6 +10,18 @@ import { messageTokens } from './tokens.js';
 export const requiredToolNudge =
   'Your last reply had no tool call, but this step requires one. Call one of the available tools now.';
 
+/** The non-empty parts, a blank line between them. */
+function joinParts(parts: readonly string[]): string {
+  let joined = '';
+  for (const part of parts) if (part) joined = joined ? `${joined}\n\n${part}` : part;
+  return joined;
+}
+
+function tokenCounter(config: AgentConfig): (message: Message) => number {
+  const tokenizer = countingTokenizer(config);
+  return (message) => messageTokens(message, tokenizer);
+}
+
 /** What this step's gathered context adds: providers apply in order, each on the last one's result. */
 function contextAdditions(config: AgentConfig, state: AgentState): RequestAdditions {
   let additions: RequestAdditions = { nextStepPrompt: config.nextStepPrompt, messages: [] };
@@ -45,18 +57,13 @@ export function buildRequest(
 ): { request: LlmRequest; dropped: number } {
   const history = historyToSend(state);
   const { maxTokens } = config.memory;
-  const tokenizer = countingTokenizer(config);
-  const budget =
-    maxTokens === undefined ? undefined : { maxTokens, count: (m: Message) => messageTokens(m, tokenizer) };
+  const budget = maxTokens === undefined ? undefined : { maxTokens, count: tokenCounter(config) };
   const window = selectWindow(history.messages, history.taskIndex, config.memory.maxMessages, budget);
   const additions = contextAdditions(config, state);
-  const prompt = [...hints, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : undefined]
-    .filter((part): part is string => Boolean(part))
-    .join('\n\n');
+  const prompt = joinParts([...hints, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : '']);
   const head: Message[] = config.systemPrompt ? [systemMessageOf(config, config.systemPrompt)] : [];
-  const tail: Message[] = prompt ? [...additions.messages, userMessage(prompt)] : [...additions.messages];
   // concat copies the (long) history in one go; spreading it element by element costs more per step.
-  const messages = head.concat(window.messages, tail);
+  const messages = head.concat(window.messages, additions.messages, prompt ? [userMessage(prompt)] : []);
   const request: LlmRequest = {
     messages,
     tools: state.tools ?? config.tools,
