@@ -79,9 +79,16 @@ export function spawnContract(sandbox: () => Sandbox): void {
     it('gives stderr apart from stdout', async () => {
       const shell = await sandbox().spawn(['bash']);
       const stderr: string[] = [];
-      shell.onStderr((chunk) => stderr.push(Buffer.from(chunk).toString('utf8')));
+      // The two streams come apart: stderr may arrive after the end marker on stdout.
+      const errLine = new Promise<void>((resolve) =>
+        shell.onStderr((chunk) => {
+          stderr.push(Buffer.from(chunk).toString('utf8'));
+          if (stderr.join('').includes('\n')) resolve();
+        }),
+      );
       try {
         expect(await terminal(shell)('echo to-out; echo to-err >&2')).toBe('to-out');
+        await errLine;
         expect(stderr.join('')).toBe('to-err\n');
       } finally {
         await shell.kill();
