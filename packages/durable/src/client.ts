@@ -3,7 +3,7 @@ import type { HostAnswer, PendingInput, RunOutcome } from '@openmanus/core';
 import { RunCancelledError } from './cancelled.js';
 import { type DurableFlowClient, flowClient } from './durableFlowClient.js';
 import type { RunEventItem, RunProgress } from './durableRun.js';
-import { APPLICATION, checkRunId, NEW_RUN_PRIORITY, RUN_QUEUE, RUN_WORKFLOW, type RunRequest } from './names.js';
+import { APPLICATION, checkRunId, RUN_WORKFLOW, type RunRequest } from './names.js';
 import { type RunInfo, runsOf } from './runs.js';
 
 export { RunCancelledError, type RunInfo };
@@ -65,7 +65,10 @@ export interface DurableClient extends DurableFlowClient {
  */
 export async function createDurableClient(options: DurableClientOptions): Promise<DurableClient> {
   const client = await DBOSClient.create({ systemDatabaseUrl: options.databaseUrl, applicationName: APPLICATION });
-  const runs = runsOf(client, options.pollingIntervalMs ?? 1000);
+  const runs = runsOf(client, {
+    pollingIntervalMs: options.pollingIntervalMs ?? 1000,
+    ...(options.applicationVersion ? { applicationVersion: options.applicationVersion } : {}),
+  });
   const getRun = (runId: string) => runs.info<RunOutcome, RunProgress>(runId, 'run');
 
   const answer = async (runId: string, given: HostAnswer) => {
@@ -76,21 +79,11 @@ export async function createDurableClient(options: DurableClientOptions): Promis
   };
 
   return {
-    ...flowClient(client, options, runs),
+    ...flowClient(runs),
     enqueueRun: async ({ runId = crypto.randomUUID(), agent, input }) => {
       checkRunId(runId);
       const request: RunRequest = { agent, input };
-      const handle = await client.enqueue(
-        {
-          queueName: RUN_QUEUE,
-          workflowName: RUN_WORKFLOW,
-          workflowID: runId,
-          priority: NEW_RUN_PRIORITY,
-          ...(options.applicationVersion ? { appVersion: options.applicationVersion } : {}),
-        },
-        request,
-      );
-      return handle.workflowID;
+      return runs.enqueue(RUN_WORKFLOW, runId, request);
     },
     getRun,
     answer,

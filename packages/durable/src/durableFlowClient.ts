@@ -1,9 +1,7 @@
-import type { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { FlowOutcome } from '@openmanus/flow';
-import type { DurableClientOptions } from './client.js';
 import type { FlowEventItem, FlowProgress, StoredFlowItem } from './durableFlow.js';
 import type { RunEventItem } from './durableRun.js';
-import { checkRunId, FLOW_WORKFLOW, type FlowRequest, NEW_RUN_PRIORITY, RUN_QUEUE } from './names.js';
+import { checkRunId, FLOW_WORKFLOW, type FlowRequest } from './names.js';
 import type { RunInfo, Runs } from './runs.js';
 
 export interface EnqueueFlowOptions extends FlowRequest {
@@ -32,23 +30,13 @@ export interface DurableFlowClient {
   streamFlowEvents(flowId: string): AsyncIterable<FlowEventItem>;
 }
 
-export function flowClient(client: DBOSClient, options: DurableClientOptions, runs: Runs): DurableFlowClient {
+export function flowClient(runs: Runs): DurableFlowClient {
   const getFlow = (flowId: string) => runs.info<FlowOutcome, FlowProgress>(flowId, 'flow');
   return {
     enqueueFlow: async ({ flowId = crypto.randomUUID(), flow, input }) => {
       checkRunId(flowId, 'flow');
       const request: FlowRequest = { flow, input };
-      const handle = await client.enqueue(
-        {
-          queueName: RUN_QUEUE,
-          workflowName: FLOW_WORKFLOW,
-          workflowID: flowId,
-          priority: NEW_RUN_PRIORITY,
-          ...(options.applicationVersion ? { appVersion: options.applicationVersion } : {}),
-        },
-        request,
-      );
-      return handle.workflowID;
+      return runs.enqueue(FLOW_WORKFLOW, flowId, request);
     },
     getFlow,
     waitForFlow: (flowId) => runs.result<FlowOutcome>(flowId, 'flow'),

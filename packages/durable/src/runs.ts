@@ -2,7 +2,7 @@ import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import type { RunOutcome } from '@openmanus/core';
 import { RunCancelledError } from './cancelled.js';
 import type { RunProgress } from './durableRun.js';
-import { isContinuation, laterPartsPrefix } from './names.js';
+import { isContinuation, laterPartsPrefix, NEW_RUN_PRIORITY, RUN_QUEUE } from './names.js';
 
 /** Where a run (or a flow) is: waiting for a worker, running, or ended with its outcome. */
 export type RunInfo<Outcome = RunOutcome, Progress = RunProgress> =
@@ -17,6 +17,8 @@ export type RunInfo<Outcome = RunOutcome, Progress = RunProgress> =
  * never continues (its steps are runs of their own), so it is one workflow, read the same way.
  */
 export interface Runs {
+  /** Enqueues a new run or flow (the workflow `workflowName`) under `id` for the workers of this version; its id back. */
+  enqueue(workflowName: string, id: string, request: unknown): Promise<string>;
   /** The newest part (the run itself until it first continued), and the one before it. */
   newestParts(runId: string): Promise<{ readonly head: WorkflowStatus; readonly before?: string } | undefined>;
   /** Its status now, typed by what it returns and publishes; `undefined` for an id never enqueued. */
@@ -32,7 +34,13 @@ export interface Runs {
 /** What an id names, for messages. */
 export type RunKind = 'run' | 'flow';
 
-export function runsOf(client: DBOSClient, pollingIntervalMs: number): Runs {
+export function runsOf(
+  client: DBOSClient,
+  {
+    pollingIntervalMs,
+    applicationVersion,
+  }: { readonly pollingIntervalMs: number; readonly applicationVersion?: string },
+): Runs {
   const newestParts: Runs['newestParts'] = async (runId) => {
     const later = await client.listWorkflows({
       // A LIKE pattern (DBOS appends the `%`): the id's own `%` and `_` match only themselves.
@@ -98,6 +106,19 @@ export function runsOf(client: DBOSClient, pollingIntervalMs: number): Runs {
     // runs are its children: cancelling the first with its descendants stops the newest, and a
     // workflow being started meanwhile is refused by DBOS (its parent no longer owns its work).
     cancel: (runId) => client.cancelWorkflow(runId, { cancelChildren: true }),
+    enqueue: async (workflowName, id, request) => {
+      const handle = await client.enqueue(
+        {
+          queueName: RUN_QUEUE,
+          workflowName,
+          workflowID: id,
+          priority: NEW_RUN_PRIORITY,
+          ...(applicationVersion ? { appVersion: applicationVersion } : {}),
+        },
+        request,
+      );
+      return handle.workflowID;
+    },
   };
 }
 

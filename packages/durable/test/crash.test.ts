@@ -2,29 +2,19 @@ import type { RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { durableHarness, until } from './harness.js';
 import { noteReply, taskOf, turnsDone } from './scriptedNotes.js';
+import { stallOnce } from './stallOnce.js';
 
 const harness = durableHarness();
 
 describe('a worker killed in the middle of a run', () => {
   it('resumes on restart: completed steps replay from Postgres, only the interrupted LLM call is sent again', async () => {
     const log = await harness.toolLog('crash');
-    let holding = true;
-    let hold: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      hold = resolve;
-    });
-    const server = await harness.server({
-      script: (request: RecordedRequest) => {
-        const reply = noteReply(request, 3);
-        // The third model call (after two recorded tool calls) never answers the first time.
-        if (turnsDone(request) === 2 && holding) {
-          holding = false;
-          hold();
-          return { ...reply, stallAfter: 0 };
-        }
-        return reply;
-      },
-    });
+    // The third model call (after two recorded tool calls) never answers the first time.
+    const { script, held } = stallOnce(
+      (request) => noteReply(request, 3),
+      (request) => turnsDone(request) === 2,
+    );
+    const server = await harness.server({ script });
 
     const first = harness.worker('crash-worker', server.baseURL, log);
     await first.ready;
@@ -75,23 +65,12 @@ describe('a worker killed in the middle of a run', () => {
 describe('parallel tool calls', () => {
   it('a replay after a crash reads every call of the turn back: none runs again, results in call order', async () => {
     const log = await harness.toolLog('parallel');
-    let holding = true;
-    let hold: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      hold = resolve;
-    });
     const notes = ['a', 'b', 'c'].map((note) => ({ name: 'record', arguments: { note } }));
-    const server = await harness.server({
-      script: (request: RecordedRequest) => {
-        if (turnsDone(request) === 0) return { toolCalls: notes };
-        if (holding) {
-          holding = false;
-          hold();
-          return { content: 'done', stallAfter: 0 };
-        }
-        return { content: 'done' };
-      },
-    });
+    const { script, held } = stallOnce(
+      (request) => (turnsDone(request) === 0 ? { toolCalls: notes } : { content: 'done' }),
+      (request) => turnsDone(request) !== 0,
+    );
+    const server = await harness.server({ script });
     const first = harness.worker('parallel-worker', server.baseURL, log);
     await first.ready;
     const durable = await harness.client();
@@ -142,22 +121,11 @@ describe('a worker killed while an at-most-once tool runs', () => {
 describe('a worker that dies for good', () => {
   it('its run is adopted by a live worker, which re-runs only the interrupted step', async () => {
     const log = await harness.toolLog('failover');
-    let holding = true;
-    let hold: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      hold = resolve;
-    });
-    const server = await harness.server({
-      script: (request: RecordedRequest) => {
-        const reply = noteReply(request, 2);
-        if (turnsDone(request) === 1 && holding) {
-          holding = false;
-          hold();
-          return { ...reply, stallAfter: 0 };
-        }
-        return reply;
-      },
-    });
+    const { script, held } = stallOnce(
+      (request) => noteReply(request, 2),
+      (request) => turnsDone(request) === 1,
+    );
+    const server = await harness.server({ script });
     const doomed = harness.worker('doomed', server.baseURL, log);
     await doomed.ready;
     const durable = await harness.client();

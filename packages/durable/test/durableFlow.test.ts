@@ -8,6 +8,7 @@ import { flowAgents } from './flowAgents.mjs';
 import { flowScript, promptOf, purposeOf, stepTextOf } from './flowScript.js';
 import { durableHarness, until } from './harness.js';
 import { noteReply, taskOf, turnsDone } from './scriptedNotes.js';
+import { stallOnce } from './stallOnce.js';
 
 const harness = durableHarness();
 
@@ -85,23 +86,9 @@ describe('a planning flow as a durable workflow', () => {
 
 describe('a worker killed during a flow step', () => {
   it('resumes the step run where it was: the plan and the first step are not asked again', async () => {
-    let holding = true;
-    let hold: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      hold = resolve;
-    });
-    const server = await harness.server({
-      script: (request: RecordedRequest) => {
-        const reply = flowReply(request);
-        // The second step's model call never answers the first time.
-        if (purposeOf(request) === 'step 1' && holding) {
-          holding = false;
-          hold();
-          return { ...reply, stallAfter: 0 };
-        }
-        return reply;
-      },
-    });
+    // The second step's model call never answers the first time.
+    const { script, held } = stallOnce(flowReply, (request) => purposeOf(request) === 'step 1');
+    const server = await harness.server({ script });
     const log = await harness.toolLog('flow-crash');
     const first = harness.worker('flow-crash-worker', server.baseURL, log);
     await first.ready;
@@ -137,22 +124,8 @@ describe('a worker killed during a flow step', () => {
   });
 
   it('a flow whose worker dies for good is adopted with its step run by a live worker', async () => {
-    let holding = true;
-    let hold: () => void = () => {};
-    const held = new Promise<void>((resolve) => {
-      hold = resolve;
-    });
-    const server = await harness.server({
-      script: (request: RecordedRequest) => {
-        const reply = flowReply(request);
-        if (purposeOf(request) === 'step 1' && holding) {
-          holding = false;
-          hold();
-          return { ...reply, stallAfter: 0 };
-        }
-        return reply;
-      },
-    });
+    const { script, held } = stallOnce(flowReply, (request) => purposeOf(request) === 'step 1');
+    const server = await harness.server({ script });
     const log = await harness.toolLog('flow-failover');
     const doomed = harness.worker('flow-doomed', server.baseURL, log);
     await doomed.ready;
