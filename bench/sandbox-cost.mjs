@@ -55,7 +55,8 @@ export async function sandboxCost({ calls = 10 } = {}) {
           started = performance.now();
           const second = await session.call({ code: 'print(1)' });
           times.push(performance.now() - started);
-          if (first.output !== '1' || second.output !== '1') throw new Error(`${label}: ${first.output} / ${second.output}`);
+          if (first.output !== '1' || second.output !== '1')
+            throw new Error(`${label}: ${first.output} / ${second.output}`);
         } finally {
           await session.close();
         }
