@@ -17,6 +17,7 @@ import {
   type RunStatus,
   SCHEMA_VERSION,
   type Turn,
+  type Usage,
 } from './state.js';
 import type { ToolSpec } from './tool.js';
 
@@ -130,7 +131,8 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       if (!awaitsLlm(state, event.effectId)) return [state, []];
       return act(
         rules,
-        { ...state, usage: addUsage(state.usage, { inputTokens: 0, outputTokens: 0, ...event.usage, llmCalls: 1 }) },
+        state,
+        addUsage(state.usage, { inputTokens: 0, outputTokens: 0, ...event.usage, llmCalls: 1 }),
         event.content,
         event.toolCalls,
       );
@@ -352,14 +354,22 @@ const llmEffectId = (state: AgentState) => `llm-${state.requestSeq}`;
 const awaitsLlm = (state: AgentState, effectId: string) =>
   state.status === 'awaiting_llm' && !state.compacting && effectId === llmEffectId(state);
 
-function act(rules: Rules, state: AgentState, content: string, rawCalls: readonly ToolCall[]): Transition {
+/** The model's reply (its usage counted in `usage`): kept in memory, then its calls admitted and dispatched. */
+function act(
+  rules: Rules,
+  state: AgentState,
+  usage: Usage,
+  content: string,
+  rawCalls: readonly ToolCall[],
+): Transition {
   const { config } = rules;
   const ignoring = config.toolChoice === 'none' && rawCalls.length > 0;
   const calls: ToolCall[] = [];
   const oversized: (number | undefined)[] = [];
   if (!ignoring) {
-    for (const call of withUniqueIds(rawCalls, state.requestSeq)) {
-      const named = shortName(call);
+    const unique = withUniqueIds(rawCalls, state.requestSeq);
+    for (let i = 0; i < unique.length; i++) {
+      const named = shortName(unique[i] as ToolCall);
       // Oversized arguments are answered with an error and never kept: the call stays (with its
       // id and name, so history still pairs it with its answer), its arguments a short placeholder.
       const tooLong = named.arguments.length > config.maxToolArgsChars;
@@ -369,7 +379,7 @@ function act(rules: Rules, state: AgentState, content: string, rawCalls: readonl
   }
   const message = assistantMessage(content, calls);
   // concat of an array is one copy; of a single object, V8 takes a path several times slower.
-  const said = withHistoryTokens(config, state, { ...state, messages: state.messages.concat([message]) });
+  const said = withHistoryTokens(config, state, { ...state, usage, messages: state.messages.concat([message]) });
   const acted = remember(rules, said, message);
   const notes: Effect[] = ignoring
     ? [{ type: 'emit', observation: { kind: 'toolCallsIgnored', count: rawCalls.length } }]
@@ -400,11 +410,12 @@ function act(rules: Rules, state: AgentState, content: string, rawCalls: readonl
   const turn: Turn = { calls: pendings };
   const opened: AgentState = { ...acted, reprompted: false, turn, status: statusOf(turn) };
   const effects: Effect[] = [];
-  for (const [index, pending] of pendings.entries()) {
+  for (let index = 0; index < pendings.length; index++) {
+    const pending = pendings[index] as PendingCall;
     if (pending.phase !== 'done')
       effects.push(dispatch(opened, pending, index, findTool(config, opened, pending.call.name)));
   }
-  if (effects.length === 0) return endStep(rules, opened);
+  if (effects.length === 0) return endStep(rules, opened, turn);
   return [opened, effects];
 }
 
@@ -524,7 +535,7 @@ function settle(rules: Rules, state: AgentState, index: number, answer: PendingC
   if (!state.turn) return [state, []];
   const turn = replaceCall(state.turn, index, answer);
   if (turn.calls.some((c) => c.phase !== 'done')) return [{ ...state, turn, status: statusOf(turn) }, []];
-  return endStep(rules, { ...state, turn });
+  return endStep(rules, state, turn);
 }
 
 /** One tool message per call, in call order; a call that never answered says it was cancelled. */
@@ -539,10 +550,10 @@ function observationsOf(calls: readonly PendingCall[]): Message[] {
   }));
 }
 
-/** Every call has answered: observations go into memory, then the policies, then the next step. */
-function endStep(rules: Rules, state: AgentState): Transition {
-  const { turn, ...rest } = state;
-  const calls = turn?.calls ?? [];
+/** Every call of `turn` has answered: observations go into memory, then the policies, then the next step. */
+function endStep(rules: Rules, state: AgentState, turn: Turn): Transition {
+  const { turn: _ended, ...rest } = state;
+  const { calls } = turn;
   const observations = observationsOf(calls);
   const added = state.messages.concat(observations);
   const pictured = calls.some((c) => c.image) ? keepNewestImages(added, rules.config.keepImages) : added;

@@ -344,15 +344,6 @@ export function convertMessages(
   messages: readonly Message[],
   vision: boolean,
 ): { readonly params: readonly ChatCompletionMessageParam[]; readonly texts?: readonly string[] } {
-  const memo = converted[vision ? 1 : 0];
-  const once = (message: Message) => {
-    let param = memo.get(message);
-    if (!param) {
-      param = toOpenAiMessage(message, vision);
-      memo.set(message, param);
-    }
-    return param;
-  };
   if (!vision) {
     // A run's requests repeat its history: the part this one shares with the run's last one (the
     // same messages, from the start) is taken from that one's conversion and JSON texts.
@@ -366,8 +357,9 @@ export function convertMessages(
     const shared = last && same > 0 ? last : undefined;
     const newParams: ChatCompletionMessageParam[] = [];
     const newTexts: string[] = [];
+    // Only the new ones are converted (no memo per message: the kept params are the memo).
     for (let i = same; i < messages.length; i++) {
-      const param = once(messages[i] as Message);
+      const param = toOpenAiMessage(messages[i] as Message, false);
       newParams.push(param);
       newTexts.push(i === 0 ? JSON.stringify(param) : `,${JSON.stringify(param)}`);
     }
@@ -379,6 +371,14 @@ export function convertMessages(
     return { params, texts };
   }
   const out: ChatCompletionMessageParam[] = [];
+  const once = (message: Message) => {
+    let param = visionConverted.get(message);
+    if (!param) {
+      param = toOpenAiMessage(message, true);
+      visionConverted.set(message, param);
+    }
+    return param;
+  };
   let toolImages: { name: string; image: ImageData }[] = [];
   const flushToolImages = () => {
     if (toolImages.length === 0) return;
@@ -410,11 +410,9 @@ const lastConverted = new WeakMap<
   }
 >();
 
-// Messages are immutable: each is converted once, not once per request.
-const converted = [
-  new WeakMap<Message, ChatCompletionMessageParam>(),
-  new WeakMap<Message, ChatCompletionMessageParam>(),
-] as const;
+// With vision the whole history is converted at each request (images move between messages):
+// messages are immutable, so each is converted once, not once per request.
+const visionConverted = new WeakMap<Message, ChatCompletionMessageParam>();
 
 function toOpenAiMessage(message: Message, vision: boolean): ChatCompletionMessageParam {
   switch (message.role) {
