@@ -5,6 +5,7 @@
  */
 import type { AgentConfig, TokenizerName } from './agent.js';
 import type { LlmRequest } from './effects.js';
+import { extend } from './extend.js';
 import { type Message, userMessage } from './messages.js';
 import type { AgentState } from './state.js';
 import { messageTokens, tokenizerReady } from './tokens.js';
@@ -134,7 +135,7 @@ export function withHistoryTokens(
   } else {
     tokens = countFrom(next.messages, from, tokenizer);
   }
-  return { ...next, historyTokens: { tokenizer, from, to, tokens } };
+  return extend(next, { historyTokens: { tokenizer, from, to, tokens } });
 }
 
 /** Tokens of the history a request carries (`historyToSend`), from the state's count where it holds. */

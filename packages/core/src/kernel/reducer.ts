@@ -2,6 +2,7 @@ import type { AgentConfig } from './agent.js';
 import { compactionRequest, dueCompaction, withHistoryTokens } from './compaction.js';
 import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
 import type { AnyEvent, HostAnswer } from './events.js';
+import { extend } from './extend.js';
 import { keepNewestImages, shrinkSupersededObservations } from './memory.js';
 import { assistantMessage, type ImageData, lastAnswer, type Message, type ToolCall } from './messages.js';
 import { defaultPolicies, isStop, type Policy, type PolicyContext, type Stop } from './policies.js';
@@ -102,15 +103,14 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       const { finishReason: _r, answer: _a, error: _e, ...rest } = state;
       const added = state.messages.concat([task]);
       const messages = event.image ? keepNewestImages(added, rules.config.keepImages) : added;
-      const started: AgentState = {
-        ...rest,
+      const started: AgentState = extend(rest, {
         ...(event.runId ? { runId: event.runId } : {}),
         status: 'awaiting_llm',
         step: 0,
         messages,
         taskIndex: state.messages.length,
         reprompted: false,
-      };
+      });
       return think(rules, withHistoryTokens(rules.config, state, started, messages !== added));
     }
     case 'resumed': {
@@ -152,7 +152,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       const kept =
         event.data === undefined
           ? counted
-          : { ...counted, toolData: { ...state.toolData, [found.pending.call.name]: event.data } };
+          : extend(counted, { toolData: { ...state.toolData, [found.pending.call.name]: event.data } });
       const output = truncate(event.output, rules.config.maxObserve);
       const brief = event.brief === undefined ? undefined : truncate(event.brief, rules.config.maxObserve);
       return settle(
@@ -165,19 +165,19 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
     case 'toolStarted': {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
-      return [{ ...state, turn: replaceCall(state.turn, found.index, { ...found.pending, started: true }) }, []];
+      return [{ ...state, turn: replaceCall(state.turn, found.index, extend(found.pending, { started: true })) }, []];
     }
     case 'toolProgressed': {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
-      const turn = replaceCall(state.turn, found.index, { ...found.pending, progress: event.progress });
+      const turn = replaceCall(state.turn, found.index, extend(found.pending, { progress: event.progress }));
       const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
       return [{ ...state, turn, usage }, []];
     }
     case 'toolSuspended': {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
-      const suspended = { ...found.pending, progress: event.progress, waiting: event.waiting };
+      const suspended = extend(found.pending, { progress: event.progress, waiting: event.waiting });
       const turn = replaceCall(state.turn, found.index, suspended);
       const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
       return [{ ...state, turn, usage, status: statusOf(turn) }, []];
@@ -248,7 +248,7 @@ function think(rules: Rules, state: AgentState): Transition {
   const wanted = providers.filter((provider) => provider.when(next)).map((p) => p.name);
   if (wanted.length === 0) return request(rules, next);
   // Fresh context first (e.g. the browser page), then the request that uses it.
-  const gathering: AgentState = { ...next, status: 'awaiting_context', context: { pending: wanted, gathered: {} } };
+  const gathering = extend(next, { status: 'awaiting_context', context: { pending: wanted, gathered: {} } });
   return [gathering, gatherEffects(gathering)];
 }
 
@@ -297,7 +297,7 @@ function prepareRequest(
 function request(rules: Rules, state: AgentState): Transition {
   const compaction = state.compacting ?? dueCompaction(rules.config, state);
   if (!compaction) return sendRequest(rules, state);
-  const compacting = state.compacting ? state : { ...state, compacting: compaction };
+  const compacting = state.compacting ? state : extend(state, { compacting: compaction });
   const id = compactionEffectId(state);
   return [compacting, [{ type: 'callLlm', id, request: compactionRequest(rules.config, state, compaction.upTo) }]];
 }
@@ -408,7 +408,7 @@ function act(
 
   const pendings = calls.map((call, i) => admit(rules, acted, call, oversized[i]));
   const turn: Turn = { calls: pendings };
-  const opened: AgentState = { ...acted, reprompted: false, turn, status: statusOf(turn) };
+  const opened = extend(acted, { reprompted: false, turn, status: statusOf(turn) });
   const effects: Effect[] = [];
   for (let index = 0; index < pendings.length; index++) {
     const pending = pendings[index] as PendingCall;

@@ -4,6 +4,7 @@ import type {
   ChatCompletionContentPart,
   ChatCompletionCreateParamsBase,
   ChatCompletionCreateParamsNonStreaming,
+  ChatCompletionCreateParamsStreaming,
   ChatCompletionFunctionTool,
   ChatCompletionMessageParam,
   ChatCompletionTool,
@@ -107,11 +108,10 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       const guard = guardRequest(callOptions.signal, timeoutMs, idleTimeoutMs);
       const { onDelta } = callOptions;
       const send = async (): Promise<Result<LlmResponse, LlmError>> => {
-        if (!options.stream)
+        if (!params.stream)
           return fromCompletion(await chat.create(params, sendOptions(params, texts, guard.signal)), promptMode);
         // The raw chunks, assembled here: the SDK's stream helper rebuilds a whole snapshot per chunk.
-        const streamed = { ...params, stream: true as const, stream_options: { include_usage: true } };
-        const chunks = await chat.create(streamed, sendOptions(streamed, texts, guard.signal));
+        const chunks = await chat.create(params, sendOptions(params, texts, guard.signal));
         const reply = await readStreamedReply(chunks, guard.chunkArrived, onDelta);
         return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
       };
@@ -281,14 +281,21 @@ function toParams(
   options: OpenAiLlmOptions,
   reasoning: boolean,
   promptMode: boolean,
-): { params: ChatCompletionCreateParamsNonStreaming; messageTexts: readonly string[] | undefined } {
+): {
+  params: ChatCompletionCreateParamsNonStreaming | ChatCompletionCreateParamsStreaming;
+  messageTexts: readonly string[] | undefined;
+} {
   const messages = promptMode
     ? toPromptMessages(request.messages, request.tools, request.toolChoice)
     : request.messages;
   const wire = convertMessages(messages, options.vision === true);
   // The SDK only reads the messages (its type says mutable).
   const messagesParam = wire.params as ChatCompletionMessageParam[];
-  const params: ChatCompletionCreateParamsNonStreaming = { model: options.model, messages: messagesParam };
+  // Streaming asked for in the literal itself: on Node 20's V8, a spread with keys added
+  // (`{ ...params, stream: true }`) makes a new hidden class per request, and every read of it misses.
+  const params: ChatCompletionCreateParamsNonStreaming | ChatCompletionCreateParamsStreaming = options.stream
+    ? { model: options.model, messages: messagesParam, stream: true, stream_options: { include_usage: true } }
+    : { model: options.model, messages: messagesParam };
   if (!promptMode && request.tools.length > 0) {
     params.tools = toolParams(request.tools);
     params.tool_choice = request.toolChoice;

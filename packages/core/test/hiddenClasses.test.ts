@@ -1,0 +1,42 @@
+import { execFileSync } from 'node:child_process';
+import { describe, expect, it } from 'vitest';
+
+// V8 (Node 20) gives `{ ...object, newKey }` a hidden class of its own at every call: states made
+// that way would each have their own, and every read of them in the shell and the policies would
+// miss its inline cache. This drives the built reducer through a long run in a child process that
+// can ask V8 whether two objects share a hidden class.
+const coreDist = new URL('../dist/index.js', import.meta.url).href;
+
+function hiddenClassesOver(steps: number): { states: number; afterModel: number; afterTool: number } {
+  const script = `
+    const { createAgent, defineTool, initialState, step } = await import(${JSON.stringify(coreDist)});
+    const add = defineTool({ name: 'add', description: 'Add', parameters: { type: 'object', properties: { a: { type: 'number' } } }, execute: () => '1' });
+    const { config } = createAgent({ name: 'a', systemPrompt: 'You add.', tools: [add], maxSteps: 100000, memory: { maxMessages: 100000 } });
+    const afterModel = [], afterTool = [];
+    let [state, effects] = step(config, initialState(), { type: 'started', input: 'Add.', runId: 'r' });
+    for (let i = 0; i < ${steps}; i++) {
+      const llm = effects.find((e) => e.type === 'callLlm');
+      [state, effects] = step(config, state, { type: 'llmResponded', effectId: llm.id, content: '', toolCalls: [{ id: 'c' + i, name: 'add', arguments: '{"a":' + i + '}' }] });
+      afterModel.push(state);
+      const tool = effects.find((e) => e.type === 'callTool');
+      [state, effects] = step(config, state, { type: 'toolCompleted', effectId: tool.id, output: String(i) });
+      afterTool.push(state);
+    }
+    const classes = (states) => states.reduce((seen, s) => (seen.some((o) => %HaveSameMap(o, s)) ? seen : [...seen, s]), []).length;
+    console.log(JSON.stringify({ states: classes([...afterModel, ...afterTool]), afterModel: classes(afterModel), afterTool: classes(afterTool) }));
+  `;
+  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
+
+describe('the states of a run', () => {
+  it('keep a few hidden classes however long the run, so reads of them stay cached', () => {
+    const { states, afterModel, afterTool } = hiddenClassesOver(200);
+    // The first steps may settle a class or two (field types generalise); a class per step would be 200.
+    expect(afterModel).toBeLessThanOrEqual(3);
+    expect(afterTool).toBeLessThanOrEqual(3);
+    expect(states).toBeLessThanOrEqual(6);
+  });
+});
