@@ -10,6 +10,7 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
+import { afterDelay } from '../deadline.js';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
@@ -183,9 +184,9 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
     if (lastChunk !== undefined && now - lastChunk >= idleMs)
       return halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` });
     const next = Math.min(started + timeoutMs, lastChunk === undefined ? Number.POSITIVE_INFINITY : lastChunk + idleMs);
-    timer = setTimeout(check, Math.ceil(next - now));
+    cancelTimer = afterDelay(next - now, check);
   };
-  let timer = setTimeout(check, Math.min(timeoutMs, idleMs));
+  let cancelTimer = afterDelay(Math.min(timeoutMs, idleMs), check);
   return {
     signal: controller.signal,
     stopped: () => reason,
@@ -206,7 +207,7 @@ function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs
       lastChunk = undefined;
     },
     dispose() {
-      clearTimeout(timer);
+      cancelTimer();
       release?.();
     },
   };

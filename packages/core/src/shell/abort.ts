@@ -1,3 +1,4 @@
+import { afterDelay } from '../deadline.js';
 import { onAbort } from '../onAbort.js';
 
 export interface AbortLink {
@@ -30,13 +31,13 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number): 
     resolveStopped();
   };
   const release = parent && onAbort(parent, () => fire(parent.reason));
-  const timer =
+  const cancelTimer =
     timeoutMs === undefined
       ? undefined
-      : setTimeout(() => {
+      : afterDelay(timeoutMs, () => {
           expired = true;
           fire(new Error(`timed out after ${timeoutMs} ms`));
-        }, timeoutMs);
+        });
   return {
     get signal() {
       if (!controller) {
@@ -48,7 +49,7 @@ export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number): 
     stopped,
     timedOut: () => expired,
     dispose: () => {
-      clearTimeout(timer);
+      cancelTimer?.();
       release?.();
     },
   };

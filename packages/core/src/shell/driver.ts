@@ -142,17 +142,19 @@ export async function drive<S, E, F extends { readonly type: string }>(
   };
 
   // Transitions apply one at a time, in arrival order, each announced and saved before the next.
+  // One that needs no waiting (no promise from the host, no store) applies without a further turn
+  // of the microtask queue: most of a run's transitions are such.
   function apply(event: E): Promise<void> {
     queued++;
-    applying = applying
-      .then(() => transition(event))
-      .then(applied, (error: unknown) => {
-        // A host callback (an emitter listener, a checkpoint hook) threw past its guard: stop here.
-        fault = `the run's shell failed: ${messageOf(error)}`;
-        closed = true;
-        run.abort(new Error(fault));
-        settle();
-      });
+    applying = applying.then(() => {
+      let pending: Promise<void> | undefined;
+      try {
+        pending = transition(event);
+      } catch (error) {
+        return shellFailed(error);
+      }
+      return pending ? pending.then(applied, shellFailed) : applied();
+    });
     return applying;
   }
 
@@ -161,8 +163,16 @@ export async function drive<S, E, F extends { readonly type: string }>(
     checkIdle();
   }
 
-  async function transition(event: E): Promise<void> {
-    if (closed) return;
+  // A host callback (an emitter listener, a checkpoint hook) threw past its guard: stop here.
+  function shellFailed(error: unknown): void {
+    fault = `the run's shell failed: ${messageOf(error)}`;
+    closed = true;
+    run.abort(new Error(fault));
+    settle();
+  }
+
+  function transition(event: E): Promise<void> | undefined {
+    if (closed) return undefined;
     let next: S;
     let effects: readonly F[];
     try {
@@ -171,8 +181,13 @@ export async function drive<S, E, F extends { readonly type: string }>(
       [next, effects] = machine.step(state, machine.faulted(`the reducer rejected an event: ${messageOf(error)}`));
     }
     state = next;
-    // Awaited only when the host returned a promise: each await is a turn of the microtask queue.
     const told = options.announce?.({ type: 'event', event, state });
+    if (told || options.save) return savedThenPerformed(told, effects);
+    endIfFinal();
+    return performEffects(effects, 0);
+  }
+
+  async function savedThenPerformed(told: Promise<void> | void, effects: readonly F[]): Promise<void> {
     if (told) await told;
     if (options.save) {
       try {
@@ -187,19 +202,33 @@ export async function drive<S, E, F extends { readonly type: string }>(
         return;
       }
     }
-    if (machine.isFinal(state)) {
-      closed = true;
-      run.abort(new Error('the run has ended'));
-      settle();
+    endIfFinal();
+    await performEffects(effects, 0);
+  }
+
+  function endIfFinal(): void {
+    if (!machine.isFinal(state)) return;
+    closed = true;
+    run.abort(new Error('the run has ended'));
+    settle();
+  }
+
+  // Each effect announced (waited for when the host returns a promise), then performed, in order.
+  function performEffects(effects: readonly F[], from: number): Promise<void> | undefined {
+    for (let i = from; i < effects.length; i++) {
+      const effect = effects[i] as F;
+      const told = options.quiet?.(effect) ? undefined : options.announce?.({ type: 'effect', effect });
+      if (told) return told.then(() => (started(effect, effects) ? performEffects(effects, i + 1) : undefined));
+      if (!started(effect, effects)) return undefined;
     }
-    for (const effect of effects) {
-      if (!options.quiet?.(effect)) {
-        const told = options.announce?.({ type: 'effect', effect });
-        if (told) await told;
-      }
-      if (run.signal.aborted && !machine.isFinal(state)) break;
-      perform(effect, effects);
-    }
+    return undefined;
+  }
+
+  // An effect is not started once the run was cancelled, unless the machine ended (its finish).
+  function started(effect: F, batch: readonly F[]): boolean {
+    if (run.signal.aborted && !machine.isFinal(state)) return false;
+    perform(effect, batch);
+    return true;
   }
 
   // Cancelling is queued behind what has already arrived; anything later meets a final state.

@@ -58,7 +58,9 @@ export class RunInProgressError extends Error {
   override readonly name = 'RunInProgressError';
 }
 
-const activeStates = new WeakSet<AgentState>();
+// The state each run in this process is at (each run removes its own when it ends): a Set, as
+// a WeakSet's entries cost the garbage collector extra work at every step.
+const activeStates = new Set<AgentState>();
 
 /** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
 export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
