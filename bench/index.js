@@ -193,6 +193,7 @@ const rows = [
   ['peak RSS, 400-step run (MB)', peakRss, 0],
   ['heap retained after 400-step run (MB)', (id) => fig(id, 'loop400', 'heapMB'), 1],
   ['cold import (ms)', (id) => fig(id, 'import', 'importMs'), 0],
+  ['peak RSS after import (MB)', (id) => fig(id, 'import', 'importRssMB'), 1],
   ['install: packages', (id) => sizes[id]?.packages, 0],
   ['install: MB on disk', (id) => sizes[id]?.mb, 1],
 ];

@@ -17,11 +17,13 @@ if (scenario === 'import') {
   ]);
   // The contender module above imported the entries already: time them in a process of their own.
   const { spawnSync } = await import('node:child_process');
-  const script = `const s=performance.now();const {load}=await import(${JSON.stringify(new URL('load.mjs', dir).href)});for(const e of ${JSON.stringify(entry)})await load(e);console.log(performance.now()-s)`;
+  // The process's peak RSS once the entries are loaded: what importing them costs in memory before any work.
+  const script = `const s=performance.now();const {load}=await import(${JSON.stringify(new URL('load.mjs', dir).href)});for(const e of ${JSON.stringify(entry)})await load(e);console.log(JSON.stringify({ms:performance.now()-s,rssMB:process.resourceUsage().maxRSS/1024}))`;
   const timed = spawnSync(process.execPath, ['--input-type=module', '-e', script], { encoding: 'utf8' });
   if (timed.status !== 0) throw new Error(timed.stderr);
   void load;
-  console.log(JSON.stringify({ importMs: Number(timed.stdout.trim()) }));
+  const { ms, rssMB } = JSON.parse(timed.stdout.trim());
+  console.log(JSON.stringify({ importMs: ms, importRssMB: rssMB }));
   process.exit(0);
 }
 

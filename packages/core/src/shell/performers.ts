@@ -40,7 +40,8 @@ export interface PerformerDeps {
 export function agentPerformers(deps: PerformerDeps): AgentPerformers {
   const { agent, scope } = deps;
   return {
-    callLlm: async (effect, { signal }) => {
+    // Not async: the answer's promise is handed on as it is (an async wrapper adds turns of the microtask queue).
+    callLlm: (effect, { signal }) => {
       // Announced as they come, not applied: the state is the same as without streaming.
       const onDelta = scope.takesDeltas?.()
         ? (delta: LlmDelta) => deps.announce({ type: 'delta', effectId: effect.id, ...delta })
