@@ -1,25 +1,27 @@
 import { type RunCommand, runCommand } from './runCommand.js';
-import { runStatusLines } from './runStatusLines.js';
+import { flowStatusLines, runStatusLines } from './runStatusLines.js';
 import type { SessionIo } from './session.js';
 
 export const cancelUsage = `Usage: openmanus cancel <runId> [--database-url <url>]
 
 Stops a durable run wherever it runs: the worker stops the call in flight (within about a
 second), nothing more of the run is recorded, and it never resumes. A run that has already ended
-stays as it ended.
+stays as it ended. Given a flow's id, stops the flow and the run of its step in flight.
 
 Options:
   --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
   -h, --help            show this help
-Exit codes: 0 cancelled (or had ended), 1 no such run or the database unreachable, 2 bad input.`;
+Exit codes: 0 cancelled (or had ended), 1 no such run or flow or the database unreachable, 2 bad input.`;
 
 const cancel: RunCommand = {
   name: 'cancel',
   usage: cancelUsage,
   run: async (client, { runId, io }) => {
     const info = await client.cancel(runId);
-    if (!info) throw new Error(`no run has the id "${runId}"`);
-    for (const line of runStatusLines(info)) io.stdout.write(`${line}\n`);
+    const flow = info ? undefined : await client.cancelFlow(runId);
+    if (!info && !flow) throw new Error(`no run or flow has the id "${runId}"`);
+    const lines = info ? runStatusLines(info) : flow ? flowStatusLines(flow) : [];
+    for (const line of lines) io.stdout.write(`${line}\n`);
     return 0;
   },
 };

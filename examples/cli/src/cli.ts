@@ -25,8 +25,9 @@ const usage = `Usage: openmanus [options] [task...]
                                            each step run by an agent, a summary
        openmanus worker [options]          a durable worker: runs queued tasks from Postgres
        openmanus enqueue [options] [task...]
-                                           queues a task for the workers and follows it
-       openmanus status <runId>            where a queued task is, what it waits for
+                                           queues a task (--flow: as a planning flow) for
+                                           the workers and follows it
+       openmanus status <runId>            where a queued task (or flow) is, what it waits for
        openmanus approve <runId> [--reject <reason>]
                                            approves (or rejects) the calls it waits on
        openmanus answer <runId> "<text>"   answers the question it asked a person

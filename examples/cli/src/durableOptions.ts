@@ -16,6 +16,9 @@ export function databaseUrlOption(value: string | undefined, io: SessionIo): Res
     : err(`--database-url must be a postgresql:// URL, got "${url}"`);
 }
 
+/** The name `openmanus worker` serves its planning flow under, and `openmanus enqueue --flow` queues it by. */
+export const DURABLE_FLOW = 'planning';
+
 /** This CLI's version: the default application version of its workers (a new release may replay differently). */
 export const cliVersion = (): string =>
   (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;

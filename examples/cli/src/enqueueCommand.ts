@@ -2,8 +2,10 @@ import { parseArgs } from 'node:util';
 import { messageOf } from '@openmanus/core';
 import type { DurableClient } from '@openmanus/durable';
 import { AGENT_NAMES, isAgentName } from './agents.js';
-import { databaseUrlOption, withDurableClient } from './durableOptions.js';
+import { DURABLE_FLOW, databaseUrlOption, withDurableClient } from './durableOptions.js';
+import { flowExitCode } from './flowCommand.js';
 import { failure } from './options.js';
+import { planView } from './planView.js';
 import { paint, runLines } from './progress.js';
 import { runEventLines } from './runEventLines.js';
 import { readTask, reportOutcome, type SessionIo, useColor } from './session.js';
@@ -12,14 +14,17 @@ export const enqueueUsage = `Usage: openmanus enqueue --database-url <url> [opti
 
 Puts a run of an agent on the durable queue, for whichever \`openmanus worker\` takes it, then
 follows it: its progress on stderr, the answer on stdout, the exit code as \`openmanus\`'s.
+With --flow, queues the task as a planning flow (as \`openmanus flow\`, run by the workers: each
+step a run of its own), follows its steps' runs, then prints the plan and the summary.
 Ctrl+C stops following; the run goes on. Without a task, asks for one.
 
 Options:
   --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
   --agent <name>        ${AGENT_NAMES.join(', ')} (default manus)
+  --flow                a planning flow instead of one agent's run (exit codes as \`openmanus flow\`)
   -p, --prompt <task>   the task (the same as giving it as arguments)
-  --run-id <id>         the run's id (default: a new UUID); enqueueing an id again follows the
-                        run already there
+  --run-id <id>         the run's (or flow's) id (default: a new UUID); enqueueing an id again
+                        follows the one already there
   --app-version <v>     only workers of this version take the run (default: the newest)
   --no-wait             print the run's id and exit without following it
   -h, --help            show this help`;
@@ -30,7 +35,8 @@ const parseArguments = (args: string[]) =>
     allowPositionals: true,
     options: {
       'database-url': { type: 'string' },
-      agent: { type: 'string', default: 'manus' },
+      agent: { type: 'string' },
+      flow: { type: 'boolean', default: false },
       prompt: { type: 'string', short: 'p' },
       'run-id': { type: 'string' },
       'app-version': { type: 'string' },
@@ -53,7 +59,9 @@ export async function enqueueCommand(argv: string[], io: SessionIo): Promise<num
     io.stdout.write(`${enqueueUsage}\n`);
     return 0;
   }
-  const agent = values.agent;
+  if (values.flow && values.agent !== undefined)
+    return fail('--flow and --agent do not go together: a flow has its own agents');
+  const agent = values.agent ?? 'manus';
   if (!isAgentName(agent)) return fail(`--agent must be one of ${AGENT_NAMES.join(', ')}, got "${agent}"`);
   const databaseUrl = databaseUrlOption(values['database-url'], io);
   if (!databaseUrl.ok) return fail(databaseUrl.error);
@@ -66,6 +74,19 @@ export async function enqueueCommand(argv: string[], io: SessionIo): Promise<num
     'openmanus enqueue',
     databaseUrl.value,
     async (client) => {
+      if (values.flow) {
+        const flowId = await client.enqueueFlow({
+          flow: DURABLE_FLOW,
+          input: task,
+          ...(values['run-id'] ? { flowId: values['run-id'] } : {}),
+        });
+        if (values['no-wait']) {
+          io.stdout.write(`${flowId}\n`);
+          return 0;
+        }
+        io.stderr.write(`Flow ${flowId} queued\n`);
+        return followFlow(client, flowId, io);
+      }
       const runId = await client.enqueueRun({
         agent,
         input: task,
@@ -100,4 +121,38 @@ async function follow(client: DurableClient, runId: string, io: SessionIo): Prom
   io.stderr.write(`${runLines(color).finished(outcome)}\n`);
   if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
   return reportOutcome(outcome, io, false, 'openmanus enqueue');
+}
+
+/** Prints each step's run as it happens (led by its step), then the plan and the summary; returns `openmanus flow`'s exit code. */
+async function followFlow(client: DurableClient, flowId: string, io: SessionIo): Promise<number> {
+  const color = useColor(io.stderr, io.env);
+  let lastRun: string | undefined;
+  for await (const item of client.streamFlowEvents(flowId)) {
+    if (item.type === 'flow') {
+      for (const observation of item.observations)
+        if (observation.kind === 'stepBlocked' || observation.kind === 'stepRetried')
+          io.stderr.write(`${paint(color, 33)(`  ! step ${observation.index}: ${observation.reason}`)}\n`);
+      continue;
+    }
+    if (item.runId !== lastRun) {
+      lastRun = item.runId;
+      const step = item.stepIndex === undefined ? 'summary' : `step ${item.stepIndex}`;
+      io.stderr.write(`${paint(color, 1)(`▸ ${step} [${item.executor}]`)} ${item.runId}\n`);
+    }
+    for (const line of runEventLines(item.item, color)) io.stderr.write(`  ${line}\n`);
+  }
+  const info = await client.getFlow(flowId);
+  if (info && (info.status === 'errored' || info.status === 'cancelled')) {
+    return failure(io, 'openmanus enqueue')(`the flow ${info.status}: ${info.error}`, 1);
+  }
+  const outcome = await client.waitForFlow(flowId);
+  for (const line of planView(outcome.plan, { color })) io.stderr.write(`${line}\n`);
+  if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
+  const code = flowExitCode(outcome);
+  if (code !== 0)
+    failure(
+      io,
+      'openmanus enqueue',
+    )(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}`);
+  return code;
 }

@@ -1,5 +1,6 @@
 import type { PendingInput, Usage } from '@openmanus/core';
-import type { RunInfo } from '@openmanus/durable';
+import type { FlowInfo, RunInfo } from '@openmanus/durable';
+import { planView } from './planView.js';
 import { preview, previewArgs } from './progress.js';
 
 /** Where a durable run is, for a person: its status, its counts, its answer, and what it waits for. */
@@ -31,6 +32,40 @@ export function runStatusLines(info: RunInfo): string[] {
       return [`Run ${runId}: cancelled`];
     case 'errored':
       return [`Run ${runId}: failed: ${info.error}`];
+  }
+}
+
+/** Where a durable flow is: its status, its plan as far as it got, the run of the step in flight, its summary. */
+export function flowStatusLines(info: FlowInfo): string[] {
+  const { runId: flowId } = info;
+  const on = (workerId: string | undefined) => (workerId ? ` on ${workerId}` : '');
+  const plan = (view: Parameters<typeof planView>[0]) => planView(view, { color: false }).map((line) => `  ${line}`);
+  switch (info.status) {
+    case 'queued':
+      return [`Flow ${flowId}: queued, waiting for a worker`];
+    case 'running': {
+      const { progress } = info;
+      const where = `Flow ${flowId}: running${on(info.workerId)}`;
+      if (!progress) return [where];
+      return [
+        `${where}, ${counts(progress.usage)}`,
+        ...plan(progress.plan),
+        ...(progress.runId ? [`Step in flight: run ${progress.runId} (openmanus status ${progress.runId})`] : []),
+      ];
+    }
+    case 'ended': {
+      const { outcome } = info;
+      return [
+        `Flow ${flowId}: ${outcome.finishReason ?? outcome.status}${on(info.workerId)}, ${counts(outcome.usage)}`,
+        ...(outcome.error ? [`Error: ${outcome.error}`] : []),
+        ...plan(outcome.plan),
+        ...(outcome.answer ? [`Summary: ${outcome.answer}`] : []),
+      ];
+    }
+    case 'cancelled':
+      return [`Flow ${flowId}: cancelled`];
+    case 'errored':
+      return [`Flow ${flowId}: failed: ${info.error}`];
   }
 }
 

@@ -1,19 +1,20 @@
-import type { RunInfo } from '@openmanus/durable';
+import type { FlowInfo, RunInfo } from '@openmanus/durable';
 import { type RunCommand, runCommand } from './runCommand.js';
-import { runStatusLines } from './runStatusLines.js';
+import { flowStatusLines, runStatusLines } from './runStatusLines.js';
 import type { SessionIo } from './session.js';
 
 export const statusUsage = `Usage: openmanus status <runId> [--database-url <url>] [--json]
 
 Where a durable run is: queued, running (on which worker, at which step, and what it waits for
 from a person), or ended (its answer), cancelled or failed. A long run is one run throughout,
-however many times it continued as a fresh workflow.
+however many times it continued as a fresh workflow. Given a flow's id (\`openmanus enqueue
+--flow\`): its plan as far as it got, the run of its step in flight, and at the end its summary.
 
 Options:
   --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
   --json                the status as JSON (the outcome without the run's whole state)
   -h, --help            show this help
-Exit codes: 0 found, 1 no such run or the database unreachable, 2 bad input.`;
+Exit codes: 0 found, 1 no such run or flow or the database unreachable, 2 bad input.`;
 
 const status: RunCommand = {
   name: 'status',
@@ -21,15 +22,18 @@ const status: RunCommand = {
   options: { json: { type: 'boolean', default: false } },
   run: async (client, { runId, values, io }) => {
     const info = await client.getRun(runId);
-    if (!info) throw new Error(`no run has the id "${runId}"`);
-    if (values.json) io.stdout.write(`${JSON.stringify(withoutState(info))}\n`);
-    else for (const line of runStatusLines(info)) io.stdout.write(`${line}\n`);
+    const flow = info ? undefined : await client.getFlow(runId);
+    if (!info && !flow) throw new Error(`no run or flow has the id "${runId}"`);
+    const lines = info ? runStatusLines(info) : flow ? flowStatusLines(flow) : [];
+    if (values.json) io.stdout.write(`${JSON.stringify(withoutState(info ?? flow))}\n`);
+    else for (const line of lines) io.stdout.write(`${line}\n`);
     return 0;
   },
 };
 
-/** The run's status with its outcome's state left out: the whole history, too much for a status. */
-function withoutState(info: RunInfo) {
+/** The status with its outcome's state left out: the whole history, too much for a status. */
+function withoutState(info: RunInfo | FlowInfo | undefined) {
+  if (!info) return info;
   if (info.status !== 'ended') return info;
   const { state: _state, ...outcome } = info.outcome;
   return { ...info, outcome };

@@ -1,9 +1,10 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
 import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
-import { startWorker, type WorkerAgent } from '@openmanus/durable';
+import { startWorker, type WorkerAgent, type WorkerFlow } from '@openmanus/durable';
 import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
-import { cliVersion, databaseUrlOption } from './durableOptions.js';
+import { cliVersion, DURABLE_FLOW, databaseUrlOption } from './durableOptions.js';
+import { useDataAnalysisAgent } from './flowOptions.js';
 import { failure, maxStepsOption, sandboxOption } from './options.js';
 import type { SessionIo } from './session.js';
 
@@ -11,7 +12,9 @@ export const workerUsage = `Usage: openmanus worker --database-url <url> [option
 
 Starts a durable worker: it takes runs that \`openmanus enqueue\` (or any durable client) put on
 the Postgres-backed queue and runs them with this CLI's agents (${AGENT_NAMES.join(', ')}),
-each model and tool call a step recorded in Postgres. A worker restarted under its id resumes the runs it had
+each model and tool call a step recorded in Postgres. It runs planning flows too
+(\`openmanus enqueue --flow\`, the flow named "${DURABLE_FLOW}"): the plan and the summary with [llm],
+each step a run of manus, or of data_analysis when [runflow] use_data_analysis_agent = true. A worker restarted under its id resumes the runs it had
 in flight; the runs of a worker that does not come back are handed on to a live one.
 Ctrl+C or SIGTERM stops it cleanly.
 
@@ -99,6 +102,8 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
   if (!config.ok) return fail(describeConfigError(config.error));
+  const dataAnalysis = useDataAnalysisAgent(config.value);
+  if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));
 
   const settings: AgentSettings = {
     workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
@@ -118,11 +123,25 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
       ...(approvals.length > 0 ? { approvals } : {}),
     };
   }
+  // The planning flow of \`openmanus flow\`, its steps runs of this worker's agents.
+  const flows: Record<string, WorkerFlow> = {
+    [DURABLE_FLOW]: {
+      agents: dataAnalysis.value ? ['manus', 'data_analysis'] : ['manus'],
+      llm: createLlmFromConfig(config.value),
+    },
+  };
   const stopped = stopSignal();
   const applicationVersion = values['app-version'] ?? cliVersion();
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
-    worker = await startWorker({ databaseUrl: databaseUrl.value, workerId, applicationVersion, concurrency, agents });
+    worker = await startWorker({
+      databaseUrl: databaseUrl.value,
+      workerId,
+      applicationVersion,
+      concurrency,
+      agents,
+      flows,
+    });
   } catch (error) {
     return fail(`could not start: ${messageOf(error)}`, 1);
   }

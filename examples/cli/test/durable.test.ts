@@ -340,7 +340,52 @@ describe('openmanus status, approve, answer and cancel', () => {
       expect(attempts).toBe(2);
       const unknown = await onRun('cancel', ['cli-nobody']);
       expect(unknown.code).toBe(1);
-      expect(unknown.stderr).toBe('openmanus cancel: no run has the id "cli-nobody"\n');
+      expect(unknown.stderr).toBe('openmanus cancel: no run or flow has the id "cli-nobody"\n');
+    } finally {
+      await server.close();
+    }
+  });
+});
+
+describe('durable planning flows from the CLI', () => {
+  it('enqueue --flow runs the planning flow on a worker, each step a run; status and cancel take its id', async () => {
+    const plan = {
+      toolCalls: [
+        { name: 'planning', arguments: { command: 'create', plan_id: 'p', title: 'Multiply', steps: ['Compute 6*7'] } },
+      ],
+    };
+    const server = await startOpenAiServer({ script: [plan, computing, answered, { content: '6*7 is 42.' }] });
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
+    const worker = startCliWorker('cli-flow-worker', await tempDir(), env);
+    try {
+      await worker.ready;
+      const { code, stdout, stderr } = await onRun('enqueue', ['--flow', '--run-id', 'cli-flow', 'What is 6*7?'], env);
+      expect(code, stderr).toBe(0);
+      expect(stdout).toBe('Plan completed:\n\n6*7 is 42.\n');
+      expect(stderr).toMatch(/^Flow cli-flow queued\n/);
+      // The step's run, led by its step: the plan's first step, on manus, a run of its own.
+      expect(stderr).toMatch(/▸ step 0 \[manus\] cli-flow\/[\w-]+\n/);
+      expect(stderr).toContain('→ python_execute(code: "print(6 * 7)")');
+      expect(stderr).toContain('← 42');
+      expect(stderr).toContain('Progress: 1/1 steps completed (100%)');
+      expect(server.requests).toHaveLength(4);
+
+      const status = await onRun('status', ['cli-flow']);
+      expect(status.code, status.stderr).toBe(0);
+      expect(status.stdout).toMatch(/^Flow cli-flow: completed on cli-flow-worker, 4 model calls/);
+      expect(status.stdout).toContain('  0. [✓] Compute 6*7');
+      expect(status.stdout).toContain('Summary: Plan completed:');
+      // A flow's id is not a run's: the run commands that need a run say so.
+      const answer = await onRun('answer', ['cli-flow', 'yes']);
+      expect(answer.code).toBe(1);
+      // Cancelling a flow that has ended leaves it as it ended.
+      const cancelled = await onRun('cancel', ['cli-flow']);
+      expect(cancelled.code, cancelled.stderr).toBe(0);
+      expect(cancelled.stdout).toMatch(/^Flow cli-flow: completed/);
+
+      const mixed = await onRun('enqueue', ['--flow', '--agent', 'manus', 'x'], env);
+      expect(mixed.code).toBe(2);
+      expect(mixed.stderr).toContain('--flow and --agent do not go together');
     } finally {
       await server.close();
     }

@@ -2,7 +2,7 @@ import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
 import type { RunOutcome } from '@openmanus/core';
 import { RunCancelledError } from './cancelled.js';
 import type { RunProgress } from './durableRun.js';
-import { isContinuation, laterPartsPrefix, NEW_RUN_PRIORITY, RUN_QUEUE } from './names.js';
+import { FLOW_WORKFLOW, isContinuation, laterPartsPrefix, NEW_RUN_PRIORITY, RUN_QUEUE, RUN_WORKFLOW } from './names.js';
 
 /** Where a run (or a flow) is: waiting for a worker, running, or ended with its outcome. */
 export type RunInfo<Outcome = RunOutcome, Progress = RunProgress> =
@@ -59,7 +59,8 @@ export function runsOf(
     newestParts,
     info: async <Outcome, Progress>(runId: string, what: RunKind): Promise<RunInfo<Outcome, Progress> | undefined> => {
       const parts = await newestParts(runId);
-      if (!parts) return undefined;
+      // A flow's id is no run's, and a run's no flow's: each is read as what it is, or not at all.
+      if (!parts || parts.head.workflowName !== (what === 'flow' ? FLOW_WORKFLOW : RUN_WORKFLOW)) return undefined;
       const { head, before } = parts;
       const workerId = head.executorId ? { workerId: head.executorId } : {};
       const progressOf = async (workflowId: string) => {

@@ -68,6 +68,9 @@ describe('a planning flow as a durable workflow', () => {
       outcome: { status: 'finished', answer: ANSWERS[0], runId: 'trip/step-2' },
     });
     expect(await durable.getRun('trip/step-3')).toMatchObject({ outcome: { answer: ANSWERS[1] } });
+    // A flow's id names no run, and a run's no flow: neither is read as the other.
+    expect(await durable.getRun(flowId)).toBeUndefined();
+    expect(await durable.getFlow('trip/step-2')).toBeUndefined();
 
     // Observers read the flow's transitions and, in their place, each step's run.
     expect(await itemsOf(durable, flowId)).toEqual([
