@@ -6,7 +6,6 @@ import { preview, previewArgs } from './progress.js';
 /** Where a durable run is, for a person: its status, its counts, its answer, and what it waits for. */
 export function runStatusLines(info: RunInfo): string[] {
   const { runId } = info;
-  const on = (workerId: string | undefined) => (workerId ? ` on ${workerId}` : '');
   switch (info.status) {
     case 'queued':
       return [`Run ${runId}: queued, waiting for a worker`];
@@ -38,7 +37,6 @@ export function runStatusLines(info: RunInfo): string[] {
 /** Where a durable flow is: its status, its plan as far as it got, the run of the step in flight, its summary. */
 export function flowStatusLines(info: FlowInfo): string[] {
   const { runId: flowId } = info;
-  const on = (workerId: string | undefined) => (workerId ? ` on ${workerId}` : '');
   const plan = (view: Parameters<typeof planView>[0]) => planView(view, { color: false }).map((line) => `  ${line}`);
   switch (info.status) {
     case 'queued':
@@ -68,6 +66,8 @@ export function flowStatusLines(info: FlowInfo): string[] {
       return [`Flow ${flowId}: failed: ${info.error}`];
   }
 }
+
+const on = (workerId: string | undefined) => (workerId ? ` on ${workerId}` : '');
 
 const counts = (usage: Usage) =>
   `${usage.llmCalls} model calls, ${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
