@@ -428,6 +428,64 @@ describe('the driver runs any reducer', () => {
     expect(missing.state).toEqual({ status: 'stopped', note: 'fault: no performer for effect "fetch"' });
   });
 
+  it('waits for a host whose announcements return promises, then still performs every effect, in order', async () => {
+    type State = { readonly got: readonly string[] };
+    type Event = { type: 'go' } | { type: 'got'; id: string } | { type: 'stop'; note: string };
+    type Fetch = { type: 'fetch'; id: string };
+    const machine = {
+      step: (state: State, event: Event): readonly [State, readonly Fetch[]] => {
+        if (event.type === 'go')
+          return [
+            state,
+            [
+              { type: 'fetch', id: 'a' },
+              { type: 'fetch', id: 'b' },
+            ],
+          ];
+        return event.type === 'got' ? [{ got: [...state.got, event.id] }, []] : [state, []];
+      },
+      isFinal: (state: State) => state.got.length === 2,
+      cancelled: (note: string): Event => ({ type: 'stop', note }),
+      faulted: (note: string): Event => ({ type: 'stop', note }),
+    };
+    const log: string[] = [];
+    // A slow consumer: an event's announcement takes longer than an effect's, so a driver that did
+    // not wait for it would perform the effects first.
+    const settled = (what: string, ms: number) =>
+      new Promise<void>((resolve) =>
+        setTimeout(() => {
+          log.push(`announced ${what}`);
+          resolve();
+        }, ms),
+      );
+    const { state, fault } = await drive(
+      {
+        machine,
+        performers: {
+          fetch: (effect) => {
+            log.push(`performed ${effect.id}`);
+            return { type: 'got' as const, id: effect.id };
+          },
+        },
+        announce: (item) =>
+          item.type === 'event' ? settled(item.event.type, 5) : settled(`${item.effect.type} ${item.effect.id}`, 1),
+      },
+      { got: [] },
+      { type: 'go' },
+    );
+    expect(fault).toBeUndefined();
+    expect(state.got).toEqual(['a', 'b']);
+    expect(log).toEqual([
+      'announced go',
+      'announced fetch a',
+      'performed a',
+      'announced fetch b',
+      'performed b',
+      'announced got',
+      'announced got',
+    ]);
+  });
+
   it('a save that fails ends the run as faulted without saving again', async () => {
     let saves = 0;
     const { state, fault } = await drive(
