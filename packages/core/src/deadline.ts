@@ -52,17 +52,21 @@ function expire(): void {
   armedFor = Number.POSITIVE_INFINITY;
   // Node's timers keep time in whole milliseconds: one may come due a fraction early.
   const now = performance.now() + 1;
-  for (let top = heap[0]; top && top.due <= now; top = heap[0]) {
-    pop();
-    const fire = top.fire;
-    if (!fire) continue;
-    top.fire = undefined;
-    live--;
-    fire();
+  try {
+    for (let top = heap[0]; top && top.due <= now; top = heap[0]) {
+      pop();
+      const fire = top.fire;
+      if (!fire) continue;
+      top.fire = undefined;
+      live--;
+      fire();
+    }
+  } finally {
+    // Even if a callback threw, the deadlines still pending get their timer.
+    dropCancelled();
+    const next = heap[0];
+    if (next) arm(next.due);
   }
-  dropCancelled();
-  const next = heap[0];
-  if (next) arm(next.due);
 }
 
 /** Cancelled deadlines at the top go; when most of the heap is cancelled, it is rebuilt without them. */

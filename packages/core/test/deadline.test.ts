@@ -56,6 +56,19 @@ describe('afterDelay', () => {
     );
   });
 
+  it('still fires the deadlines due after one whose callback threw', async () => {
+    const afterDelay = await load();
+    const fired: string[] = [];
+    afterDelay(10, () => {
+      throw new Error('a callback failed');
+    });
+    afterDelay(10, () => fired.push('same time'));
+    afterDelay(500, () => fired.push('later'));
+    await expect(vi.advanceTimersByTimeAsync(10)).rejects.toThrow('a callback failed');
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(fired).toEqual(['same time', 'later']);
+  });
+
   it('keeps few cancelled deadlines however many come and go under one long timer', async () => {
     const afterDelay = await load();
     const early = afterDelay(50, () => {});
