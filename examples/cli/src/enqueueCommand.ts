@@ -3,7 +3,7 @@ import { messageOf } from '@openmanus/core';
 import type { DurableClient } from '@openmanus/durable';
 import { AGENT_NAMES, isAgentName } from './agents.js';
 import { DURABLE_FLOW, databaseUrlOption, withDurableClient } from './durableOptions.js';
-import { flowExitCode } from './flowCommand.js';
+import { reportFlowOutcome } from './flowCommand.js';
 import { failure } from './options.js';
 import { planView } from './planView.js';
 import { paint, runLines } from './progress.js';
@@ -147,12 +147,5 @@ async function followFlow(client: DurableClient, flowId: string, io: SessionIo):
   }
   const outcome = await client.waitForFlow(flowId);
   for (const line of planView(outcome.plan, { color })) io.stderr.write(`${line}\n`);
-  if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
-  const code = flowExitCode(outcome);
-  if (code !== 0)
-    failure(
-      io,
-      'openmanus enqueue',
-    )(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}`);
-  return code;
+  return reportFlowOutcome(outcome, io, 'openmanus enqueue');
 }

@@ -70,6 +70,15 @@ export function flowExitCode(outcome: FlowOutcome): number {
   return outcome.finishReason === 'cancelled' ? 130 : 1;
 }
 
+/** The summary on stdout and, when the flow stopped short, why on stderr; returns the exit code. */
+export function reportFlowOutcome(outcome: FlowOutcome, io: SessionIo, command: string): number {
+  if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
+  const code = flowExitCode(outcome);
+  if (code !== 0)
+    failure(io, command)(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}`);
+  return code;
+}
+
 /** `openmanus flow`: a task as a planning flow with a live view of its plan; returns the exit code. */
 export async function flowCommand(argv: string[], io: SessionIo): Promise<number> {
   const fail = failure(io, 'openmanus flow');
@@ -160,10 +169,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
     view.close();
     if (!outcome) return fail('the flow ended without a result', 1);
     if (values.json) return flowExitCode(outcome);
-    if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
-    const code = flowExitCode(outcome);
-    if (code !== 0) fail(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}`);
-    return code;
+    return reportFlowOutcome(outcome, io, 'openmanus flow');
   } finally {
     cancel.dispose();
   }
