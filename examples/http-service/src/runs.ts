@@ -76,6 +76,8 @@ interface Stored {
 export type Decision = { readonly approved: true } | { readonly approved: false; readonly reason?: string };
 
 const CANCEL_REASON = 'cancelled by the client';
+/** How many runs' ended legs are kept for late subscribers (the most recent ones). */
+const ENDED_LEGS_KEPT = 100;
 
 /** How a leg's stream ends: the run finished, or it waits for someone. */
 const endingOf = (state: AgentState) => (isFinal(state) ? 'ended' : 'paused');
@@ -88,6 +90,9 @@ export function createRuns(options: RunsOptions) {
   const { agent, llm, store, log } = options;
   const stepOf = agent.step ?? step;
   const live = new Map<string, LiveRun>();
+  // The latest runs' last legs, once ended: a client that subscribes as a fast leg ends (a page
+  // that asks for a run's events just after starting it) still gets the leg's messages.
+  const ended = new Map<string, LiveRun>();
   const quarantined: QuarantinedRun[] = [];
   const view = (id: string, state: AgentState): RunView => runView(agent, id, state);
 
@@ -155,13 +160,22 @@ export function createRuns(options: RunsOptions) {
       // The last checkpoint stays in the store; `recover` picks the run up again.
       .catch((error: unknown) => log(`run ${id} stopped: ${messageOf(error)}`))
       .finally(async () => {
-        if (live.get(id) === entry) live.delete(id);
+        if (live.get(id) === entry) {
+          live.delete(id);
+          ended.delete(id);
+          ended.set(id, entry);
+          for (const oldest of ended.keys()) {
+            if (ended.size <= ENDED_LEGS_KEPT) break;
+            ended.delete(oldest);
+          }
+        }
         const last = (await load(id).catch(() => undefined))?.state ?? entry.state;
         for (const subscriber of entry.subscribers) {
           if (last) subscriber.send({ data: { type: endingOf(last), run: view(id, last) } });
           subscriber.end();
         }
       });
+    ended.delete(id);
     live.set(id, entry);
   }
 
@@ -260,13 +274,16 @@ export function createRuns(options: RunsOptions) {
     async subscribe(id: string, subscriber: Subscriber, lastEventId?: string): Promise<() => void> {
       const stored = live.has(id) ? undefined : await existing(id);
       const entry = live.get(id);
+      const [leg, index] = lastEventId?.split('.') ?? [];
       if (!entry) {
         const state = stored?.state ?? (await existing(id)).state;
+        const last = ended.get(id);
+        if (last)
+          for (const message of last.messages.slice(leg === last.leg ? Number(index) + 1 : 0)) subscriber.send(message);
         subscriber.send({ data: { type: endingOf(state), run: view(id, state) } });
         subscriber.end();
         return () => undefined;
       }
-      const [leg, index] = lastEventId?.split('.') ?? [];
       if (leg === entry.leg) {
         for (const message of entry.messages.slice(Number(index) + 1)) subscriber.send(message);
       } else if (entry.state) {

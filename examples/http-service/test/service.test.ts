@@ -21,6 +21,16 @@ describe('an agent behind an HTTP API', () => {
     expect((await call('GET', `/runs/${json.id}`)).json).toMatchObject({ finishReason: 'answered' });
   });
 
+  it('a client that asks for the events once a fast run has ended still gets its leg, then the end', async () => {
+    const { call, events } = await setup([{ content: 'Done at once.' }]);
+    const id = String((await call('POST', '/runs', { task: 'Be quick.' })).json.id);
+    for (let i = 0; i < 500 && (await call('GET', `/runs/${id}`)).json.status !== 'finished'; i++)
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    const items = await events(id);
+    expect(items.filter((i) => i.type === 'event').length).toBeGreaterThan(1);
+    expect(items.at(-1)).toMatchObject({ type: 'ended', run: { answer: 'Done at once.' } });
+  });
+
   it('pauses for approval, then runs the approved code when a client says yes', async () => {
     const { call, events, decide, workspace } = await setup([
       {
