@@ -44,6 +44,31 @@ describe('linkAbort', () => {
     expect(link.signal.reason).toBe('late look');
   });
 
+  it('tells onStop once when it stops, and says it has stopped', async () => {
+    vi.useFakeTimers();
+    const parent = new AbortController();
+    const stops: string[] = [];
+    const link = linkAbort(parent.signal, 50, () => stops.push('stopped'));
+    expect(link.isStopped).toBe(false);
+    await vi.advanceTimersByTimeAsync(50);
+    expect(link.isStopped).toBe(true);
+    parent.abort('later');
+    expect(stops).toEqual(['stopped']);
+    // Asked for only now: already resolved.
+    await expect(link.stopped).resolves.toBeUndefined();
+    link.dispose();
+  });
+
+  it('a parent aborted before the link was made tells onStop at once, and sets no timer', () => {
+    vi.useFakeTimers();
+    const stops: number[] = [];
+    const link = linkAbort(AbortSignal.abort('gone'), 60_000, () => stops.push(1));
+    expect(stops).toEqual([1]);
+    expect(link.isStopped).toBe(true);
+    expect(vi.getTimerCount()).toBe(0);
+    link.dispose();
+  });
+
   it('a parent aborted before the link was made stops it at once', async () => {
     const reason = new Error('already gone');
     const link = linkAbort(AbortSignal.abort(reason), 60_000);

@@ -40,3 +40,29 @@ describe('the states of a run', () => {
     expect(states).toBeLessThanOrEqual(6);
   });
 });
+
+// A tool's scope is made per call: a getter written in its literal, or the run's scope spread with
+// keys added after it, gives each scope a dictionary of properties or a class of its own.
+function toolScopeShapes(calls: number): { classes: number; fast: boolean } {
+  const script = `
+    const { defineTool, executeTool } = await import(${JSON.stringify(coreDist)});
+    const scopes = [];
+    const look = defineTool({ name: 'look', description: 'Look', parameters: { type: 'object', properties: {} }, execute: (_args, scope) => { scopes.push(scope); return 'ok'; } });
+    const run = { runId: 'r', signal: new AbortController().signal, llm: { model: 'm', complete: async () => ({ ok: false, error: { kind: 'config', message: 'none' } }) }, workspace: '/w', resource: async (_k, open) => open(), emit: () => {}, changeTools: async () => {}, takesDeltas: () => false };
+    for (let i = 0; i < ${calls}; i++) await executeTool({ type: 'callTool', id: 'running-' + i + '-0', call: { id: 'c' + i, name: 'look', arguments: '{}' }, args: {}, parallelSafe: true }, look, run);
+    const classes = scopes.reduce((seen, s) => (seen.some((o) => %HaveSameMap(o, s)) ? seen : [...seen, s]), []).length;
+    console.log(JSON.stringify({ classes, fast: scopes.every((s) => %HasFastProperties(s)) }));
+  `;
+  const out = execFileSync(process.execPath, ['--allow-natives-syntax', '--input-type=module', '-e', script], {
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
+
+describe('the scopes tools get', () => {
+  it('share one hidden class with fast properties, call after call', () => {
+    const { classes, fast } = toolScopeShapes(50);
+    expect(fast).toBe(true);
+    expect(classes).toBe(1);
+  });
+});

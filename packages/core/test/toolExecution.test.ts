@@ -393,6 +393,29 @@ describe('executeTool: the scope a tool gets', () => {
     expect(seen && 'answer' in seen).toBe(false);
   });
 
+  it('keeps its live parts when a tool copies it: the copy’s signal and model are the call’s', async () => {
+    const parent = new AbortController();
+    let copy: ToolScope | undefined;
+    let llmRead: { first: LlmPort; second: LlmPort } | undefined;
+    const look = toolDoing('look', async (scope) => {
+      llmRead = { first: scope.llm, second: scope.llm };
+      // A tool handing a changed scope on (to a child tool) spreads it.
+      const copied = { ...scope, runId: 'child' };
+      copy = copied;
+      await new Promise((resolve) => copied.signal.addEventListener('abort', resolve));
+      return 'ok';
+    });
+    const done = executeTool(callOf('look', {}), look, runScope({ signal: parent.signal }).scope);
+    expect(llmRead?.first).toBe(llmRead?.second);
+    expect(copy?.llm).toBe(llmRead?.first);
+    expect(copy?.runId).toBe('child');
+    expect(typeof copy?.emit).toBe('function');
+    expect(copy?.signal.aborted).toBe(false);
+    parent.abort('stop');
+    expect(copy?.signal.aborted).toBe(true);
+    expect(await done).toMatchObject({ output: 'Error: look was cancelled.', isError: true });
+  });
+
   it('leaves out what the run does not have', async () => {
     let seen: ToolScope | undefined;
     const look = toolDoing('look', (scope) => {

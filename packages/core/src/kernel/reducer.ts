@@ -43,7 +43,10 @@ export class InvalidEventError extends Error {
 
 interface Rules {
   readonly config: AgentConfig;
-  /** The policies that have each hook, in order: a step asks only those. */
+  /**
+   * The policies that have each hook, in order: a step asks only those. They are walked with
+   * indexed loops: the reducer mostly runs unoptimised, where for-of makes an iterator each time.
+   */
   readonly hooks: PolicyHooks;
 }
 
@@ -233,7 +236,9 @@ function answerHost(rules: Rules, state: AgentState, event: HostAnswer): Transit
 }
 
 function think(rules: Rules, state: AgentState): Transition {
-  for (const policy of rules.hooks.beforeStep) {
+  const beforeStepHooks = rules.hooks.beforeStep;
+  for (let i = 0; i < beforeStepHooks.length; i++) {
+    const policy = beforeStepHooks[i] as Policy;
     const stop = policy.beforeStep?.(contextFor(policy, rules.config, state));
     if (stop) return stopRun(rules, state, stop);
   }
@@ -276,14 +281,18 @@ function prepareRequest(
 ): Stop | { request: LlmRequest; notes: Observation[]; dropped: number } {
   const notes: Observation[] = [];
   const hints: string[] = [];
-  for (const policy of rules.hooks.prompt) {
+  const promptHooks = rules.hooks.prompt;
+  for (let i = 0; i < promptHooks.length; i++) {
+    const policy = promptHooks[i] as Policy;
     const hint = policy.prompt?.(contextFor(policy, rules.config, state));
     if (!hint) continue;
     hints.push(hint);
     notes.push({ kind: 'hint', policy: policy.name, hint });
   }
   let { request, dropped } = buildRequest(rules.config, state, hints);
-  for (const policy of rules.hooks.beforeRequest) {
+  const beforeRequestHooks = rules.hooks.beforeRequest;
+  for (let i = 0; i < beforeRequestHooks.length; i++) {
+    const policy = beforeRequestHooks[i] as Policy;
     const decision = policy.beforeRequest?.(contextFor(policy, rules.config, state), request);
     if (!decision) continue;
     if (isStop(decision)) return decision;
@@ -423,7 +432,9 @@ function act(
 function remember(rules: Rules, state: AgentState, message: Message): AgentState {
   if (message.role !== 'assistant') return state;
   let policies = state.policies;
-  for (const policy of rules.hooks.afterResponse) {
+  const afterResponseHooks = rules.hooks.afterResponse;
+  for (let i = 0; i < afterResponseHooks.length; i++) {
+    const policy = afterResponseHooks[i] as Policy;
     // Each policy sees what the ones before it remembered.
     const seen = policies === state.policies ? state : { ...state, policies };
     const memory = policy.afterResponse?.(contextFor(policy, rules.config, seen), message);
@@ -445,10 +456,9 @@ const shortName = (call: ToolCall): ToolCall =>
  * sees. `argsLength` is the length of arguments too long to keep (already replaced in `call`).
  */
 function admit(rules: Rules, state: AgentState, call: ToolCall, argsLength?: number): PendingCall {
-  const refuse = (message: string, args?: unknown): PendingCall =>
-    answered({ call, phase: 'done', args }, message, true);
   if (argsLength !== undefined) {
-    return refuse(
+    return refused(
+      call,
       `Error: the arguments for ${call.name} are ${argsLength} characters, over the limit of ` +
         `${rules.config.maxToolArgsChars}; send less (write large content to a file with python_execute instead)`,
     );
@@ -456,30 +466,37 @@ function admit(rules: Rules, state: AgentState, call: ToolCall, argsLength?: num
   const spec = findTool(rules.config, state, call.name);
   if (!spec) {
     const known = (state.tools ?? rules.config.tools).map((t) => t.name).join(', ') || 'none';
-    return refuse(`Error: unknown tool '${call.name}'. Available tools: ${known}.`);
+    return refused(call, `Error: unknown tool '${call.name}'. Available tools: ${known}.`);
   }
   let args: unknown;
   try {
     args = JSON.parse(call.arguments.trim() === '' ? '{}' : call.arguments);
   } catch (error) {
     const reason = error instanceof Error ? error.message : String(error);
-    return refuse(`Error: the arguments for ${call.name} are not valid JSON (${reason}). Send one JSON object.`);
+    return refused(call, `Error: the arguments for ${call.name} are not valid JSON (${reason}). Send one JSON object.`);
   }
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
-    return refuse(`Error: the arguments for ${call.name} must be a JSON object.`, args);
+    return refused(call, `Error: the arguments for ${call.name} must be a JSON object.`, args);
   }
-  for (const policy of rules.hooks.admitCall) {
+  const admitCallHooks = rules.hooks.admitCall;
+  for (let i = 0; i < admitCallHooks.length; i++) {
+    const policy = admitCallHooks[i] as Policy;
     const refusal = policy.admitCall?.(contextFor(policy, rules.config, state), call, spec);
-    if (refusal) return refuse(refusal, args);
+    if (refusal) return refused(call, refusal, args);
   }
-  const gated =
-    spec.needsApproval === true ||
-    rules.hooks.needsApproval.some((policy) =>
-      policy.needsApproval?.(contextFor(policy, rules.config, state), call, args, spec),
-    );
+  let gated = spec.needsApproval === true;
+  const needsApprovalHooks = rules.hooks.needsApproval;
+  for (let i = 0; i < needsApprovalHooks.length && !gated; i++) {
+    const policy = needsApprovalHooks[i] as Policy;
+    gated = Boolean(policy.needsApproval?.(contextFor(policy, rules.config, state), call, args, spec));
+  }
   const phase = gated ? 'approval' : spec.human ? 'human' : 'running';
   return { call, phase, args };
 }
+
+/** A call answered at once with an error the model sees: it never runs. */
+const refused = (call: ToolCall, message: string, args?: unknown): PendingCall =>
+  answered({ call, phase: 'done', args }, message, true);
 
 const callEffectId = (state: AgentState, pending: PendingCall, index: number) =>
   `${pending.phase}-${state.requestSeq}-${index}`;
@@ -561,7 +578,9 @@ function endStep(rules: Rules, state: AgentState, turn: Turn): Transition {
     ? shrinkSupersededObservations(pictured, rules.config.keepFullObservations)
     : pictured;
   const observed = withHistoryTokens(rules.config, state, { ...rest, messages }, messages !== added);
-  for (const policy of rules.hooks.afterStep) {
+  const afterStepHooks = rules.hooks.afterStep;
+  for (let i = 0; i < afterStepHooks.length; i++) {
+    const policy = afterStepHooks[i] as Policy;
     const stop = policy.afterStep?.(contextFor(policy, rules.config, observed), calls);
     if (stop) return stopRun(rules, observed, stop);
   }
@@ -715,11 +734,15 @@ function statusOf(turn: Turn): RunStatus {
 
 /** The tools the model sees now: the run's own list once it changed, else the config's. */
 function findTool(config: AgentConfig, state: AgentState, name: string): ToolSpec | undefined {
-  return (state.tools ?? config.tools).find((t) => t.name === name);
+  const tools = state.tools ?? config.tools;
+  for (let i = 0; i < tools.length; i++) if ((tools[i] as ToolSpec).name === name) return tools[i];
+  return undefined;
 }
 
 /** Models sometimes omit or repeat call ids; every call of a turn needs its own. */
-function withUniqueIds(calls: readonly ToolCall[], requestSeq: number): ToolCall[] {
+function withUniqueIds(calls: readonly ToolCall[], requestSeq: number): readonly ToolCall[] {
+  // Most turns: one call, with an id.
+  if (calls.length === 1 && (calls[0] as ToolCall).id) return calls;
   const seen = new Set<string>();
   return calls.map((call, i) => {
     const id = call.id && !seen.has(call.id) ? call.id : `call_${requestSeq}_${i}`;

@@ -158,58 +158,87 @@ type Raced<T> = { readonly value: T } | { readonly error: unknown } | { readonly
  * cancel, and a stream's idle timer. Whichever fires first aborts the SDK's request (its body
  * read too) and ends the wait for it, even where the SDK would not notice at once.
  */
-function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs: number) {
-  const controller = new AbortController();
-  let reason: LlmError | undefined;
-  let announce: (reason: LlmError) => void = () => {};
-  const halted = new Promise<{ stopped: LlmError }>((resolve) => {
-    announce = (stopped) => resolve({ stopped });
-  });
-  const halt = (why: LlmError) => {
-    if (reason) return;
-    reason = why;
-    announce(why);
-    controller.abort(new Error(why.message));
-  };
-  const release = caller && onAbort(caller, () => halt({ kind: 'aborted', message: 'the request was aborted' }));
+function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs: number): RequestGuard {
+  return new RequestGuard(caller, timeoutMs, idleMs);
+}
+
+// A class: one is made per request, and its methods are shared instead of made per request.
+class RequestGuard {
+  private readonly controller = new AbortController();
+  private reason: LlmError | undefined;
+  // The wait in progress (`race`), told when the request is stopped.
+  private onHalt: ((stopped: { stopped: LlmError }) => void) | undefined;
+  private readonly release: (() => void) | undefined;
   // One timer for both limits, not restarted per chunk (a timer per chunk, or one per limit, costs
   // more than the chunks): each chunk notes the time, and the timer, when it fires, checks both
   // and waits on for whichever is due next. Before the first chunk, only the deadline counts.
-  const started = performance.now();
-  let lastChunk: number | undefined;
-  const check = () => {
-    const now = performance.now();
-    if (now - started >= timeoutMs)
-      return halt({ kind: 'timeout', message: `no complete reply within ${timeoutMs} ms (the configured timeout)` });
-    if (lastChunk !== undefined && now - lastChunk >= idleMs)
-      return halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` });
-    const next = Math.min(started + timeoutMs, lastChunk === undefined ? Number.POSITIVE_INFINITY : lastChunk + idleMs);
-    cancelTimer = afterDelay(next - now, check);
-  };
-  let cancelTimer = afterDelay(Math.min(timeoutMs, idleMs), check);
-  return {
-    signal: controller.signal,
-    stopped: () => reason,
-    /** The work's outcome, or why the request was stopped first (the work's late failure is dropped). */
-    race<T>(work: Promise<T>): Promise<Raced<T>> {
-      const settled = work.then(
-        (value) => ({ value }),
-        (error: unknown) => ({ error }),
+  private readonly started = performance.now();
+  private lastChunk: number | undefined;
+  private cancelTimer: () => void;
+
+  constructor(
+    caller: AbortSignal | undefined,
+    private readonly timeoutMs: number,
+    private readonly idleMs: number,
+  ) {
+    this.release = caller && onAbort(caller, () => this.halt({ kind: 'aborted', message: 'the request was aborted' }));
+    this.cancelTimer = afterDelay(Math.min(timeoutMs, idleMs), this.check);
+  }
+
+  get signal(): AbortSignal {
+    return this.controller.signal;
+  }
+
+  /** Why the request was stopped, if it was. */
+  stopped(): LlmError | undefined {
+    return this.reason;
+  }
+
+  /** The work's outcome, or why the request was stopped first (the work's late failure is dropped). */
+  race<T>(work: Promise<T>): Promise<Raced<T>> {
+    if (this.reason) return Promise.resolve({ stopped: this.reason });
+    return new Promise<Raced<T>>((resolve) => {
+      this.onHalt = resolve;
+      work.then(
+        (value) => resolve({ value }),
+        (error: unknown) => resolve({ error }),
       );
-      return reason ? Promise.resolve({ stopped: reason }) : Promise.race([settled, halted]);
-    },
-    /** A chunk came: quiet for `idleMs` from now ends the stream. */
-    chunkArrived() {
-      lastChunk = performance.now();
-    },
-    /** The attempt is over: a retry waits for its first chunk under the deadline alone. */
-    streamEnded() {
-      lastChunk = undefined;
-    },
-    dispose() {
-      cancelTimer();
-      release?.();
-    },
+    });
+  }
+
+  /** A chunk came: quiet for `idleMs` from now ends the stream. */
+  readonly chunkArrived = (): void => {
+    this.lastChunk = performance.now();
+  };
+
+  /** The attempt is over: a retry waits for its first chunk under the deadline alone. */
+  streamEnded(): void {
+    this.lastChunk = undefined;
+  }
+
+  dispose(): void {
+    this.cancelTimer();
+    this.release?.();
+  }
+
+  private halt(why: LlmError): void {
+    if (this.reason) return;
+    this.reason = why;
+    this.onHalt?.({ stopped: why });
+    this.controller.abort(new Error(why.message));
+  }
+
+  private readonly check = (): void => {
+    const now = performance.now();
+    const { started, timeoutMs, idleMs, lastChunk } = this;
+    if (now - started >= timeoutMs) {
+      this.halt({ kind: 'timeout', message: `no complete reply within ${timeoutMs} ms (the configured timeout)` });
+    } else if (lastChunk !== undefined && now - lastChunk >= idleMs) {
+      this.halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` });
+    } else {
+      const idleDue = lastChunk === undefined ? Number.POSITIVE_INFINITY : lastChunk + idleMs;
+      this.cancelTimer = afterDelay(Math.min(started + timeoutMs, idleDue) - now, this.check);
+    }
   };
 }
 

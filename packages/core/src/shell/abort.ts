@@ -6,6 +6,8 @@ export interface AbortLink {
   readonly signal: AbortSignal;
   /** Resolves when the parent aborts or the time limit passes. */
   readonly stopped: Promise<void>;
+  /** Stopped already, by the parent or the time limit. */
+  readonly isStopped: boolean;
   /** The link's own time limit fired (not the parent). */
   timedOut(): boolean;
   /** Detaches from the parent and stops the timer; call when the work is over. */
@@ -14,43 +16,77 @@ export interface AbortLink {
 
 /**
  * A child of `parent` that also stops after `timeoutMs`, and lets go of the parent afterwards
- * (AbortSignal.any and the SDK keep listeners on a long-lived run signal).
+ * (AbortSignal.any and the SDK keep listeners on a long-lived run signal). `onStop` is told
+ * when it stops, once.
  */
-export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number): AbortLink {
-  let controller: AbortController | undefined;
-  let reason: unknown;
-  let expired = false;
-  let resolveStopped: () => void = () => {};
-  const stopped = new Promise<void>((resolve) => {
-    resolveStopped = resolve;
-  });
-  const fire = (why: unknown) => {
-    if (reason !== undefined) return;
-    reason = why ?? new Error('aborted');
-    controller?.abort(reason);
-    resolveStopped();
+export function linkAbort(parent: AbortSignal | undefined, timeoutMs?: number, onStop?: () => void): AbortLink {
+  return new Link(parent, timeoutMs, onStop);
+}
+
+// A class: a tool call makes one per call, and its methods are shared instead of made per link.
+class Link implements AbortLink {
+  private controller: AbortController | undefined;
+  private reason: unknown;
+  private expired = false;
+  // Made only when asked for: most links end without anyone waiting on them.
+  private stoppedPromise: Promise<void> | undefined;
+  private resolveStopped: (() => void) | undefined;
+  private readonly release: (() => void) | undefined;
+  private readonly cancelTimer: (() => void) | undefined;
+
+  constructor(
+    parent: AbortSignal | undefined,
+    private readonly timeoutMs: number | undefined,
+    private readonly onStop: (() => void) | undefined,
+  ) {
+    this.release = parent && onAbort(parent, () => this.fire(parent.reason));
+    this.cancelTimer =
+      timeoutMs === undefined || this.reason !== undefined ? undefined : afterDelay(timeoutMs, this.expire);
+  }
+
+  private readonly expire = () => {
+    this.expired = true;
+    this.fire(new Error(`timed out after ${this.timeoutMs} ms`));
   };
-  const release = parent && onAbort(parent, () => fire(parent.reason));
-  const cancelTimer =
-    timeoutMs === undefined
-      ? undefined
-      : afterDelay(timeoutMs, () => {
-          expired = true;
-          fire(new Error(`timed out after ${timeoutMs} ms`));
-        });
-  return {
-    get signal() {
-      if (!controller) {
-        controller = new AbortController();
-        if (reason !== undefined) controller.abort(reason);
-      }
-      return controller.signal;
-    },
-    stopped,
-    timedOut: () => expired,
-    dispose: () => {
-      cancelTimer?.();
-      release?.();
-    },
-  };
+
+  private fire(why: unknown): void {
+    if (this.reason !== undefined) return;
+    this.reason = why ?? new Error('aborted');
+    this.controller?.abort(this.reason);
+    this.resolveStopped?.();
+    this.onStop?.();
+  }
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.reason !== undefined) this.controller.abort(this.reason);
+    }
+    return this.controller.signal;
+  }
+
+  get stopped(): Promise<void> {
+    if (!this.stoppedPromise) {
+      this.stoppedPromise =
+        this.reason !== undefined
+          ? Promise.resolve()
+          : new Promise<void>((resolve) => {
+              this.resolveStopped = resolve;
+            });
+    }
+    return this.stoppedPromise;
+  }
+
+  get isStopped(): boolean {
+    return this.reason !== undefined;
+  }
+
+  timedOut(): boolean {
+    return this.expired;
+  }
+
+  dispose(): void {
+    this.cancelTimer?.();
+    this.release?.();
+  }
 }

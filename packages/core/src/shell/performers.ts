@@ -91,6 +91,15 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
   };
 }
 
+/** Every call of the turn may run alongside the others (indexed: this runs unoptimised, once per call). */
+function allParallelSafe(batch: readonly { readonly type: string }[]): boolean {
+  for (let i = 0; i < batch.length; i++) {
+    const effect = batch[i] as AnyEffect;
+    if (effect.type === 'callTool' && !effect.parallelSafe) return false;
+  }
+  return true;
+}
+
 /**
  * Calls of one turn run concurrently (up to `maxParallelTools`) when every call of the turn is
  * parallel-safe, and strictly one after another otherwise. Nothing new starts after a cancel.
@@ -120,36 +129,43 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
   };
 
   return (effect, context) => {
-    const execute = () => (context.signal.aborted ? undefined : run(effect, context));
-    const parallel = (context.batch as readonly AnyEffect[]).every((e) => e.type !== 'callTool' || e.parallelSafe);
-    if (parallel) {
-      const waiting = permit();
-      return (waiting ? waiting.then(execute) : Promise.resolve(execute())).finally(release);
+    if (!allParallelSafe(context.batch)) {
+      const turn = serial.then(() => run(effect, context, false));
+      serial = turn.catch(() => undefined);
+      return turn;
     }
-    const turn = serial.then(execute);
-    serial = turn.catch(() => undefined);
-    return turn;
+    const waiting = permit();
+    return waiting ? waiting.then(() => run(effect, context, true)) : run(effect, context, true);
   };
 
-  async function run(effect: Extract<Effect, { type: 'callTool' }>, context: PerformContext<AgentState, AnyEvent>) {
-    const name = effect.call.name;
-    const tool = deps.tools.get(name);
-    // Saved before it runs: a crash from here on must not lead to a second run.
-    if (tool?.spec.atMostOnce) {
-      await context.dispatch({ type: 'toolStarted', effectId: effect.id });
+  // One async function per call, holding its permit (when it took one) until it is over.
+  async function run(
+    effect: Extract<Effect, { type: 'callTool' }>,
+    context: PerformContext<AgentState, AnyEvent>,
+    permitted: boolean,
+  ) {
+    try {
       if (context.signal.aborted) return undefined;
-    }
-    const state = context.state();
-    return executeTool(effect, tool, deps.scope, {
-      ...(deps.toolTimeoutMs !== undefined ? { toolTimeoutMs: deps.toolTimeoutMs } : {}),
-      data: data.has(name) ? data.get(name) : state.toolData?.[name],
-      // Only a call to a tool that has gone is told which ones there are.
-      ...(tool ? {} : { available: (state.tools ?? deps.agent.config.tools).map((t) => t.name) }),
-      saveProgress: (progress, usage) =>
-        void context.dispatch({ type: 'toolProgressed', effectId: effect.id, progress, ...(usage ? { usage } : {}) }),
-    }).then((event) => {
+      const name = effect.call.name;
+      const tool = deps.tools.get(name);
+      // Saved before it runs: a crash from here on must not lead to a second run.
+      if (tool?.spec.atMostOnce) {
+        await context.dispatch({ type: 'toolStarted', effectId: effect.id });
+        if (context.signal.aborted) return undefined;
+      }
+      const state = context.state();
+      const event = await executeTool(effect, tool, deps.scope, {
+        ...(deps.toolTimeoutMs !== undefined ? { toolTimeoutMs: deps.toolTimeoutMs } : {}),
+        data: data.has(name) ? data.get(name) : state.toolData?.[name],
+        // Only a call to a tool that has gone is told which ones there are.
+        ...(tool ? {} : { available: (state.tools ?? deps.agent.config.tools).map((t) => t.name) }),
+        saveProgress: (progress, usage) =>
+          void context.dispatch({ type: 'toolProgressed', effectId: effect.id, progress, ...(usage ? { usage } : {}) }),
+      });
       if (event.type === 'toolCompleted' && event.data !== undefined) data.set(name, event.data);
       return event;
-    });
+    } finally {
+      if (permitted) release();
+    }
   }
 }

@@ -4,7 +4,8 @@ import type { ImageData } from '../kernel/messages.js';
 import type { LlmPort } from '../llm/llm.js';
 import { err, ok, type Result } from '../result.js';
 import type { Tool, ToolOutput, ToolReturn, ToolSuspension } from '../tools/defineTool.js';
-import { linkAbort } from './abort.js';
+import { type AbortLink, linkAbort } from './abort.js';
+import type { ItemOrigin, RunItem } from './runItems.js';
 import type { RunScope, ToolScope } from './scope.js';
 
 export type CallToolEffect = Extract<Effect, { type: 'callTool' }>;
@@ -31,30 +32,10 @@ export async function executeTool(
   options: ToolCallOptions = {},
 ): Promise<ToolEvent> {
   const { call } = effect;
-  const usage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
-  // Usage is reported as it is spent (with progress, then with the result), each call once.
-  const unreported = (): { usage?: Usage } => {
-    if (usage.llmCalls === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return {};
-    const spent = { ...usage };
-    usage.inputTokens = 0;
-    usage.outputTokens = 0;
-    usage.llmCalls = 0;
-    return { usage: spent };
-  };
-  let data: { value: unknown } | undefined;
-  const completed = (output: string, isError: boolean, image?: ImageData, brief?: string): ToolEvent => ({
-    type: 'toolCompleted',
-    effectId: effect.id,
-    output,
-    ...(isError ? { isError } : {}),
-    ...(image ? { image } : {}),
-    ...(brief !== undefined ? { brief } : {}),
-    ...unreported(),
-    ...(data ? { data: data.value } : {}),
-  });
+  const ledger = new CallLedger(effect, run.llm);
   if (!tool) {
     const available = options.available?.join(', ') || 'none';
-    return completed(`Error: the tool '${call.name}' is not available. Available tools: ${available}.`, true);
+    return ledger.completed(`Error: the tool '${call.name}' is not available. Available tools: ${available}.`, true);
   }
   let parsed: ReturnType<Tool['parse']>;
   try {
@@ -63,63 +44,50 @@ export async function executeTool(
     // zod's safeParse lets an exception from a transform or refine through: it is still bad input.
     parsed = { ok: false, error: error instanceof Error ? error.message : String(error) };
   }
-  if (!parsed.ok) return completed(`Error: invalid arguments for ${call.name}:\n${parsed.error}`, true);
+  if (!parsed.ok) return ledger.completed(`Error: invalid arguments for ${call.name}:\n${parsed.error}`, true);
 
   const timeoutMs = effect.timeoutMs ?? options.toolTimeoutMs ?? 120_000;
-  const link = linkAbort(run.signal, timeoutMs);
+  let halt: ((value: typeof halted) => void) | undefined;
+  const link = linkAbort(run.signal, timeoutMs, () => halt?.(halted));
+  ledger.link = link;
   const stopped = () =>
     link.timedOut()
-      ? completed(`Error: ${call.name} timed out after ${timeoutMs} ms and was stopped.`, true)
-      : completed(`Error: ${call.name} was cancelled.`, true);
-  const scope: ToolScope = {
-    runId: run.runId,
-    get signal() {
-      return link.signal;
-    },
-    ...(run.workspace !== undefined ? { workspace: run.workspace } : {}),
-    ...(run.onHuman ? { onHuman: run.onHuman } : {}),
-    ...(run.onApproval ? { onApproval: run.onApproval } : {}),
-    llm: meteredLlm(run.llm, usage),
-    resource: run.resource,
-    ...(run.sandbox ? { sandbox: run.sandbox } : {}),
-    emit: (item, child) =>
-      run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id, ...child }, ...(item.origin ?? [])] }),
-    changeTools: run.changeTools,
-    ...(run.takesDeltas ? { takesDeltas: run.takesDeltas } : {}),
-    callId: call.id,
-    effectId: effect.id,
-    ...(effect.progress !== undefined ? { progress: effect.progress } : {}),
-    ...(effect.answer ? { answer: effect.answer } : {}),
-    saveProgress: (progress) => options.saveProgress?.(progress, unreported().usage),
-    data: options.data,
-    setData: (value) => {
-      data = { value };
-    },
-    addUsage: (more) => {
-      usage.inputTokens += more.inputTokens;
-      usage.outputTokens += more.outputTokens;
-      usage.llmCalls += more.llmCalls;
-    },
-  };
+      ? ledger.completed(`Error: ${call.name} timed out after ${timeoutMs} ms and was stopped.`, true)
+      : ledger.completed(`Error: ${call.name} was cancelled.`, true);
   try {
-    const returned = await Promise.race([
-      Promise.resolve(tool.execute(parsed.value, scope)),
-      link.stopped.then((): typeof halted => halted),
-    ]);
+    const running = tool.execute(parsed.value, toolScope(run, ledger, options));
+    // Whichever comes first, the tool's answer or the stop (one promise, no race of two).
+    const returned =
+      running instanceof Promise
+        ? await new Promise<ToolReturn | typeof halted>((resolve, reject) => {
+            halt = resolve;
+            if (link.isStopped) resolve(halted);
+            running.then(resolve, reject);
+          })
+        : running;
     if (returned === halted) return stopped();
     if (isSuspension(returned)) {
       const { progress, waiting } = returned.suspend;
-      return { type: 'toolSuspended', effectId: effect.id, progress, waiting, ...unreported() };
+      const usage = ledger.takeUsage();
+      return { type: 'toolSuspended', effectId: effect.id, progress, waiting, ...(usage ? { usage } : {}) };
     }
     const result = toolOutputOf(returned);
-    if (!result.ok) return completed(`Error: ${result.error}`, true);
+    if (!result.ok) return ledger.completed(`Error: ${result.error}`, true);
     const { output, image, brief, isError } = result.value;
-    if (isError) return completed(`Error: ${output}`, true, image, brief);
-    return completed(output === '' && !image ? `${call.name} completed with no output.` : output, false, image, brief);
+    if (isError) return ledger.completed(`Error: ${output}`, true, image, brief);
+    return ledger.completed(
+      output === '' && !image ? `${call.name} completed with no output.` : output,
+      false,
+      image,
+      brief,
+    );
   } catch (error) {
     // A tool that rejects from its own abort listener is still reported as the timeout or cancel it was.
     if (link.timedOut() || run.signal.aborted) return stopped();
-    return completed(`Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`, true);
+    return ledger.completed(
+      `Error: ${call.name} failed: ${error instanceof Error ? error.message : String(error)}`,
+      true,
+    );
   } finally {
     link.dispose();
   }
@@ -127,17 +95,123 @@ export async function executeTool(
 
 const halted: unique symbol = Symbol('halted');
 
+/** One call's bookkeeping: the model use it has not reported yet, the data it set, its link. */
+class CallLedger {
+  inputTokens = 0;
+  outputTokens = 0;
+  llmCalls = 0;
+  data: { value: unknown } | undefined;
+  link: AbortLink | undefined;
+  private metered: LlmPort | undefined;
+
+  constructor(
+    readonly effect: CallToolEffect,
+    private readonly runLlm: LlmPort,
+  ) {}
+
+  /** The run's model as this call sees it: its calls counted here (made when the tool first asks). */
+  get llm(): LlmPort {
+    if (!this.metered) this.metered = meteredLlm(this.runLlm, this);
+    return this.metered;
+  }
+
+  add(more: { readonly inputTokens: number; readonly outputTokens: number; readonly llmCalls: number }): void {
+    this.inputTokens += more.inputTokens;
+    this.outputTokens += more.outputTokens;
+    this.llmCalls += more.llmCalls;
+  }
+
+  /** Usage is reported as it is spent (with progress, then with the result), each call once. */
+  takeUsage(): Usage | undefined {
+    if (this.llmCalls === 0 && this.inputTokens === 0 && this.outputTokens === 0) return undefined;
+    const usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens, llmCalls: this.llmCalls };
+    this.inputTokens = 0;
+    this.outputTokens = 0;
+    this.llmCalls = 0;
+    return usage;
+  }
+
+  completed(output: string, isError: boolean, image?: ImageData, brief?: string): ToolEvent {
+    const event: { -readonly [K in keyof ToolCompleted]: ToolCompleted[K] } = {
+      type: 'toolCompleted',
+      effectId: this.effect.id,
+      output,
+    };
+    // Keys added only when there is something to say (most calls: none of them).
+    if (isError) event.isError = true;
+    if (image) event.image = image;
+    if (brief !== undefined) event.brief = brief;
+    const usage = this.takeUsage();
+    if (usage) event.usage = usage;
+    if (this.data) event.data = this.data.value;
+    return event;
+  }
+}
+
+type ToolCompleted = Extract<ToolEvent, { type: 'toolCompleted' }>;
+
+const LEDGER = Symbol('ledger');
+type Scoped = { readonly [LEDGER]: CallLedger };
+
+// The live parts are getters shared by every scope. A getter written in the literal would make a
+// function per call and give each scope a dictionary of properties; a literal that spreads the
+// run's scope and adds keys after it gets a hidden class per call on Node 20. Either way every
+// read of the scope would miss, and making it cost microseconds.
+const liveSignal: PropertyDescriptor = {
+  get(this: Scoped) {
+    return this[LEDGER].link?.signal;
+  },
+  enumerable: true,
+  configurable: true,
+};
+const liveLlm: PropertyDescriptor = {
+  get(this: Scoped) {
+    return this[LEDGER].llm;
+  },
+  enumerable: true,
+  configurable: true,
+};
+
+/** What the call's tool gets: the run's scope with its own signal, model meter, progress and data. */
+function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions): ToolScope {
+  const { effect } = ledger;
+  const { call } = effect;
+  const scope: Record<string | symbol, unknown> = {
+    runId: run.runId,
+    resource: run.resource,
+    changeTools: run.changeTools,
+    emit: (item: RunItem, child?: Pick<ItemOrigin, 'agent' | 'model'>) =>
+      run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id, ...child }, ...(item.origin ?? [])] }),
+    callId: call.id,
+    effectId: effect.id,
+    saveProgress: (progress: unknown) => options.saveProgress?.(progress, ledger.takeUsage()),
+    data: options.data,
+    setData: (value: unknown) => {
+      ledger.data = { value };
+    },
+    addUsage: (more: Usage) => ledger.add(more),
+    [LEDGER]: ledger,
+  };
+  if (run.workspace !== undefined) scope.workspace = run.workspace;
+  if (run.onHuman) scope.onHuman = run.onHuman;
+  if (run.onApproval) scope.onApproval = run.onApproval;
+  if (run.sandbox) scope.sandbox = run.sandbox;
+  if (run.takesDeltas) scope.takesDeltas = run.takesDeltas;
+  if (effect.progress !== undefined) scope.progress = effect.progress;
+  if (effect.answer) scope.answer = effect.answer;
+  Object.defineProperty(scope, 'signal', liveSignal);
+  Object.defineProperty(scope, 'llm', liveLlm);
+  return scope as unknown as ToolScope;
+}
+
 /** The run's LLM port as a tool sees it: the same model, with the tool's calls counted. */
-function meteredLlm(llm: LlmPort, usage: Usage): LlmPort {
+function meteredLlm(llm: LlmPort, ledger: CallLedger): LlmPort {
   return {
     model: llm.model,
     complete: async (request, callOptions) => {
       const result = await llm.complete(request, callOptions);
-      usage.llmCalls++;
-      if (result.ok && result.value.usage) {
-        usage.inputTokens += result.value.usage.inputTokens;
-        usage.outputTokens += result.value.usage.outputTokens;
-      }
+      const usage = result.ok ? result.value.usage : undefined;
+      ledger.add({ inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0, llmCalls: 1 });
       return result;
     },
   };
