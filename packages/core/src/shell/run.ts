@@ -62,6 +62,19 @@ export class RunInProgressError extends Error {
 // a WeakSet's entries cost the garbage collector extra work at every step.
 const activeStates = new Set<AgentState>();
 
+// The run scope's signal, read through one getter shared by every run's scope: a getter written in
+// the literal would make the scope, read at every call, a dictionary of properties, and one made
+// per run would give each run's scope a hidden class of its own.
+const SIGNAL = Symbol('signal');
+type Signalled = { readonly [SIGNAL]: () => AbortSignal };
+const liveSignal: PropertyDescriptor = {
+  get(this: Signalled) {
+    return this[SIGNAL]();
+  },
+  enumerable: true,
+  configurable: true,
+};
+
 /** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
 export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
   return startTask(agent, input, options);
@@ -188,33 +201,35 @@ async function runFrom(
   const pool = options.resources ?? createResourcePool();
   const tools = new Map<string, Tool>(agent.tools.map((t) => [t.spec.name, t]));
   let control: { signal: AbortSignal; state(): AgentState; dispatch(event: AnyEvent): Promise<void> } | undefined;
-  const scope: RunScope = {
-    runId,
-    get signal() {
-      return control?.signal ?? AbortSignal.abort(new Error('the run has not started'));
-    },
-    llm: options.llm,
-    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
-    ...(options.onHuman ? { onHuman: options.onHuman } : {}),
-    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
-    resource: (key, open, close) => pool.get(key, open, close),
-    ...(options.sandbox
-      ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => scope.signal) }
-      : {}),
-    emit: (item) => void announce(item),
-    takesDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
-    changeTools: async ({ add = [], remove = [] }) => {
-      if (!control) return;
-      for (const name of remove) tools.delete(name);
-      for (const tool of add) tools.set(tool.spec.name, tool);
-      const replaced = new Set([...remove, ...add.map((t) => t.spec.name)]);
-      const now = control.state().tools ?? agent.config.tools;
-      await control.dispatch({
-        type: 'toolsChanged',
-        tools: [...now.filter((t) => !replaced.has(t.name)), ...add.map((t) => t.spec)],
-      });
-    },
-  };
+  const scope = Object.defineProperty(
+    {
+      runId,
+      llm: options.llm,
+      ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+      ...(options.onHuman ? { onHuman: options.onHuman } : {}),
+      ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+      resource: (key, open, close) => pool.get(key, open, close),
+      ...(options.sandbox
+        ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => scope.signal) }
+        : {}),
+      emit: (item) => void announce(item),
+      takesDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
+      changeTools: async ({ add = [], remove = [] }) => {
+        if (!control) return;
+        for (const name of remove) tools.delete(name);
+        for (const tool of add) tools.set(tool.spec.name, tool);
+        const replaced = new Set([...remove, ...add.map((t) => t.spec.name)]);
+        const now = control.state().tools ?? agent.config.tools;
+        await control.dispatch({
+          type: 'toolsChanged',
+          tools: [...now.filter((t) => !replaced.has(t.name)), ...add.map((t) => t.spec)],
+        });
+      },
+      [SIGNAL]: () => control?.signal ?? AbortSignal.abort(new Error('the run has not started')),
+    } satisfies Omit<RunScope, 'signal'> & Signalled,
+    'signal',
+    liveSignal,
+  ) as unknown as RunScope;
   const machine: Machine<AgentState, AnyEvent, AnyEffect> = {
     step: (state, event) => (agent.step ?? step)(agent.config, state, event),
     isFinal,
