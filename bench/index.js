@@ -138,7 +138,7 @@ for (let rep = 0; rep < REPS; rep++) {
       if (result.error) errors[`${contender.id}:${scenario}`] = result.error;
       else {
         const key = `${contender.id}:${scenario}`;
-        samples[key] = [...(samples[key] ?? []), result];
+        samples[key] = [...(samples[key] ?? []), { ...result, rep }];
       }
     }
   }
@@ -152,7 +152,7 @@ if (scenarios.includes('loop400')) {
     for (const contender of order) {
       const result = await measure(contender.id, 'loop400');
       if (result.error) log(`${contender.id} (peak RSS round ${rep + 1}): ${result.error}`);
-      else samples[`${contender.id}:rss400`] = [...(samples[`${contender.id}:rss400`] ?? []), result];
+      else samples[`${contender.id}:rss400`] = [...(samples[`${contender.id}:rss400`] ?? []), { ...result, rep }];
     }
   }
   log(`${RSS_SAMPLES} processes per contender for peak RSS (${Math.round((Date.now() - started) / 1000)}s)`);
@@ -173,9 +173,25 @@ const sizes = Object.fromEntries(
   contenders.map((c) => [c.id, footprint(installedIn(c), c.packages, { only: { '@openmanus/core': ['dist'] } })]),
 );
 
+/**
+ * Our figure over another's, repetition by repetition (each repetition runs every contender back
+ * to back, so drift on the machine between repetitions cancels), then the median of those ratios.
+ */
+const pairedRatio = (scenarios, key) => (id) => {
+  const byRep = (who) =>
+    new Map(
+      scenarios.flatMap((scenario) =>
+        (samples[`${who}:${scenario}`] ?? []).map((s) => [`${scenario}:${s.rep}`, s[key]]),
+      ),
+    );
+  const ours = byRep('ours');
+  const theirs = byRep(id);
+  return median([...ours].flatMap(([at, value]) => (theirs.get(at) ? [value / theirs.get(at)] : [])));
+};
+
 const rows = [
-  ['ms per step, 50-step loop', (id) => fig(id, 'loop50', 'msPerStep'), 2],
-  ['ms per step, 400-step loop', (id) => fig(id, 'loop400', 'msPerStep'), 2],
+  ['ms per step, 50-step loop', (id) => fig(id, 'loop50', 'msPerStep'), 2, '', pairedRatio(['loop50'], 'msPerStep')],
+  ['ms per step, 400-step loop', (id) => fig(id, 'loop400', 'msPerStep'), 2, '', pairedRatio(['loop400'], 'msPerStep')],
   [
     'growth 50 → 400 steps',
     (id) => {
@@ -187,13 +203,43 @@ const rows = [
     '×',
   ],
   // Each in its streaming mode, every text and argument piece handed to a consumer as it arrives.
-  ['ms per step, 50-step loop, streamed', (id) => fig(id, 'stream50', 'msPerStep'), 2],
-  ['ms per step, 400-step loop, streamed', (id) => fig(id, 'stream400', 'msPerStep'), 2],
-  ['ms per turn, 5 calls × 50 ms tool', (id) => fig(id, 'parallel', 'msPerStep'), 1],
-  ['peak RSS, 400-step run (MB)', peakRss, 0],
-  ['heap retained after 400-step run (MB)', (id) => fig(id, 'loop400', 'heapMB'), 1],
-  ['cold import (ms)', (id) => fig(id, 'import', 'importMs'), 0],
-  ['peak RSS after import (MB)', (id) => fig(id, 'import', 'importRssMB'), 1],
+  [
+    'ms per step, 50-step loop, streamed',
+    (id) => fig(id, 'stream50', 'msPerStep'),
+    2,
+    '',
+    pairedRatio(['stream50'], 'msPerStep'),
+  ],
+  [
+    'ms per step, 400-step loop, streamed',
+    (id) => fig(id, 'stream400', 'msPerStep'),
+    2,
+    '',
+    pairedRatio(['stream400'], 'msPerStep'),
+  ],
+  [
+    'ms per turn, 5 calls × 50 ms tool',
+    (id) => fig(id, 'parallel', 'msPerStep'),
+    1,
+    '',
+    pairedRatio(['parallel'], 'msPerStep'),
+  ],
+  ['peak RSS, 400-step run (MB)', peakRss, 0, '', pairedRatio(['loop400', 'rss400'], 'rssMB')],
+  [
+    'heap retained after 400-step run (MB)',
+    (id) => fig(id, 'loop400', 'heapMB'),
+    1,
+    '',
+    pairedRatio(['loop400'], 'heapMB'),
+  ],
+  ['cold import (ms)', (id) => fig(id, 'import', 'importMs'), 0, '', pairedRatio(['import'], 'importMs')],
+  [
+    'peak RSS after import (MB)',
+    (id) => fig(id, 'import', 'importRssMB'),
+    1,
+    '',
+    pairedRatio(['import'], 'importRssMB'),
+  ],
   ['install: packages', (id) => sizes[id]?.packages, 0],
   ['install: MB on disk', (id) => sizes[id]?.mb, 1],
 ];
@@ -210,19 +256,21 @@ const table = [
   ),
 ];
 
-// Our ratio to every other contender on the per-step and memory figures (below 1.00 = we are ahead).
+// Our ratio to every other contender on the per-step and memory figures (below 1.00 = we are ahead):
+// measured ones paired by repetition, the install figures (the same in every run) as they are.
 const ratioRows = rows.filter(([name]) => !name.startsWith('growth'));
 const others = contenders.filter((c) => c.id !== 'ours');
 const ratios = [
   `| ours ÷ … | ${others.map((c) => c.label).join(' | ')} |`,
   `|---|${others.map(() => '---:').join('|')}|`,
   ...ratioRows.map(
-    ([name, get]) =>
+    ([name, get, , , paired]) =>
       `| ${name} | ${others
         .map((c) => {
           const a = get('ours');
           const b = get(c.id);
-          return a !== undefined && b ? `${(a / b).toFixed(2)}×` : '–';
+          const ratio = paired ? paired(c.id) : a !== undefined && b ? a / b : undefined;
+          return ratio !== undefined ? `${ratio.toFixed(2)}×` : '–';
         })
         .join(' | ')} |`,
   ),
@@ -315,7 +363,7 @@ const extras = [
     : []),
 ];
 const cpu = os.cpus()[0]?.model ?? 'unknown CPU';
-const meta = `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · Node ${process.version} · medians over ${REPS} processes per contender and figure (the faster of 2 runs in each)`;
+const meta = `${new Date().toISOString().slice(0, 10)} · ${os.cpus().length} × ${cpu} · Node ${process.version} · medians over ${REPS} processes per contender and figure (the faster of 2 runs in each); ratios are medians of the ratios within each repetition`;
 
 const report = [
   meta,

@@ -96,6 +96,8 @@ export async function durableFlow(
   const flowId = runtime.runId;
   // runFlow's id is the time it started: recorded, so that a replay makes the same plan.
   const planId = await runtime.runStep('plan-id', async () => `plan_${Date.now()}`);
+  // The flow's time limit counts from its first start, not from a replay's.
+  const startedAt = await runtime.runStep('started-at', async () => Date.now());
   // The transition being saved: the checkpoint writes it, in the transition's turn, so the writes
   // come in the same order on every replay.
   let applied: { event: FlowEvent; observations: FlowObservation[] } | undefined;
@@ -113,6 +115,7 @@ export async function durableFlow(
     llm: options.llm,
     flowId,
     planId,
+    startedAt,
     ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
     performers: (defaults) => ({
       // Asked for when the effect is performed, before any await: the order of keys is the state's.

@@ -126,6 +126,35 @@ describe('a worker killed during a flow step', () => {
     });
   });
 
+  it('a flow taken up again past its time limit ends as timed out at once: the limit counts from its first start', async () => {
+    const { script, held } = stallOnce(flowReply, (request) => purposeOf(request) === 'step 1');
+    const server = await harness.server({ script });
+    const log = await harness.toolLog('flow-late');
+    const first = harness.worker('flow-late-worker', server.baseURL, log);
+    await first.ready;
+    const durable = await harness.client();
+    const enqueued = Date.now();
+    // `quick-trip` is `day-trip` with a limit of 4 s.
+    const flowId = await durable.enqueueFlow({ flowId: 'late-trip', flow: 'quick-trip', input: TASK });
+    await held;
+    first.child.kill('SIGKILL');
+    expect(await first.exited).toBe('SIGKILL');
+    // Nobody runs the flow until its limit has passed (the time itself is what is tested).
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, enqueued + 4_500 - Date.now())));
+
+    await harness.worker('flow-late-worker', server.baseURL, log).ready;
+    const takenUp = Date.now();
+    const outcome = await durable.waitForFlow(flowId);
+
+    expect(outcome).toMatchObject({
+      status: 'finished',
+      finishReason: 'timeout',
+      error: 'the flow ran out of time (4 s)',
+    });
+    // A replay that started the limit over would have let the step finish and the flow complete.
+    expect(Date.now() - takenUp).toBeLessThan(3_000);
+  });
+
   it('a flow whose worker dies for good is adopted with its step run by a live worker', async () => {
     const { script, held } = stallOnce(flowReply, (request) => purposeOf(request) === 'step 1');
     const server = await harness.server({ script });

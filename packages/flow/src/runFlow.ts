@@ -58,6 +58,11 @@ export interface FlowRunOptions extends HostCallbacks {
   /** The plan's id (default `plan_<ms since 1970>`, as OpenManus); a durable flow gives one its replay gives again. */
   readonly planId?: string;
   /**
+   * When the flow started, in ms since 1970: its `timeoutMs` counts from then (default: now). A
+   * durable flow gives the time it recorded, so that a replay does not grant the flow its whole limit again.
+   */
+  readonly startedAt?: number;
+  /**
    * Performers replacing the flow's own, made from them (to wrap them: a durable flow records each
    * model call as an engine step and runs each executor as a child workflow).
    */
@@ -247,7 +252,8 @@ async function driveFlow(
         quiet: (effect) => effect.type === 'emit',
         attach: (control) => {
           const afterMs = flow.config.timeoutMs;
-          timer = setTimeout(() => void control.dispatch({ type: 'timedOut', afterMs }), afterMs);
+          const spent = options.startedAt === undefined ? 0 : Math.max(0, Date.now() - options.startedAt);
+          timer = setTimeout(() => void control.dispatch({ type: 'timedOut', afterMs }), Math.max(0, afterMs - spent));
         },
         ...(store || options.checkpoint
           ? {

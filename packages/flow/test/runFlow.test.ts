@@ -292,6 +292,15 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     expect(server?.requests).toHaveLength(2);
   });
 
+  it('counts its time limit from `startedAt` when given: a flow resumed past it ends as timed out at once', async () => {
+    const waiter = createAgent({ name: 'Waiter', tools: [terminate] });
+    const llm = await model([plan(['Wait for rain'])]);
+    const flow = createPlanningFlow({ agents: { waiter }, timeoutMs: 60_000 });
+    const outcome = await runFlow(flow, 'Wait', { llm, startedAt: Date.now() - 61_000 });
+    expect(outcome).toMatchObject({ finishReason: 'timeout', error: 'the flow ran out of time (60 s)' });
+    expect(outcome.plan.steps.every((s) => s.status !== 'completed')).toBe(true);
+  });
+
   it('is cancelled by its signal in the middle of a step; leaving its stream early cancels it too', async () => {
     const stop = new AbortController();
     const slow = defineTool({
