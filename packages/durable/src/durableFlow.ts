@@ -13,6 +13,7 @@ import {
   planOf,
   runFlow,
 } from '@openmanus/flow';
+import { FlowCancelledError } from './cancelled.js';
 import type { RunEventItem } from './durableRun.js';
 import type { ExecutorRunRequest } from './names.js';
 import type { DurableRuntime } from './runtime.js';
@@ -110,13 +111,17 @@ export async function durableFlow(
       return [next, effects];
     },
   };
-  const signals = [options.signal, runtime.cancelled].filter((s): s is AbortSignal => s !== undefined);
+  // Heard from a step's run when the flow was cancelled with it, before the engine told the flow.
+  const cancelledWithRun = new AbortController();
+  const signals = [options.signal, runtime.cancelled, cancelledWithRun.signal].filter(
+    (s): s is AbortSignal => s !== undefined,
+  );
   return runFlow(observed, input, {
     llm: options.llm,
     flowId,
     planId,
     startedAt,
-    ...(signals.length > 0 ? { signal: AbortSignal.any(signals) } : {}),
+    signal: AbortSignal.any(signals),
     performers: (defaults) => ({
       // Asked for when the effect is performed, before any await: the order of keys is the state's.
       callLlm: (effect, context) => runtime.runStep(effect.id, async () => defaults.callLlm(effect, context)),
@@ -139,6 +144,11 @@ export async function durableFlow(
         try {
           outcome = await child.outcome();
         } catch (error) {
+          // The flow stops as cancelled; nothing after this is performed.
+          if (error instanceof FlowCancelledError) {
+            cancelledWithRun.abort(new Error('the flow was cancelled'));
+            return undefined;
+          }
           // The run itself failed (its worker has no such agent, it was cancelled on its own): the
           // flow judges the step as a failed attempt (tried again up to its limit, then blocked).
           const reason = error instanceof Error ? error.message : String(error);

@@ -1,7 +1,7 @@
 import { DBOS, type WorkflowHandle } from '@dbos-inc/dbos-sdk';
 import type { LlmPort, RunOutcome } from '@openmanus/core';
 import { createPlanningFlow, type FlowOutcome, type PlanningFlow, type PlanningFlowOptions } from '@openmanus/flow';
-import { RunCancelledError } from './cancelled.js';
+import { FlowCancelledError, RunCancelledError } from './cancelled.js';
 import { dbosRuntime } from './dbosRuntime.js';
 import { type DurableFlowRuntime, durableFlow } from './durableFlow.js';
 import {
@@ -97,9 +97,14 @@ async function finalOutcome(
     try {
       result = await part.getResult({ pollingIntervalMs });
     } catch (error) {
-      // Cancelled on its own (`cancel(runId)`): the flow judges the step as a run that failed.
-      if ((await DBOS.getWorkflowStatus(part.workflowID))?.status === 'CANCELLED')
+      if ((await DBOS.getWorkflowStatus(part.workflowID))?.status === 'CANCELLED') {
+        // Cancelled with its flow (`cancelFlow`): the flow may hear of its run first.
+        const flowId = DBOS.workflowID;
+        if (flowId && (await DBOS.getWorkflowStatus(flowId))?.status === 'CANCELLED')
+          throw new FlowCancelledError(`flow "${flowId}" was cancelled`);
+        // Cancelled on its own (`cancel(runId)`): the flow judges the step as a run that failed.
         throw new RunCancelledError(`run "${runId}" was cancelled`);
+      }
       throw error;
     }
     if (!isContinuation(result)) return result;
