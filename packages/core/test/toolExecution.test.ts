@@ -199,6 +199,16 @@ describe('executeTool: what the tool returns', () => {
     });
   });
 
+  it("another library's promise (any thenable) is awaited like a native one", async () => {
+    // biome-ignore lint/suspicious/noThenProperty: a thenable that is not a Promise is what is tested
+    const thenable = { then: (resolve: (value: ToolReturn) => void) => resolve('from a thenable') };
+    expect(await outcomeOf(thenable as unknown as ToolReturn)).toEqual({
+      type: 'toolCompleted',
+      effectId: 'running-1-0',
+      output: 'from a thenable',
+    });
+  });
+
   it('ok() with a string is that string', async () => {
     expect(await outcomeOf(ok('fine'))).toEqual({ type: 'toolCompleted', effectId: 'running-1-0', output: 'fine' });
   });

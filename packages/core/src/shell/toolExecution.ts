@@ -55,16 +55,15 @@ export async function executeTool(
       ? ledger.completed(`Error: ${call.name} timed out after ${timeoutMs} ms and was stopped.`, true)
       : ledger.completed(`Error: ${call.name} was cancelled.`, true);
   try {
-    const running = tool.execute(parsed.value, toolScope(run, ledger, options));
+    const running: ToolReturn | PromiseLike<ToolReturn> = tool.execute(parsed.value, toolScope(run, ledger, options));
     // Whichever comes first, the tool's answer or the stop (one promise, no race of two).
-    const returned =
-      running instanceof Promise
-        ? await new Promise<ToolReturn | typeof halted>((resolve, reject) => {
-            halt = resolve;
-            if (link.isStopped) resolve(halted);
-            running.then(resolve, reject);
-          })
-        : running;
+    const returned = isThenable(running)
+      ? await new Promise<ToolReturn | typeof halted>((resolve, reject) => {
+          halt = resolve;
+          if (link.isStopped) resolve(halted);
+          running.then(resolve, reject);
+        })
+      : running;
     if (returned === halted) return stopped();
     if (isSuspension(returned)) {
       const { progress, waiting } = returned.suspend;
@@ -216,6 +215,10 @@ function meteredLlm(llm: LlmPort, ledger: CallLedger): LlmPort {
     },
   };
 }
+
+// Any thenable, as `await` takes one (a tool may return another library's promise).
+const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
+  typeof (value as { then?: unknown } | null)?.then === 'function';
 
 const isSuspension = (returned: ToolReturn): returned is ToolSuspension =>
   typeof returned === 'object' && 'suspend' in returned;
