@@ -385,6 +385,8 @@ describe('tool calls of one turn', () => {
     it(`nothing new starts after a cancel (${parallelSafe ? 'parallel-safe' : 'one at a time'})`, async () => {
       const controller = new AbortController();
       const started: number[] = [];
+      let firstReturned: () => void = () => {};
+      const firstDone = new Promise<void>((resolve) => (firstReturned = resolve));
       const stops = defineTool({
         name: 'stops',
         description: 'The first call cancels the run once every call of the turn was handed out',
@@ -395,6 +397,7 @@ describe('tool calls of one turn', () => {
           if (n === 1) {
             await new Promise((resolve) => setImmediate(resolve));
             controller.abort('stop now');
+            firstReturned();
           }
           return `ran ${n}`;
         },
@@ -405,8 +408,11 @@ describe('tool calls of one turn', () => {
         signal: controller.signal,
         maxParallelTools: 1,
       });
-      expect(started).toEqual([1]);
       expect(outcome).toMatchObject({ finishReason: 'cancelled', error: 'stop now' });
+      // The run returns at the cancel; the first call gives its slot back after that. Nothing waiting for it starts.
+      await firstDone;
+      for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
+      expect(started).toEqual([1]);
       expect(llm.requests).toHaveLength(1);
     });
   }

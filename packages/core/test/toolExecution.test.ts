@@ -148,7 +148,10 @@ describe('executeTool: what the tool returns', () => {
     );
 
   it('a string is the output, with no error flag, usage or data', async () => {
-    expect(await outcomeOf('done')).toEqual({ type: 'toolCompleted', effectId: 'running-1-0', output: 'done' });
+    const event = await outcomeOf('done');
+    expect(event).toEqual({ type: 'toolCompleted', effectId: 'running-1-0', output: 'done' });
+    // Not even as keys left undefined: the event is saved and sent as it is.
+    expect(Object.keys(event)).toEqual(['type', 'effectId', 'output']);
   });
 
   it('an empty output says the tool completed with no output', async () => {
@@ -433,8 +436,19 @@ describe('executeTool: the scope a tool gets', () => {
       return 'ok';
     });
     await executeTool(callOf('look', {}), look, runScope().scope);
-    expect(seen && Object.keys(seen).filter((k) => ['workspace', 'onHuman', 'onApproval'].includes(k))).toEqual([]);
+    expect(
+      seen &&
+        Object.keys(seen).filter((k) => ['workspace', 'onHuman', 'onApproval', 'sandbox', 'takesDeltas'].includes(k)),
+    ).toEqual([]);
     expect(seen?.data).toBeUndefined();
+  });
+
+  it('lets a tool save progress where nobody records it (a call made outside a run)', async () => {
+    const saves = toolDoing('saves', (scope) => {
+      scope.saveProgress({ page: 2 });
+      return 'saved';
+    });
+    expect(await executeTool(callOf('saves', {}), saves, runScope().scope)).toMatchObject({ output: 'saved' });
   });
 
   it('hands a resumed call its progress and the person’s answer', async () => {
@@ -577,6 +591,27 @@ describe('executeTool: model use of the tool’s own', () => {
     expect(model).toBe('the-run-model');
     expect(calls.map((c) => c.request)).toEqual([request, request, request, request]);
     expect(calls.every((c) => c.signal instanceof AbortSignal)).toBe(true);
+  });
+
+  it('reports usage with any one part spent: calls without tokens, or tokens without calls', async () => {
+    const { llm } = meteredModel([undefined]);
+    const callsOnly = toolDoing('calls_only', async (s) => {
+      await s.llm.complete(request);
+      return 'asked';
+    });
+    expect(await executeTool(callOf('calls_only', {}), callsOnly, runScope({ llm }).scope)).toMatchObject({
+      usage: { inputTokens: 0, outputTokens: 0, llmCalls: 1 },
+    });
+    for (const spent of [
+      { inputTokens: 7, outputTokens: 0, llmCalls: 0 },
+      { inputTokens: 0, outputTokens: 9, llmCalls: 0 },
+    ]) {
+      const reports = toolDoing('reports', (s) => {
+        s.addUsage(spent);
+        return 'reported';
+      });
+      expect(await executeTool(callOf('reports', {}), reports, runScope().scope)).toMatchObject({ usage: spent });
+    }
   });
 
   it('passes the model’s answer back to the tool unchanged', async () => {
