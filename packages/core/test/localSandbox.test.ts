@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -182,7 +183,8 @@ describe('the local provider', () => {
     const run = createToolRun({ sandbox: provider });
     try {
       // The tools' own workspace is not where they work: the sandbox's is.
-      const unused = join(tmpdir(), 'openmanus-never-used');
+      // A name of its own: a directory left by another process (a mutant under test, say) must not count.
+      const unused = join(tmpdir(), `openmanus-never-used-${randomUUID()}`);
       const python = createPythonExecute({ workspace: unused });
       const editor = createStrReplaceEditor({ workspace: unused });
       const wrote = await run.call(python, {

@@ -417,6 +417,22 @@ describe('tool calls of one turn', () => {
     });
   }
 
+  it('a turn run one call at a time takes no slots: the next parallel turn still runs at most the cap at once', async () => {
+    const unsafe = concurrencyProbe(false);
+    const safe = concurrencyProbe(true);
+    const llm = scriptedLlm([
+      { toolCalls: callsOf('unsafe', [1, 2, 3]) },
+      { toolCalls: callsOf('safe', [4, 5, 6, 7]) },
+      { content: 'ok' },
+    ]);
+    const agent = createAgent({ name: 'a', tools: [unsafe.tool, safe.tool] });
+    const outcome = await run(agent, 'go', { llm, maxParallelTools: 2 });
+    expect(outcome.answer).toBe('ok');
+    expect(unsafe.stats.peak).toBe(1);
+    expect(safe.stats.started).toEqual([4, 5, 6, 7]);
+    expect(safe.stats.peak).toBe(2);
+  });
+
   it('the cap holds turn after turn: calls of a later turn run too, still at most the cap at once', async () => {
     const { tool, stats } = concurrencyProbe(true);
     const llm = scriptedLlm([
