@@ -106,7 +106,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       // The body is written here from the kept texts (see sendOptions), where the client allows it.
       const texts = connection.writesBody ? messageTexts : undefined;
       // One guard per request: the SDK never removes its listener from the signal it gets.
-      const guard = guardRequest(callOptions.signal, timeoutMs, idleTimeoutMs);
+      const guard = new RequestGuard(callOptions.signal, timeoutMs, idleTimeoutMs);
       const { onDelta } = callOptions;
       const send = async (): Promise<Result<LlmResponse, LlmError>> => {
         if (!params.stream)
@@ -156,13 +156,9 @@ type Raced<T> = { readonly value: T } | { readonly error: unknown } | { readonly
 /**
  * One request's limits: a deadline for all of it (headers, body, stream, retries), the caller's
  * cancel, and a stream's idle timer. Whichever fires first aborts the SDK's request (its body
- * read too) and ends the wait for it, even where the SDK would not notice at once.
+ * read too) and ends the wait for it, even where the SDK would not notice at once. A class: one
+ * is made per request, and its methods are shared instead of made per request.
  */
-function guardRequest(caller: AbortSignal | undefined, timeoutMs: number, idleMs: number): RequestGuard {
-  return new RequestGuard(caller, timeoutMs, idleMs);
-}
-
-// A class: one is made per request, and its methods are shared instead of made per request.
 class RequestGuard {
   private readonly controller = new AbortController();
   private reason: LlmError | undefined;

@@ -12,6 +12,7 @@ import type { Tool } from '../tools/defineTool.js';
 import { admitRun } from './admission.js';
 import { drive, type Machine } from './driver.js';
 import { type ItemSink, itemStream } from './itemStream.js';
+import { liveProperty } from './liveProperty.js';
 import { type AgentPerformers, agentPerformers, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
@@ -62,18 +63,10 @@ export class RunInProgressError extends Error {
 // a WeakSet's entries cost the garbage collector extra work at every step.
 const activeStates = new Set<AgentState>();
 
-// The run scope's signal, read through one getter shared by every run's scope: a getter written in
-// the literal would make the scope, read at every call, a dictionary of properties, and one made
-// per run would give each run's scope a hidden class of its own.
+// The run scope's signal, live (see liveProperty): the scope is read at every call.
 const SIGNAL = Symbol('signal');
 type Signalled = { readonly [SIGNAL]: () => AbortSignal };
-const liveSignal: PropertyDescriptor = {
-  get(this: Signalled) {
-    return this[SIGNAL]();
-  },
-  enumerable: true,
-  configurable: true,
-};
+const liveSignal = liveProperty((scope: Signalled) => scope[SIGNAL]());
 
 /** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
 export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {

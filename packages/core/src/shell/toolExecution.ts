@@ -5,6 +5,7 @@ import type { LlmPort } from '../llm/llm.js';
 import { err, ok, type Result } from '../result.js';
 import type { Tool, ToolOutput, ToolReturn, ToolSuspension } from '../tools/defineTool.js';
 import { type AbortLink, linkAbort } from './abort.js';
+import { liveProperty } from './liveProperty.js';
 import type { ItemOrigin, RunItem } from './runItems.js';
 import type { RunScope, ToolScope } from './scope.js';
 
@@ -114,7 +115,7 @@ class CallLedger {
     return this.metered;
   }
 
-  add(more: { readonly inputTokens: number; readonly outputTokens: number; readonly llmCalls: number }): void {
+  add(more: Usage): void {
     this.inputTokens += more.inputTokens;
     this.outputTokens += more.outputTokens;
     this.llmCalls += more.llmCalls;
@@ -152,24 +153,10 @@ type ToolCompleted = Extract<ToolEvent, { type: 'toolCompleted' }>;
 const LEDGER = Symbol('ledger');
 type Scoped = { readonly [LEDGER]: CallLedger };
 
-// The live parts are getters shared by every scope. A getter written in the literal would make a
-// function per call and give each scope a dictionary of properties; a literal that spreads the
-// run's scope and adds keys after it gets a hidden class per call on Node 20. Either way every
-// read of the scope would miss, and making it cost microseconds.
-const liveSignal: PropertyDescriptor = {
-  get(this: Scoped) {
-    return this[LEDGER].link?.signal;
-  },
-  enumerable: true,
-  configurable: true,
-};
-const liveLlm: PropertyDescriptor = {
-  get(this: Scoped) {
-    return this[LEDGER].llm;
-  },
-  enumerable: true,
-  configurable: true,
-};
+// The call's live parts (see liveProperty). The literal below also does not spread the run's scope:
+// on Node 20 a literal that spreads an object and then adds keys gets a hidden class per call.
+const liveSignal = liveProperty((scope: Scoped) => scope[LEDGER].link?.signal);
+const liveLlm = liveProperty((scope: Scoped) => scope[LEDGER].llm);
 
 /** What the call's tool gets: the run's scope with its own signal, model meter, progress and data. */
 function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions): ToolScope {
