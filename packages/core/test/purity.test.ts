@@ -31,8 +31,9 @@ describe('the functional core', () => {
   it('importing the package loads the openai SDK, the tokenizer ranks, zod and the rest only on demand', () => {
     const eager = importGraph('index.ts', { dynamic: false }).external;
     expect(eager.filter((s) => s === 'openai' || s.startsWith('js-tiktoken'))).toEqual([]);
-    // zod (~40 ms of a cold start), smol-toml, eventemitter3 and node:child_process load on first use (lazyModule.ts).
-    const lazy = ['zod', 'smol-toml', 'eventemitter3', 'node:child_process', 'node:crypto'];
+    // zod (~40 ms of a cold start), smol-toml, eventemitter3, the stream's event parser and node:child_process
+    // load on first use (lazyModule.ts).
+    const lazy = ['zod', 'smol-toml', 'eventemitter3', 'eventsource-parser', 'node:child_process', 'node:crypto'];
     expect(eager.filter((s) => lazy.includes(s))).toEqual([]);
     const all = importGraph('index.ts').external;
     expect(all).toContain('openai');

@@ -111,9 +111,14 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       const send = async (): Promise<Result<LlmResponse, LlmError>> => {
         if (!params.stream)
           return fromCompletion(await chat.create(params, sendOptions(params, texts, guard.signal)), promptMode);
-        // The raw chunks, assembled here: the SDK's stream helper rebuilds a whole snapshot per chunk.
-        const chunks = await chat.create(params, sendOptions(params, texts, guard.signal));
-        const reply = await readStreamedReply(chunks, guard.chunkArrived, onDelta);
+        // The SDK makes the request (and its retries); the events are read here (see readStreamedReply).
+        const response = await chat.create(params, sendOptions(params, texts, guard.signal)).asResponse();
+        const reply = await readStreamedReply(response.body, {
+          arrived: guard.chunkArrived,
+          onDelta,
+          // As the SDK's stream reports an error event: an API error without a status.
+          failed: (error) => new openai.APIError(undefined, error as object, undefined, response.headers),
+        });
         return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
       };
       try {

@@ -1,6 +1,8 @@
+import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ToolCall } from '../kernel/messages.js';
+import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta } from './llm.js';
 
 /** A streamed reply added up: what a non-streamed completion's message and usage carry. */
@@ -20,31 +22,43 @@ export class DeltaListenerError extends Error {
   override readonly name = 'DeltaListenerError';
 }
 
+/** How the reply is read, besides its body. */
+export interface StreamReading {
+  /** Told of every chunk of the reply (the idle timer). */
+  readonly arrived: () => void;
+  /** Gets the reply's pieces as they come. */
+  readonly onDelta?: ((delta: LlmDelta) => void) | undefined;
+  /** The error to throw for an error the server reports inside the stream (`data: {"error": …}`). */
+  readonly failed: (error: unknown) => Error;
+}
+
 interface CallSoFar {
   id: string;
   name: string;
   arguments: string;
 }
 
+const loadEventSourceParser = lazyModule<typeof import('eventsource-parser')>('eventsource-parser');
+const STREAMING = { stream: true } as const;
+
 /**
- * Reads a chat-completions chunk stream into the reply, as the API's own stream helper would
- * but without rebuilding a snapshot per chunk: text concatenated, tool calls assembled by
- * `index` (id and name when given, argument pieces concatenated), usage from its last chunk.
- * `arrived` is told of every chunk (the idle timer); `onDelta` gets the pieces as they come.
+ * Reads a chat-completions reply from its server-sent events, as the SDK's stream would, into
+ * the reply: text concatenated, tool calls assembled by `index`, usage from its last chunk,
+ * events after `[DONE]` ignored, an `error` payload thrown. The SDK's own reader passes each
+ * event through three async generators and scans the bytes one by one in JavaScript: about 7% of
+ * a short run's step (measured against a raw loop reading the SDK's chunks). Here the text is
+ * split by `eventsource-parser` and each event taken in synchronously: the loop only waits.
  */
 export async function readStreamedReply(
-  chunks: AsyncIterable<ChatCompletionChunk>,
-  arrived: () => void,
-  onDelta?: (delta: LlmDelta) => void,
+  body: AsyncIterable<Uint8Array> | null,
+  reading: StreamReading,
 ): Promise<StreamedReply> {
-  // The loop only waits; each chunk is taken in by plain synchronous code. V8 compiles an async
-  // function's loop with everything it calls inlined into one large state machine: kept small,
-  // it is optimised in a fraction of the time (a short run pays that compile on its own clock).
-  const reply = new ReplyAssembler(onDelta);
-  for await (const chunk of chunks) {
-    arrived();
-    reply.take(chunk);
-  }
+  const reply = new ReplyAssembler(reading);
+  const parser = loadEventSourceParser().createParser({ onEvent: reply.onEvent });
+  const decoder = new TextDecoder();
+  // Read to the end, past `[DONE]`: a body left unread would keep its connection from being reused.
+  for await (const bytes of body ?? []) parser.feed(decoder.decode(bytes, STREAMING));
+  parser.feed(decoder.decode());
   return reply.finish();
 }
 
@@ -55,10 +69,31 @@ class ReplyAssembler {
   private readonly calls = new Map<number, CallSoFar>();
   private usage: CompletionUsage | undefined;
   private finished = false;
+  // `[DONE]` seen: whatever follows is not part of the reply.
+  private done = false;
+  private readonly onDelta: ((delta: LlmDelta) => void) | undefined;
 
-  constructor(private readonly onDelta: ((delta: LlmDelta) => void) | undefined) {}
+  constructor(private readonly reading: StreamReading) {
+    this.onDelta = reading.onDelta;
+  }
 
-  take(chunk: ChatCompletionChunk): void {
+  /** One server-sent event: a chunk of the reply, the end marker, or an error. */
+  readonly onEvent = (event: EventSourceMessage): void => {
+    if (this.done) return;
+    const { data } = event;
+    if (data.startsWith('[DONE]')) {
+      this.done = true;
+      return;
+    }
+    const chunk: unknown = JSON.parse(data);
+    if (typeof chunk !== 'object' || chunk === null)
+      throw new SyntaxError(`a stream event is not a JSON object: ${data.slice(0, 100)}`);
+    if ('error' in chunk && chunk.error) throw this.reading.failed(chunk.error);
+    this.reading.arrived();
+    this.take(chunk as ChatCompletionChunk);
+  };
+
+  private take(chunk: ChatCompletionChunk): void {
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) return;
