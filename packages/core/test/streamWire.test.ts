@@ -3,19 +3,34 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAiLlm, type LlmDelta, type LlmRequest } from '../src/index.js';
+import { readStreamedReply } from '../src/llm/streamedReply.js';
 
 // The port reads a streamed reply's server-sent events itself: these tests speak the wire format
 // from a bare HTTP server, in the framings real servers and proxies produce.
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise((resolve) => s.close(resolve))));
+  await Promise.all(
+    servers.splice(0).map((server) => {
+      const closed = new Promise((resolve) => server.close(resolve));
+      // A reply the port stopped reading leaves its connection to the server's keep-alive time-out.
+      server.closeAllConnections();
+      return closed;
+    }),
+  );
 });
 
-/** A server answering every request with these bytes, written piece by piece with a pause between. */
-async function serveBytes(pieces: readonly (string | Uint8Array)[]): Promise<{ baseURL: string }> {
+type Pieces = readonly (string | Uint8Array)[];
+
+/**
+ * A server answering with these bytes, written piece by piece with a pause between: the first
+ * request with the first reply, and so on, the last reply to any request after.
+ */
+async function serveBytes(...replies: readonly Pieces[]): Promise<{ baseURL: string }> {
+  let served = 0;
   const server = createServer(async (req, res) => {
     for await (const _ of req);
+    const pieces = replies[Math.min(served++, replies.length - 1)] ?? [];
     res.writeHead(200, { 'content-type': 'text/event-stream' });
     for (const piece of pieces) {
       res.write(piece);
@@ -31,8 +46,8 @@ async function serveBytes(pieces: readonly (string | Uint8Array)[]): Promise<{ b
   return { baseURL: `http://127.0.0.1:${port}/v1` };
 }
 
-const llmFor = (baseURL: string) =>
-  createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL, maxRetries: 0, stream: true });
+const llmFor = (baseURL: string, maxRetries = 0) =>
+  createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL, maxRetries, stream: true });
 const request: LlmRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' };
 
 const chunk = (delta: object, finish: string | null = null) =>
@@ -52,28 +67,62 @@ const usageChunk = JSON.stringify({
   usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 },
 });
 
-/** Every byte of `text` a piece of its own: events, lines and characters all split. */
-const byteByByte = (text: string) => Array.from(new TextEncoder().encode(text), (byte) => Uint8Array.of(byte));
+/** `text` in pieces of `size` bytes: events, lines and characters cut wherever they fall. */
+const piecesOf = (text: string, size: number) => {
+  const bytes = new TextEncoder().encode(text);
+  const pieces: Uint8Array[] = [];
+  for (let i = 0; i < bytes.length; i += size) pieces.push(bytes.subarray(i, i + size));
+  return pieces;
+};
+const cutsACharacter = (pieces: readonly Uint8Array[]) =>
+  pieces.some((piece) => {
+    try {
+      new TextDecoder('utf-8', { fatal: true }).decode(piece);
+      return false;
+    } catch {
+      return true;
+    }
+  });
+
+const content = 'Grüße aus Köln 🌍, 東京 too.';
+const events =
+  `data: ${chunk({ role: 'assistant', content: content.slice(0, 9) })}\n\n` +
+  `data: ${chunk({ content: content.slice(9) })}\n\n` +
+  `data: ${chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'add', arguments: '{"a":' } }] })}\n\n` +
+  `data: ${chunk({ tool_calls: [{ index: 0, function: { arguments: '1,"b":2}' } }] })}\n\n` +
+  `data: ${chunk({}, 'tool_calls')}\n\n` +
+  `data: ${usageChunk}\n\n` +
+  'data: [DONE]\n\n';
+const wholeReply = {
+  content,
+  toolCalls: [{ id: 'call_1', name: 'add', arguments: '{"a":1,"b":2}' }],
+  usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 },
+};
+
+describe('the reader of a streamed reply', () => {
+  it('fed one byte at a time, it adds up to the whole reply, every character whole', async () => {
+    async function* oneByteAtATime() {
+      for (const piece of piecesOf(events, 1)) yield piece;
+    }
+    const deltas: LlmDelta[] = [];
+    const reply = await readStreamedReply(oneByteAtATime(), { arrived: () => {}, onDelta: (d) => deltas.push(d) });
+    expect(reply).toEqual(wholeReply);
+    expect(deltas.map((d) => d.text ?? '').join('')).toBe(content);
+  });
+});
 
 describe('a streamed reply on the wire', () => {
-  it('split anywhere, even inside a character, it adds up to the whole reply', async () => {
-    const content = 'Grüße aus Köln 🌍, 東京 too.';
-    const events =
-      `data: ${chunk({ role: 'assistant', content: content.slice(0, 9) })}\n\n` +
-      `data: ${chunk({ content: content.slice(9) })}\n\n` +
-      `data: ${chunk({ tool_calls: [{ index: 0, id: 'call_1', type: 'function', function: { name: 'add', arguments: '{"a":' } }] })}\n\n` +
-      `data: ${chunk({ tool_calls: [{ index: 0, function: { arguments: '1,"b":2}' } }] })}\n\n` +
-      `data: ${chunk({}, 'tool_calls')}\n\n` +
-      `data: ${usageChunk}\n\n` +
-      'data: [DONE]\n\n';
-    const { baseURL } = await serveBytes(byteByByte(events));
+  it('in packets that cut events, lines and characters, it adds up to the whole reply', async () => {
+    const pieces = piecesOf(events, 7);
+    expect(cutsACharacter(pieces)).toBe(true);
+    const { baseURL } = await serveBytes(pieces);
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL).complete(request, { onDelta: (d) => deltas.push(d) });
     expect(result).toEqual({
       ok: true,
       value: {
         content,
-        toolCalls: [{ id: 'call_1', name: 'add', arguments: '{"a":1,"b":2}' }],
+        toolCalls: wholeReply.toolCalls,
         usage: { inputTokens: 9, outputTokens: 4 },
       },
     });
@@ -93,18 +142,70 @@ describe('a streamed reply on the wire', () => {
     expect(result).toEqual({ ok: true, value: { content: 'one two three', toolCalls: [] } });
   });
 
-  it('an error the server sends inside the stream fails the call with its message', async () => {
+  it('an error the server sends inside the stream fails the call with its message, as the server’s', async () => {
     const { baseURL } = await serveBytes([
       `data: ${chunk({ role: 'assistant', content: 'Half an ans' })}\n\n`,
       `data: ${JSON.stringify({ error: { message: 'The upstream provider is overloaded', type: 'server_error' } })}\n\n`,
     ]);
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL).complete(request, { onDelta: (d) => deltas.push(d) });
-    expect(result).toEqual({
-      ok: false,
-      error: { kind: 'bad_request', message: 'The upstream provider is overloaded' },
-    });
+    expect(result).toEqual({ ok: false, error: { kind: 'server', message: 'The upstream provider is overloaded' } });
     expect(deltas).toEqual([{ text: 'Half an ans' }]);
+  });
+
+  it('a numeric code is the status; a rate limit, an overlong context or a refusal is named as such', async () => {
+    const failing = async (error: object) => {
+      const { baseURL } = await serveBytes([`data: ${JSON.stringify({ error })}\n\n`]);
+      const result = await llmFor(baseURL).complete(request);
+      return result.ok ? undefined : result.error;
+    };
+    expect(await failing({ code: 502, message: 'Provider returned error' })).toEqual({
+      kind: 'server',
+      status: 502,
+      message: 'Provider returned error',
+    });
+    expect(await failing({ code: 429, message: 'Slow down' })).toEqual({
+      kind: 'rate_limit',
+      status: 429,
+      message: 'Slow down',
+    });
+    expect(
+      await failing({ type: 'invalid_request_error', code: 'context_length_exceeded', message: 'Too long' }),
+    ).toEqual({
+      kind: 'context_length',
+      message: 'Too long',
+    });
+    expect(await failing({ code: 400, message: 'Flagged by moderation' })).toEqual({
+      kind: 'bad_request',
+      status: 400,
+      message: 'Flagged by moderation',
+    });
+    expect(await failing({ detail: 'no message' })).toEqual({ kind: 'server', message: '{"detail":"no message"}' });
+  });
+
+  it('an overloaded server’s error mid-reply is retried like a cut connection: the deltas start over', async () => {
+    const { baseURL } = await serveBytes(
+      [
+        `data: ${chunk({ role: 'assistant', content: 'Half' })}\n\n`,
+        `data: ${JSON.stringify({ error: { message: 'overloaded', type: 'server_error' } })}\n\n`,
+      ],
+      [`data: ${chunk({ role: 'assistant', content: 'Whole' }, 'stop')}\n\n`, 'data: [DONE]\n\n'],
+    );
+    const deltas: LlmDelta[] = [];
+    const result = await llmFor(baseURL, 1).complete(request, { onDelta: (d) => deltas.push(d) });
+    expect(result).toEqual({ ok: true, value: { content: 'Whole', toolCalls: [] } });
+    expect(deltas).toEqual([{ text: 'Half' }, { restart: true }, { text: 'Whole' }]);
+  });
+
+  it('an overlong context reported mid-reply is not retried', async () => {
+    const { baseURL } = await serveBytes(
+      [`data: ${JSON.stringify({ error: { code: 'context_length_exceeded', message: 'Too long' } })}\n\n`],
+      [`data: ${chunk({ role: 'assistant', content: 'never asked for' }, 'stop')}\n\n`, 'data: [DONE]\n\n'],
+    );
+    expect(await llmFor(baseURL, 3).complete(request)).toEqual({
+      ok: false,
+      error: { kind: 'context_length', message: 'Too long' },
+    });
   });
 
   it('nothing after [DONE] is part of the reply', async () => {

@@ -21,7 +21,7 @@ import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
-import { DeltaListenerError, ReplyCutShortError, readStreamedReply } from './streamedReply.js';
+import { DeltaListenerError, ReplyCutShortError, ReplyErrorEvent, readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
@@ -113,12 +113,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
           return fromCompletion(await chat.create(params, sendOptions(params, texts, guard.signal)), promptMode);
         // The SDK makes the request (and its retries); the events are read here (see readStreamedReply).
         const response = await chat.create(params, sendOptions(params, texts, guard.signal)).asResponse();
-        const reply = await readStreamedReply(response.body, {
-          arrived: guard.chunkArrived,
-          onDelta,
-          // As the SDK's stream reports an error event: an API error without a status.
-          failed: (error) => new openai.APIError(undefined, error as object, undefined, response.headers),
-        });
+        const reply = await readStreamedReply(response.body, { arrived: guard.chunkArrived, onDelta });
         return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
       };
       try {
@@ -134,9 +129,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
           const stopped = guard.stopped();
           if (stopped) return err(stopped);
           const error = toLlmError(openai, outcome.error);
-          // The SDK retried what failed before the headers; a reply cut after them is retried here.
-          const cutMidway = error.kind === 'network' && !(outcome.error instanceof openai.OpenAI.APIConnectionError);
-          if (!cutMidway || attempt >= maxRetries) return err(error);
+          if (!failedMidway(openai, outcome.error, error) || attempt >= maxRetries) return err(error);
           const waited = await guard.race(sleep(Math.min(500 * 2 ** attempt, 8_000)));
           if ('stopped' in waited) return err(waited.stopped);
         }
@@ -517,6 +510,17 @@ function toResponse(
   return { content: text, toolCalls, ...counted };
 }
 
+/**
+ * The SDK retried what failed before the headers; after them, a cut connection or an error the
+ * server sent about itself mid-reply (overloaded, rate-limited) is retried here.
+ */
+function failedMidway({ OpenAI }: OpenAiModule, thrown: unknown, error: LlmError): boolean {
+  if (thrown instanceof ReplyErrorEvent) return error.kind === 'server' || error.kind === 'rate_limit';
+  return error.kind === 'network' && !(thrown instanceof OpenAI.APIConnectionError);
+}
+
+const CONTEXT_LENGTH = /context length|maximum context|too many tokens/i;
+
 function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
   if (error instanceof OpenAI.APIUserAbortError) return { kind: 'aborted', message: 'the request was aborted' };
   if (error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
@@ -532,17 +536,34 @@ function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
     if (status === 429) return { kind: 'rate_limit', ...base };
     if (status === 401 || status === 403) return { kind: 'auth', ...base };
     if (status !== undefined && status >= 500) return { kind: 'server', ...base };
-    if (error.code === 'context_length_exceeded' || /context length|maximum context|too many tokens/i.test(message)) {
+    if (error.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(message)) {
       return { kind: 'context_length', ...base };
     }
     return { kind: 'bad_request', ...base };
   }
+  if (error instanceof ReplyErrorEvent) return fromReplyError(error);
   if (error instanceof ReplyCutShortError)
     return { kind: 'network', message: `the connection broke during the reply: ${error.message}` };
   // After the headers: the body or stream broke off.
   if (brokeOff(error)) return { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` };
   if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
   return { kind: 'malformed_response', message: messageOf(error) };
+}
+
+/**
+ * An error sent mid-reply. The request had been accepted (a bad one is refused before the
+ * headers), so it is the server's own unless it says otherwise: a rate limit, an overlong
+ * context, or a numeric code below 500 (an HTTP status, as proxies send it).
+ */
+function fromReplyError({ message, code, type }: ReplyErrorEvent): LlmError {
+  const numeric = typeof code === 'number' && code >= 400 && code < 600;
+  const status = numeric ? { status: code } : {};
+  const named = `${String(code ?? '')} ${String(type ?? '')}`;
+  if (code === 429 || /rate_limit/.test(named)) return { kind: 'rate_limit', message, ...status };
+  if (/context_length/.test(named) || CONTEXT_LENGTH.test(message))
+    return { kind: 'context_length', message, ...status };
+  if (numeric && code < 500) return { kind: 'bad_request', message, ...status };
+  return { kind: 'server', message, ...status };
 }
 
 const NETWORK_CODE = /^(?:UND_ERR_|ECONNRESET$|EPIPE$|ECONNABORTED$|ETIMEDOUT$|ENETUNREACH$|EHOSTUNREACH$|ENOTCONN$)/;

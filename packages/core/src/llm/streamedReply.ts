@@ -22,14 +22,28 @@ export class DeltaListenerError extends Error {
   override readonly name = 'DeltaListenerError';
 }
 
+/**
+ * The server reported an error in the middle of the reply (`data: {"error": {…}}`), after its
+ * headers said all was well: an overloaded or rate-limited upstream, as proxies report them.
+ */
+export class ReplyErrorEvent extends Error {
+  override readonly name = 'ReplyErrorEvent';
+  constructor(
+    message: string,
+    /** The error's `code` (a number for some servers, a name for others) and `type`, as sent. */
+    readonly code: unknown,
+    readonly type: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /** How the reply is read, besides its body. */
 export interface StreamReading {
   /** Told of every chunk of the reply (the idle timer). */
   readonly arrived: () => void;
   /** Gets the reply's pieces as they come. */
   readonly onDelta?: ((delta: LlmDelta) => void) | undefined;
-  /** The error to throw for an error the server reports inside the stream (`data: {"error": …}`). */
-  readonly failed: (error: unknown) => Error;
 }
 
 interface CallSoFar {
@@ -44,7 +58,7 @@ const STREAMING = { stream: true } as const;
 /**
  * Reads a chat-completions reply from its server-sent events, as the SDK's stream would, into
  * the reply: text concatenated, tool calls assembled by `index`, usage from its last chunk,
- * events after `[DONE]` ignored, an `error` payload thrown. The SDK's own reader passes each
+ * events after `[DONE]` ignored, an `error` payload thrown as a `ReplyErrorEvent`. The SDK's own reader passes each
  * event through three async generators and scans the bytes one by one in JavaScript: about 7% of
  * a short run's step (measured against a raw loop reading the SDK's chunks). Here the text is
  * split by `eventsource-parser` and each event taken in synchronously: the loop only waits.
@@ -60,6 +74,12 @@ export async function readStreamedReply(
   for await (const bytes of body ?? []) parser.feed(decoder.decode(bytes, STREAMING));
   parser.feed(decoder.decode());
   return reply.finish();
+}
+
+function replyError(error: unknown): ReplyErrorEvent {
+  const { message, code, type } = (typeof error === 'object' ? error : {}) as Record<string, unknown>;
+  const text = typeof message === 'string' && message ? message : JSON.stringify(error);
+  return new ReplyErrorEvent(text, code, type);
 }
 
 /** A streamed reply as its chunks come in. */
@@ -88,7 +108,7 @@ class ReplyAssembler {
     const chunk: unknown = JSON.parse(data);
     if (typeof chunk !== 'object' || chunk === null)
       throw new SyntaxError(`a stream event is not a JSON object: ${data.slice(0, 100)}`);
-    if ('error' in chunk && chunk.error) throw this.reading.failed(chunk.error);
+    if ('error' in chunk && chunk.error) throw replyError(chunk.error);
     this.reading.arrived();
     this.take(chunk as ChatCompletionChunk);
   };
