@@ -1,11 +1,12 @@
 import type { PendingInput } from '@openmanus/core';
-import { type RunCommand, runCommand } from './runCommand.js';
+import { type RunCommand, runCommand, runOrFlowStep } from './runCommand.js';
 import type { SessionIo } from './session.js';
 
 export const answerUsage = `Usage: openmanus answer <runId> "<text>" [--effect <id>] [--database-url <url>]
 
 Answers the question a durable run asked a person (\`ask_human\`): the model reads the text and
-the run goes on. \`openmanus status\` shows the question.
+the run goes on. \`openmanus status\` shows the question. Given a flow's id (\`openmanus enqueue
+--flow\`), the run of its step in flight.
 
 Options:
   --effect <id>         the question to answer when the run asked several (its id in brackets
@@ -21,19 +22,20 @@ const answer: RunCommand = {
   words: ['"<text>"'],
   run: async (client, { runId, values, words: [text = ''], io }) => {
     if (!text.trim()) throw new Error('the answer is empty');
-    const info = await client.getRun(runId);
-    if (!info) throw new Error(`no run has the id "${runId}"`);
+    const target = await runOrFlowStep(client, runId);
+    const info = await client.getRun(target);
+    if (!info) throw new Error(`no run has the id "${target}"`);
     const asked = (info.status === 'running' ? (info.progress?.pending ?? []) : []).filter(
       (input): input is Extract<PendingInput, { kind: 'human' }> =>
         input.kind === 'human' && (values.effect === undefined || input.effectId === values.effect),
     );
     const [question, ...more] = asked;
-    if (!question) throw new Error(`run "${runId}" is not waiting for an answer (it is ${info.status})`);
+    if (!question) throw new Error(`run "${target}" is not waiting for an answer (it is ${info.status})`);
     if (more.length > 0) {
       const ids = asked.map((input) => input.effectId).join(', ');
-      throw new Error(`run "${runId}" asked ${asked.length} questions: choose one with --effect (${ids})`);
+      throw new Error(`run "${target}" asked ${asked.length} questions: choose one with --effect (${ids})`);
     }
-    await client.answer(runId, { type: 'humanReplied', effectId: question.effectId, answer: text });
+    await client.answer(target, { type: 'humanReplied', effectId: question.effectId, answer: text });
     io.stdout.write(`Answered "${question.question}"\n`);
     return 0;
   },

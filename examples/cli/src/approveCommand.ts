@@ -1,4 +1,4 @@
-import { type RunCommand, runCommand } from './runCommand.js';
+import { type RunCommand, runCommand, runOrFlowStep } from './runCommand.js';
 import { callText } from './runStatusLines.js';
 import type { SessionIo } from './session.js';
 
@@ -6,7 +6,8 @@ export const approveUsage = `Usage: openmanus approve <runId> [--reject <reason>
 
 Approves the tool calls a durable run waits to have approved (\`openmanus worker --approve\`), so
 the run goes on; with --reject, denies them and the model reads the reason. \`openmanus status\`
-shows what the run waits for.
+shows what the run waits for. Given a flow's id (\`openmanus enqueue --flow\`), the run of its
+step in flight.
 
 Options:
   --reject <reason>     deny instead of approving
@@ -23,7 +24,7 @@ const approve: RunCommand = {
   run: async (client, { runId, values, io }) => {
     const reject = values.reject as string | undefined;
     const effectId = values.effect as string | undefined;
-    const answered = await client.approve(runId, {
+    const answered = await client.approve(await runOrFlowStep(client, runId), {
       ...(reject !== undefined ? { reject } : {}),
       ...(effectId !== undefined ? { effectId } : {}),
     });

@@ -103,15 +103,21 @@ export async function enqueueCommand(argv: string[], io: SessionIo): Promise<num
   );
 }
 
+/** When the run waits for a person: the commands that show and give what it waits for. */
+function writeWaiting(status: string, id: string, color: boolean, io: SessionIo): void {
+  if (status !== 'awaiting_approval' && status !== 'awaiting_human') return;
+  const command = status === 'awaiting_approval' ? 'approve' : 'answer';
+  io.stderr.write(
+    `${paint(color, 33)('  ⏸ waiting for a person:')} openmanus status ${id}, then openmanus ${command} ${id}\n`,
+  );
+}
+
 /** Prints the run's transitions as they happen, then its answer; returns the exit code of its outcome. */
 async function follow(client: DurableClient, runId: string, io: SessionIo): Promise<number> {
   const color = useColor(io.stderr, io.env);
   for await (const item of client.streamEvents(runId)) {
     for (const line of runEventLines(item, color)) io.stderr.write(`${line}\n`);
-    if (item.status === 'awaiting_approval' || item.status === 'awaiting_human')
-      io.stderr.write(
-        `${paint(color, 33)('  ⏸ waiting for a person:')} openmanus status ${runId}, then openmanus ${item.status === 'awaiting_approval' ? 'approve' : 'answer'} ${runId}\n`,
-      );
+    writeWaiting(item.status, runId, color, io);
   }
   const info = await client.getRun(runId);
   if (info && (info.status === 'errored' || info.status === 'cancelled')) {
@@ -140,6 +146,8 @@ async function followFlow(client: DurableClient, flowId: string, io: SessionIo):
       io.stderr.write(`${paint(color, 1)(`▸ ${step} [${item.executor}]`)} ${item.runId}\n`);
     }
     for (const line of runEventLines(item.item, color)) io.stderr.write(`  ${line}\n`);
+    // The flow's id serves: approve and answer take it for the run of its step in flight.
+    writeWaiting(item.item.status, flowId, color, io);
   }
   const info = await client.getFlow(flowId);
   if (info && (info.status === 'errored' || info.status === 'cancelled')) {

@@ -56,3 +56,16 @@ export async function runCommand(command: RunCommand, argv: string[], io: Sessio
     command.run(client, { runId, values, words, io }),
   );
 }
+
+/**
+ * The run a command about `id` is for: the run with that id or, given a flow's id, the run of the
+ * flow's step in flight (the one a person approving or answering for the flow means).
+ */
+export async function runOrFlowStep(client: DurableClient, id: string): Promise<string> {
+  if (await client.getRun(id)) return id;
+  const flow = await client.getFlow(id);
+  if (!flow) throw new Error(`no run or flow has the id "${id}"`);
+  const step = flow.status === 'running' ? flow.progress?.runId : undefined;
+  if (!step) throw new Error(`flow "${id}" has no step in flight (it is ${flow.status})`);
+  return step;
+}

@@ -348,12 +348,13 @@ describe('openmanus status, approve, answer and cancel', () => {
 });
 
 describe('durable planning flows from the CLI', () => {
+  const plan = {
+    toolCalls: [
+      { name: 'planning', arguments: { command: 'create', plan_id: 'p', title: 'Multiply', steps: ['Compute 6*7'] } },
+    ],
+  };
+
   it('enqueue --flow runs the planning flow on a worker, each step a run; status and cancel take its id', async () => {
-    const plan = {
-      toolCalls: [
-        { name: 'planning', arguments: { command: 'create', plan_id: 'p', title: 'Multiply', steps: ['Compute 6*7'] } },
-      ],
-    };
     const server = await startOpenAiServer({ script: [plan, computing, answered, { content: '6*7 is 42.' }] });
     const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
     const worker = startCliWorker('cli-flow-worker', await tempDir(), env);
@@ -375,9 +376,10 @@ describe('durable planning flows from the CLI', () => {
       expect(status.stdout).toMatch(/^Flow cli-flow: completed on cli-flow-worker, 4 model calls/);
       expect(status.stdout).toContain('  0. [✓] Compute 6*7');
       expect(status.stdout).toContain('Summary: Plan completed:');
-      // A flow's id is not a run's: the run commands that need a run say so.
+      // A flow's id serves the run commands only while a step's run is in flight.
       const answer = await onRun('answer', ['cli-flow', 'yes']);
       expect(answer.code).toBe(1);
+      expect(answer.stderr).toBe('openmanus answer: flow "cli-flow" has no step in flight (it is ended)\n');
       // Cancelling a flow that has ended leaves it as it ended.
       const cancelled = await onRun('cancel', ['cli-flow']);
       expect(cancelled.code, cancelled.stderr).toBe(0);
@@ -386,6 +388,45 @@ describe('durable planning flows from the CLI', () => {
       const mixed = await onRun('enqueue', ['--flow', '--agent', 'manus', 'x'], env);
       expect(mixed.code).toBe(2);
       expect(mixed.stderr).toContain('--flow and --agent do not go together');
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('a flow whose step waits for a person: the follower says so with the flow’s id, which approve takes', async () => {
+    const server = await startOpenAiServer({ script: [plan, computing, answered, { content: '6*7 is 42.' }] });
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
+    const worker = startCliWorker('cli-flow-approver', await tempDir(), env, ['--approve', 'python_execute']);
+    try {
+      await worker.ready;
+      const follower = onRun('enqueue', ['--flow', '--run-id', 'cli-flow-approved', 'What is 6*7?'], env);
+      client ??= await createDurableClient({ databaseUrl, pollingIntervalMs: 100 });
+      const durable = client;
+      await until(async () => {
+        const flow = await durable.getFlow('cli-flow-approved');
+        const step = flow?.status === 'running' ? flow.progress?.runId : undefined;
+        const info = step ? await durable.getRun(step) : undefined;
+        return info?.status === 'running' ? info.progress?.pending[0] : undefined;
+      }, 'the flow’s step to wait for an approval');
+      // Nothing to answer: the step waits for an approval, not for an answer.
+      const answer = await onRun('answer', ['cli-flow-approved', 'yes']);
+      expect(answer.code).toBe(1);
+      expect(answer.stderr).toMatch(/^openmanus answer: run "cli-flow-approved\/[\w-]+" is not waiting for an answer/);
+
+      const approved = await onRun('approve', ['cli-flow-approved']);
+      expect(approved.code, approved.stderr).toBe(0);
+      expect(approved.stdout).toBe('Approved: python_execute(code: "print(6 * 7)")\n');
+      const followed = await follower;
+      expect(followed.code, followed.stderr).toBe(0);
+      expect(followed.stdout).toBe('Plan completed:\n\n6*7 is 42.\n');
+      expect(followed.stderr).toContain(
+        '⏸ waiting for a person: openmanus status cli-flow-approved, then openmanus approve cli-flow-approved\n',
+      );
+      expect(followed.stderr).toContain('← 42');
+
+      const again = await onRun('approve', ['cli-flow-approved']);
+      expect(again.code).toBe(1);
+      expect(again.stderr).toBe('openmanus approve: flow "cli-flow-approved" has no step in flight (it is ended)\n');
     } finally {
       await server.close();
     }
