@@ -26,12 +26,12 @@ type Pieces = readonly (string | Uint8Array)[];
  * A server answering with these bytes, written piece by piece with a pause between: the first
  * request with the first reply, and so on, the last reply to any request after.
  */
-async function serveBytes(...replies: readonly Pieces[]): Promise<{ baseURL: string }> {
+async function serveReplies(contentType: string, replies: readonly Pieces[]): Promise<{ baseURL: string }> {
   let served = 0;
   const server = createServer(async (req, res) => {
     for await (const _ of req);
     const pieces = replies[Math.min(served++, replies.length - 1)] ?? [];
-    res.writeHead(200, { 'content-type': 'text/event-stream' });
+    res.writeHead(200, { 'content-type': contentType });
     for (const piece of pieces) {
       res.write(piece);
       // Long enough for each piece to leave in a packet of its own.
@@ -45,9 +45,15 @@ async function serveBytes(...replies: readonly Pieces[]): Promise<{ baseURL: str
   const { port } = server.address() as AddressInfo;
   return { baseURL: `http://127.0.0.1:${port}/v1` };
 }
+const serveBytes = (...replies: readonly Pieces[]) => serveReplies('text/event-stream', replies);
+const serveJson = (...bodies: readonly object[]) =>
+  serveReplies(
+    'application/json',
+    bodies.map((body) => [JSON.stringify(body)]),
+  );
 
-const llmFor = (baseURL: string, maxRetries = 0) =>
-  createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL, maxRetries, stream: true });
+const llmFor = (baseURL: string, maxRetries = 0, stream = true) =>
+  createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL, maxRetries, stream });
 const request: LlmRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' };
 
 const chunk = (delta: object, finish: string | null = null) =>
@@ -180,7 +186,64 @@ describe('a streamed reply on the wire', () => {
       status: 400,
       message: 'Flagged by moderation',
     });
+    expect(await failing({ code: 500, message: 'Internal error' })).toEqual({
+      kind: 'server',
+      status: 500,
+      message: 'Internal error',
+    });
+    expect(await failing({ type: 'rate_limit_error', message: 'Slow down' })).toEqual({
+      kind: 'rate_limit',
+      message: 'Slow down',
+    });
+    // A number that is no HTTP status is not taken for one.
+    expect(await failing({ code: 1234, message: 'Odd' })).toEqual({ kind: 'server', message: 'Odd' });
+    expect(await failing({ code: 'upstream_error', message: 'Named' })).toEqual({ kind: 'server', message: 'Named' });
+    // No message to show: the error as sent.
     expect(await failing({ detail: 'no message' })).toEqual({ kind: 'server', message: '{"detail":"no message"}' });
+    expect(await failing({ code: 503, message: { text: 'nested' } })).toEqual({
+      kind: 'server',
+      status: 503,
+      message: '{"code":503,"message":{"text":"nested"}}',
+    });
+  });
+
+  it('a rate-limited server’s error mid-reply is retried too', async () => {
+    const { baseURL } = await serveBytes(
+      [`data: ${JSON.stringify({ error: { code: 429, message: 'Slow down' } })}\n\n`],
+      [`data: ${chunk({ role: 'assistant', content: 'Later' }, 'stop')}\n\n`, 'data: [DONE]\n\n'],
+    );
+    expect(await llmFor(baseURL, 1).complete(request)).toEqual({
+      ok: true,
+      value: { content: 'Later', toolCalls: [] },
+    });
+  });
+
+  it('chunks as servers vary them: no delta, no choices, usage early, an error field that is null, calls out of order', async () => {
+    const frame = (body: object) =>
+      `data: ${JSON.stringify({ id: 'c', object: 'chat.completion.chunk', created: 1, model: 'm', ...body })}\n\n`;
+    const call = (index: number, id: string, args: string) => ({
+      tool_calls: [{ index, id, type: 'function', function: { name: 'add', arguments: args } }],
+    });
+    const { baseURL } = await serveBytes([
+      frame({ choices: [{ index: 0, delta: { role: 'assistant', content: 'Two sums.' } }], error: null }),
+      // The second call first: the reply lists them by index.
+      frame({ choices: [{ index: 0, delta: call(1, 'call_b', '{"a":3,"b":4}') }] }),
+      frame({ choices: [{ index: 0, delta: call(0, 'call_a', '{"a":1,"b":2}') }] }),
+      frame({ usage: { prompt_tokens: 5, completion_tokens: 6, total_tokens: 11 } }),
+      frame({ choices: [{ index: 0, finish_reason: 'tool_calls' }] }),
+      'data: [DONE]\n\n',
+    ]);
+    expect(await llmFor(baseURL).complete(request)).toEqual({
+      ok: true,
+      value: {
+        content: 'Two sums.',
+        toolCalls: [
+          { id: 'call_a', name: 'add', arguments: '{"a":1,"b":2}' },
+          { id: 'call_b', name: 'add', arguments: '{"a":3,"b":4}' },
+        ],
+        usage: { inputTokens: 5, outputTokens: 6 },
+      },
+    });
   });
 
   it('an overloaded server’s error mid-reply is retried like a cut connection: the deltas start over', async () => {
@@ -208,6 +271,27 @@ describe('a streamed reply on the wire', () => {
     });
   });
 
+  it('a 200 whose JSON is an error in place of the completion is the server’s, and retried', async () => {
+    const completion = {
+      id: 'chatcmpl-1',
+      object: 'chat.completion',
+      created: 1,
+      model: 'gpt-4o-mini',
+      choices: [{ index: 0, message: { role: 'assistant', content: 'Done.' }, finish_reason: 'stop' }],
+    };
+    const upstream = { error: { message: 'The upstream timed out', code: 504 } };
+    const retried = await serveJson(upstream, completion);
+    expect(await llmFor(retried.baseURL, 1, false).complete(request)).toEqual({
+      ok: true,
+      value: { content: 'Done.', toolCalls: [] },
+    });
+    const failed = await serveJson(upstream);
+    expect(await llmFor(failed.baseURL, 0, false).complete(request)).toEqual({
+      ok: false,
+      error: { kind: 'server', status: 504, message: 'The upstream timed out' },
+    });
+  });
+
   it('nothing after [DONE] is part of the reply', async () => {
     const { baseURL } = await serveBytes([
       `data: ${chunk({ role: 'assistant', content: 'kept' }, 'stop')}\n\n`,
@@ -221,11 +305,23 @@ describe('a streamed reply on the wire', () => {
     expect(deltas).toEqual([{ text: 'kept' }]);
   });
 
-  it('an event that is not a JSON object is a malformed reply, named as such', async () => {
-    const { baseURL } = await serveBytes(['data: 42\n\n', 'data: [DONE]\n\n']);
-    expect(await llmFor(baseURL).complete(request)).toEqual({
+  it('an event that is not a JSON object is a malformed reply, named as such (the event cut short)', async () => {
+    const refused = async (data: string) => {
+      const { baseURL } = await serveBytes([`data: ${data}\n\n`, 'data: [DONE]\n\n']);
+      return llmFor(baseURL).complete(request);
+    };
+    expect(await refused('42')).toEqual({
       ok: false,
       error: { kind: 'malformed_response', message: 'a stream event is not a JSON object: 42' },
+    });
+    expect(await refused('null')).toEqual({
+      ok: false,
+      error: { kind: 'malformed_response', message: 'a stream event is not a JSON object: null' },
+    });
+    const long = JSON.stringify('x'.repeat(200));
+    expect(await refused(long)).toEqual({
+      ok: false,
+      error: { kind: 'malformed_response', message: `a stream event is not a JSON object: ${long.slice(0, 100)}` },
     });
   });
 });

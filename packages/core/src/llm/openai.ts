@@ -21,7 +21,13 @@ import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
-import { DeltaListenerError, ReplyCutShortError, ReplyErrorEvent, readStreamedReply } from './streamedReply.js';
+import {
+  DeltaListenerError,
+  ReplyCutShortError,
+  ReplyError,
+  readStreamedReply,
+  replyErrorOf,
+} from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
@@ -109,8 +115,13 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       const guard = new RequestGuard(callOptions.signal, timeoutMs, idleTimeoutMs);
       const { onDelta } = callOptions;
       const send = async (): Promise<Result<LlmResponse, LlmError>> => {
-        if (!params.stream)
-          return fromCompletion(await chat.create(params, sendOptions(params, texts, guard.signal)), promptMode);
+        if (!params.stream) {
+          const completion = await chat.create(params, sendOptions(params, texts, guard.signal));
+          // Some proxies answer 200 with an error in place of the completion.
+          const { error } = completion as { error?: unknown };
+          if (error) throw replyErrorOf(error);
+          return fromCompletion(completion, promptMode);
+        }
         // The SDK makes the request (and its retries); the events are read here (see readStreamedReply).
         const response = await chat.create(params, sendOptions(params, texts, guard.signal)).asResponse();
         const reply = await readStreamedReply(response.body, { arrived: guard.chunkArrived, onDelta });
@@ -512,10 +523,10 @@ function toResponse(
 
 /**
  * The SDK retried what failed before the headers; after them, a cut connection or an error the
- * server sent about itself mid-reply (overloaded, rate-limited) is retried here.
+ * server sent about itself in place of the reply (overloaded, rate-limited) is retried here.
  */
 function failedMidway({ OpenAI }: OpenAiModule, thrown: unknown, error: LlmError): boolean {
-  if (thrown instanceof ReplyErrorEvent) return error.kind === 'server' || error.kind === 'rate_limit';
+  if (thrown instanceof ReplyError) return error.kind === 'server' || error.kind === 'rate_limit';
   return error.kind === 'network' && !(thrown instanceof OpenAI.APIConnectionError);
 }
 
@@ -541,7 +552,7 @@ function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
     }
     return { kind: 'bad_request', ...base };
   }
-  if (error instanceof ReplyErrorEvent) return fromReplyError(error);
+  if (error instanceof ReplyError) return fromReplyError(error);
   if (error instanceof ReplyCutShortError)
     return { kind: 'network', message: `the connection broke during the reply: ${error.message}` };
   // After the headers: the body or stream broke off.
@@ -551,11 +562,11 @@ function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
 }
 
 /**
- * An error sent mid-reply. The request had been accepted (a bad one is refused before the
+ * An error sent in place of the reply. The request had been accepted (a bad one is refused before the
  * headers), so it is the server's own unless it says otherwise: a rate limit, an overlong
  * context, or a numeric code below 500 (an HTTP status, as proxies send it).
  */
-function fromReplyError({ message, code, type }: ReplyErrorEvent): LlmError {
+function fromReplyError({ message, code, type }: ReplyError): LlmError {
   const numeric = typeof code === 'number' && code >= 400 && code < 600;
   const status = numeric ? { status: code } : {};
   const named = `${String(code ?? '')} ${String(type ?? '')}`;

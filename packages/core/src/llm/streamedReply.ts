@@ -23,11 +23,12 @@ export class DeltaListenerError extends Error {
 }
 
 /**
- * The server reported an error in the middle of the reply (`data: {"error": {…}}`), after its
- * headers said all was well: an overloaded or rate-limited upstream, as proxies report them.
+ * The server sent an error where the reply should be, after its headers said all was well: a
+ * 200 whose body, or one of whose stream events, is `{"error": {…}}` (an overloaded or
+ * rate-limited upstream, as proxies report them).
  */
-export class ReplyErrorEvent extends Error {
-  override readonly name = 'ReplyErrorEvent';
+export class ReplyError extends Error {
+  override readonly name = 'ReplyError';
   constructor(
     message: string,
     /** The error's `code` (a number for some servers, a name for others) and `type`, as sent. */
@@ -58,7 +59,7 @@ const STREAMING = { stream: true } as const;
 /**
  * Reads a chat-completions reply from its server-sent events, as the SDK's stream would, into
  * the reply: text concatenated, tool calls assembled by `index`, usage from its last chunk,
- * events after `[DONE]` ignored, an `error` payload thrown as a `ReplyErrorEvent`. The SDK's own reader passes each
+ * events after `[DONE]` ignored, an `error` payload thrown as a `ReplyError`. The SDK's own reader passes each
  * event through three async generators and scans the bytes one by one in JavaScript: about 7% of
  * a short run's step (measured against a raw loop reading the SDK's chunks). Here the text is
  * split by `eventsource-parser` and each event taken in synchronously: the loop only waits.
@@ -76,10 +77,11 @@ export async function readStreamedReply(
   return reply.finish();
 }
 
-function replyError(error: unknown): ReplyErrorEvent {
+/** The `error` a server sent in place of the reply. */
+export function replyErrorOf(error: unknown): ReplyError {
   const { message, code, type } = (typeof error === 'object' ? error : {}) as Record<string, unknown>;
   const text = typeof message === 'string' && message ? message : JSON.stringify(error);
-  return new ReplyErrorEvent(text, code, type);
+  return new ReplyError(text, code, type);
 }
 
 /** A streamed reply as its chunks come in. */
@@ -108,7 +110,7 @@ class ReplyAssembler {
     const chunk: unknown = JSON.parse(data);
     if (typeof chunk !== 'object' || chunk === null)
       throw new SyntaxError(`a stream event is not a JSON object: ${data.slice(0, 100)}`);
-    if ('error' in chunk && chunk.error) throw replyError(chunk.error);
+    if ('error' in chunk && chunk.error) throw replyErrorOf(chunk.error);
     this.reading.arrived();
     this.take(chunk as ChatCompletionChunk);
   };
