@@ -160,7 +160,7 @@ describe('a streamed reply on the wire', () => {
   });
 
   it('a numeric code is the status; a rate limit, an overlong context or a refusal is named as such', async () => {
-    const failing = async (error: object) => {
+    const failing = async (error: unknown) => {
       const { baseURL } = await serveBytes([`data: ${JSON.stringify({ error })}\n\n`]);
       const result = await llmFor(baseURL).complete(request);
       return result.ok ? undefined : result.error;
@@ -198,6 +198,7 @@ describe('a streamed reply on the wire', () => {
     // A number that is no HTTP status is not taken for one.
     expect(await failing({ code: 1234, message: 'Odd' })).toEqual({ kind: 'server', message: 'Odd' });
     expect(await failing({ code: 'upstream_error', message: 'Named' })).toEqual({ kind: 'server', message: 'Named' });
+    expect(await failing('Upstream down')).toEqual({ kind: 'server', message: 'Upstream down' });
     // No message to show: the error as sent.
     expect(await failing({ detail: 'no message' })).toEqual({ kind: 'server', message: '{"detail":"no message"}' });
     expect(await failing({ code: 503, message: { text: 'nested' } })).toEqual({

@@ -59,10 +59,11 @@ const STREAMING = { stream: true } as const;
 /**
  * Reads a chat-completions reply from its server-sent events, as the SDK's stream would, into
  * the reply: text concatenated, tool calls assembled by `index`, usage from its last chunk,
- * events after `[DONE]` ignored, an `error` payload thrown as a `ReplyError`. The SDK's own reader passes each
- * event through three async generators and scans the bytes one by one in JavaScript: about 7% of
- * a short run's step (measured against a raw loop reading the SDK's chunks). Here the text is
- * split by `eventsource-parser` and each event taken in synchronously: the loop only waits.
+ * events after `[DONE]` ignored, an `error` payload thrown as a `ReplyError`. The SDK's own
+ * reader passes each event through three async generators and scans the bytes one by one in
+ * JavaScript: about 7% of a short run's step (measured against a raw loop reading the SDK's
+ * chunks). Here the text is split by `eventsource-parser` and each event taken in synchronously:
+ * the loop only waits.
  */
 export async function readStreamedReply(
   body: AsyncIterable<Uint8Array> | null,
@@ -77,8 +78,9 @@ export async function readStreamedReply(
   return reply.finish();
 }
 
-/** The `error` a server sent in place of the reply. */
+/** The `error` a server sent in place of the reply: an object with a message, or the message itself. */
 export function replyErrorOf(error: unknown): ReplyError {
+  if (typeof error === 'string') return new ReplyError(error, undefined, undefined);
   const { message, code, type } = (typeof error === 'object' ? error : {}) as Record<string, unknown>;
   const text = typeof message === 'string' && message ? message : JSON.stringify(error);
   return new ReplyError(text, code, type);
