@@ -22,6 +22,7 @@ export { createVisualizationPreparation } from './dataAnalysis/visualizationPrep
 export { createFileSaver, type FileSaverOptions } from './fileSaver.js';
 export { DEFAULT_IMAGE_LIMITS, type ImageLimits } from './sandbox/imageForModel.js';
 export { withPreviewLinks } from './sandbox/previewLinks.js';
+export { createSandboxBrowser, type SandboxBrowserOptions } from './sandbox/sandboxBrowser.js';
 export { createSandboxVision, type SandboxVisionOptions } from './sandbox/sandboxVision.js';
 export { type BaiduEngineOptions, baiduEngine } from './search/baidu.js';
 export { type BingEngineOptions, bingEngine } from './search/bing.js';

@@ -1,0 +1,178 @@
+// sandbox_browser: each action a request made with curl from inside the run's sandbox (a local one
+// here, so curl reaches 127.0.0.1) to the browser automation service of OpenManus's sandbox image —
+// here a stand-in of it driving a real Chromium.
+import { existsSync } from 'node:fs';
+import {
+  createLocalSandboxProvider,
+  createOpenAiLlm,
+  run,
+  type SandboxProvider,
+  type ToolOutput,
+  type ToolReturn,
+} from '@openmanus/core';
+import { startOpenAiServer } from '@openmanus/core/testing';
+import type { Browser } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createDaytonaSandboxProvider, DEFAULT_DAYTONA_SETTINGS } from '../../sandbox/src/index.js';
+import { startDaytonaStandIn } from '../../sandbox/test/daytonaStandIn.js';
+import { createSandboxBrowser, createSandboxManus } from '../src/index.js';
+import { startBrowserService } from './browserServiceStandIn.js';
+import { launchChromium } from './chromium.js';
+import { directRun, tempWorkspace } from './helpers.js';
+import { startWebServer, type WebServer } from './webServer.js';
+
+let chromium: Browser;
+let service: Awaited<ReturnType<typeof startBrowserService>>;
+let site: WebServer;
+let provider: SandboxProvider;
+let workspace: string;
+
+const pages: Record<string, string> = {
+  '/': `<title>Trip planner</title><form action="/result"><input name="q"><button>Search</button></form>`,
+};
+
+beforeAll(async () => {
+  chromium = await launchChromium();
+  service = await startBrowserService(chromium);
+  site = await startWebServer(({ path, query }, res) => {
+    const html = pages[path] ?? `<title>Result for ${query.get('q')}</title><p>Sights in ${query.get('q')}</p>`;
+    res.writeHead(200, { 'content-type': 'text/html' }).end(html);
+  });
+  workspace = await tempWorkspace();
+  // No bubblewrap: curl in the sandbox reaches the stand-in on the host's 127.0.0.1.
+  provider = createLocalSandboxProvider({ workspace, isolation: 'none' });
+}, 30_000);
+afterAll(async () => {
+  await service?.close();
+  await site?.close();
+  await chromium?.close();
+});
+
+const browserTool = (apiUrl = service.apiUrl) =>
+  directRun(createSandboxBrowser({ sandboxProvider: provider, apiUrl }), workspace);
+const stateOf = (result: ToolReturn) => JSON.parse((result as ToolOutput).output) as Record<string, unknown>;
+
+describe('sandbox_browser', () => {
+  it('navigates, types and clicks by index; each answer is the page’s state with its screenshot attached', async () => {
+    const browser = browserTool();
+    const opened = (await browser.call({ action: 'navigate_to', url: `${site.url}/` })) as ToolOutput;
+    expect(stateOf(opened)).toEqual({
+      success: true,
+      message: `Navigated to ${site.url}/`,
+      url: `${site.url}/`,
+      title: 'Trip planner',
+      element_count: 2,
+      pixels_below: 0,
+    });
+    expect(opened.image?.mimeType).toBe('image/jpeg');
+    expect(opened.isError).toBeUndefined();
+
+    await browser.call({ action: 'input_text', index: 0, text: 'Kyoto' });
+    const clicked = await browser.call({ action: 'click_element', index: 1 });
+    expect(stateOf(clicked)).toMatchObject({ url: `${site.url}/result?q=Kyoto`, title: 'Result for Kyoto' });
+    expect(service.requests.slice(-3)).toEqual([
+      { action: 'navigate_to', params: { url: `${site.url}/` } },
+      { action: 'input_text', params: { index: 0, text: 'Kyoto' } },
+      { action: 'click_element', params: { index: 1 } },
+    ]);
+    // wait is three seconds unless told.
+    await browser.call({ action: 'wait' });
+    expect(service.requests.at(-1)).toEqual({ action: 'wait', params: { seconds: 3 } });
+    await browser.close();
+  });
+
+  it('text the model types reaches the page as it is: quotes and $( ) never meet a shell', async () => {
+    // OpenManus pasted the JSON into a shell command in single quotes: this text broke out of them.
+    const marker = `${workspace}/pwned`;
+    const text = `it's '$(touch ${marker})' "quoted" \`touch ${marker}\``;
+    const browser = browserTool();
+    await browser.call({ action: 'navigate_to', url: `${site.url}/` });
+    const typed = await browser.call({ action: 'input_text', index: 0, text });
+    expect(stateOf(typed)).toMatchObject({ success: true });
+    expect(service.requests.at(-1)).toEqual({ action: 'input_text', params: { index: 0, text } });
+    await browser.call({ action: 'click_element', index: 1 });
+    expect(new URL(String(stateOf(await browser.call({ action: 'wait', seconds: 0 })).url)).searchParams.get('q')).toBe(
+      text,
+    );
+    expect(existsSync(marker)).toBe(false);
+    await browser.close();
+  });
+
+  it('an action missing what it needs is refused before anything is sent', async () => {
+    const browser = browserTool();
+    const before = service.requests.length;
+    expect(await browser.call({ action: 'navigate_to' })).toEqual({ ok: false, error: 'navigate_to needs url.' });
+    expect(await browser.call({ action: 'input_text', text: 'x' })).toEqual({
+      ok: false,
+      error: 'input_text needs index.',
+    });
+    expect(await browser.call({ action: 'click_coordinates' })).toEqual({
+      ok: false,
+      error: 'click_coordinates needs x and y.',
+    });
+    expect(service.requests.length).toBe(before);
+    await browser.close();
+  });
+
+  it('an action the service could not do is an error, with what the service said', async () => {
+    const browser = browserTool();
+    const failed = (await browser.call({ action: 'scroll_to_text', text: 'nowhere' })) as ToolOutput;
+    expect(failed.isError).toBe(true);
+    expect(stateOf(failed)).toEqual({ success: false, message: 'Unknown action: scroll_to_text' });
+    await browser.close();
+  });
+
+  it('a sandbox without the service: the error names where it was looked for and the image that has it', async () => {
+    const closed = await startWebServer(() => {});
+    const apiUrl = closed.url;
+    await closed.close();
+    const browser = browserTool(apiUrl);
+    const result = await browser.call({ action: 'go_back' });
+    expect(result).toMatchObject({ ok: false });
+    const { error } = result as { error: string };
+    expect(error).toContain(`The sandbox's browser service at ${apiUrl} did not answer (curl: (7)`);
+    expect(error).toContain('sandbox_image_name');
+    await browser.close();
+  });
+});
+
+describe('SandboxManus and sandbox_browser', () => {
+  const toolsOf = (sandbox: SandboxProvider, browser?: false | object) =>
+    createSandboxManus({ sandbox, ...(browser !== undefined ? { browser } : {}) }).tools.map((t) => t.spec.name);
+  const daytona: SandboxProvider = { name: 'daytona', create: () => provider.create({} as never) };
+
+  it('has it on Daytona (whose sandbox image serves the browser), elsewhere when asked', () => {
+    expect(toolsOf(daytona)).toContain('sandbox_browser');
+    expect(toolsOf(daytona, false)).not.toContain('sandbox_browser');
+    expect(toolsOf(provider)).not.toContain('sandbox_browser');
+    expect(toolsOf(provider, {})).toContain('sandbox_browser');
+  });
+
+  it('in a run on Daytona (the stand-in of its API), the page reaches the model', async () => {
+    const standIn = await startDaytonaStandIn();
+    const llm = await startOpenAiServer({
+      script: [
+        { toolCalls: [{ name: 'sandbox_browser', arguments: { action: 'navigate_to', url: `${site.url}/` } }] },
+        { toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
+      ],
+    });
+    try {
+      const sandbox = createDaytonaSandboxProvider(
+        { ...DEFAULT_DAYTONA_SETTINGS, apiKey: 'key', serverUrl: standIn.url },
+        { workspace: await tempWorkspace() },
+      );
+      // The stand-in runs the sandbox's commands on this machine: the service is where the test put it.
+      const agent = createSandboxManus({ sandbox, browser: { apiUrl: service.apiUrl } });
+      const outcome = await run(agent, 'Open the trip planner', {
+        llm: createOpenAiLlm({ model: 'gpt-4o', apiKey: 'sk-test', baseURL: llm.baseURL, maxRetries: 0 }),
+      });
+      expect(outcome.finishReason).toBe('terminated');
+      const seen = llm.requests[1]?.messages.find((message) => message.role === 'tool');
+      expect(JSON.parse(String(seen?.content))).toMatchObject({ success: true, title: 'Trip planner' });
+      expect(service.requests.at(-1)).toEqual({ action: 'navigate_to', params: { url: `${site.url}/` } });
+    } finally {
+      await llm.close();
+      await standIn.close();
+    }
+  });
+});
