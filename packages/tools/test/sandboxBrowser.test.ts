@@ -98,6 +98,50 @@ describe('sandbox_browser', () => {
     await browser.close();
   });
 
+  it('every action sends OpenManus’s parameters for it, and only those', async () => {
+    const browser = browserTool();
+    const sent = async (args: Record<string, unknown>) => {
+      await browser.call(args);
+      return service.requests.at(-1);
+    };
+    // Every parameter given to every action: each must send only its own.
+    const everything = {
+      url: 'about:blank',
+      index: 2,
+      text: 'Kyoto',
+      amount: 300,
+      page_id: 1,
+      keys: 'Enter',
+      seconds: 1,
+      x: 10,
+      y: 20,
+      element_source: '#a',
+      element_target: '#b',
+    };
+    const expected: Record<string, Record<string, unknown>> = {
+      navigate_to: { url: 'about:blank' },
+      go_back: {},
+      wait: { seconds: 1 },
+      click_element: { index: 2 },
+      input_text: { index: 2, text: 'Kyoto' },
+      send_keys: { keys: 'Enter' },
+      switch_tab: { page_id: 1 },
+      close_tab: { page_id: 1 },
+      scroll_down: { amount: 300 },
+      scroll_up: { amount: 300 },
+      scroll_to_text: { text: 'Kyoto' },
+      get_dropdown_options: { index: 2 },
+      select_dropdown_option: { index: 2, text: 'Kyoto' },
+      click_coordinates: { x: 10, y: 20 },
+      drag_drop: { element_source: '#a', element_target: '#b' },
+    };
+    for (const [action, params] of Object.entries(expected))
+      expect(await sent({ action, ...everything }), action).toEqual({ action, params });
+    // Scrolling without an amount leaves it to the service (a page).
+    expect(await sent({ action: 'scroll_down' })).toEqual({ action: 'scroll_down', params: {} });
+    await browser.close();
+  });
+
   it('an action missing what it needs is refused before anything is sent', async () => {
     const browser = browserTool();
     const before = service.requests.length;
