@@ -58,7 +58,8 @@ Options:
                        where it works), docker (a container per run, [sandbox] of config.toml; also
                        what [sandbox] use_sandbox = true means when --sandbox is not given), daytona
                        (a Daytona cloud sandbox per run, [daytona] of config.toml; its desktop and
-                       website links are printed); docker and daytona need @openmanus/sandbox
+                       website links are printed, and sandbox_browser drives its browser); docker
+                       and daytona need @openmanus/sandbox
   --json               print the run's events as JSON lines on stdout
   --record <file>      record the model's replies into a transcript file (JSON, rewritten after
                        each call), to replay offline as a regression test with replayLlm
