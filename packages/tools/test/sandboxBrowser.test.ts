@@ -166,6 +166,33 @@ describe('sandbox_browser', () => {
     await browser.close();
   });
 
+  it('a service that answers too much, or too late, is named as such', async () => {
+    const huge = await startWebServer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(`{"message":"${'x'.repeat(17 * 2 ** 20)}"}`);
+    });
+    const silent = await startWebServer(() => {});
+    try {
+      const flooded = directRun(createSandboxBrowser({ sandboxProvider: provider, apiUrl: huge.url }), workspace);
+      expect(await flooded.call({ action: 'go_back' })).toEqual({
+        ok: false,
+        error: "The sandbox's browser service answered more than 16 MiB; nothing of it was used.",
+      });
+      const slow = directRun(
+        createSandboxBrowser({ sandboxProvider: provider, apiUrl: silent.url, timeoutMs: 500 }),
+        workspace,
+      );
+      expect(await slow.call({ action: 'go_back' })).toEqual({
+        ok: false,
+        error: 'The browser action go_back took longer than 500 ms and was stopped.',
+      });
+      await flooded.close();
+      await slow.close();
+    } finally {
+      await huge.close();
+      await silent.close();
+    }
+  });
+
   it('a sandbox without the service: the error names where it was looked for and the image that has it', async () => {
     const closed = await startWebServer(() => {});
     const apiUrl = closed.url;

@@ -70,6 +70,9 @@ const MAY: Partial<Record<Action, readonly (keyof Args)[]>> = {
   scroll_up: ['amount'],
 };
 
+/** Room for a screenshot of OpenManus's limit (10 MB) in base64, and the page state. */
+const MAX_ANSWER_BYTES = 16 * 2 ** 20;
+
 /** The page state fields the model is told, as OpenManus passes them on. */
 const STATE_FIELDS = ['url', 'title', 'element_count', 'pixels_below', 'ocr_text', 'image_url'] as const;
 
@@ -96,8 +99,14 @@ export function createSandboxBrowser(options: SandboxBrowserOptions = {}) {
       // into a shell command in single quotes, which a quote in the text broke out of).
       const result = await sandbox.exec(
         ['curl', '-sS', '-X', 'POST', endpoint, '-H', 'Content-Type: application/json', '--data-binary', '@-'],
-        { stdin: JSON.stringify(paramsOf(args)), timeoutMs, signal: scope.signal },
+        { stdin: JSON.stringify(paramsOf(args)), timeoutMs, signal: scope.signal, maxOutputBytes: MAX_ANSWER_BYTES },
       );
+      if (result.timedOut)
+        return err(`The browser action ${args.action} took longer than ${timeoutMs} ms and was stopped.`);
+      if (result.droppedBytes > 0)
+        return err(
+          `The sandbox's browser service answered more than ${MAX_ANSWER_BYTES / 2 ** 20} MiB; nothing of it was used.`,
+        );
       if (result.exitCode !== 0) {
         const why = result.stderr.trim() || `curl exited with ${result.exitCode ?? result.signal}`;
         return err(
