@@ -23,9 +23,13 @@ export interface DurableFlowRuntime extends DurableRuntime {
   /**
    * Starts an agent run as a child of this flow under `runId`; starting the same id again (as a
    * replay does) gives the run already there. Resolves once the run exists, with its outcome to
-   * await: the run's final one, however many parts a long run continued as.
+   * await: the run's final one, however many parts a long run continued as, and a way to cancel it
+   * (with its later parts).
    */
-  startRun(runId: string, request: ExecutorRunRequest): Promise<{ outcome(): Promise<RunOutcome> }>;
+  startRun(
+    runId: string,
+    request: ExecutorRunRequest,
+  ): Promise<{ outcome(): Promise<RunOutcome>; cancel(): Promise<void> }>;
 }
 
 export interface DurableFlowOptions {
@@ -116,7 +120,9 @@ export async function durableFlow(
   const signals = [options.signal, runtime.cancelled, cancelledWithRun.signal].filter(
     (s): s is AbortSignal => s !== undefined,
   );
-  return runFlow(observed, input, {
+  // Step runs cancelled because the flow ran out of time: awaited before the flow returns.
+  const stopping: Promise<void>[] = [];
+  const outcome = await runFlow(observed, input, {
     llm: options.llm,
     flowId,
     planId,
@@ -125,7 +131,7 @@ export async function durableFlow(
     performers: (defaults) => ({
       // Asked for when the effect is performed, before any await: the order of keys is the state's.
       callLlm: (effect, context) => runtime.runStep(effect.id, async () => defaults.callLlm(effect, context)),
-      runAgent: async (effect) => {
+      runAgent: async (effect, context) => {
         const runId = agentRunId(flowId, effect.id);
         const request: ExecutorRunRequest = {
           agent: effect.executor,
@@ -140,6 +146,12 @@ export async function durableFlow(
           executor: effect.executor,
           ...step,
         } satisfies StoredFlowItem);
+        // The flow ran out of time with this step's run in flight: the run stops too, as in process.
+        // (A cancelled flow's run is cancelled with it; a worker that stops leaves both to resume.)
+        const stopRun = () => {
+          if (context.state().finishReason === 'timeout') stopping.push(child.cancel());
+        };
+        context.signal.addEventListener('abort', stopRun, { once: true });
         let outcome: RunOutcome;
         try {
           outcome = await child.outcome();
@@ -153,6 +165,8 @@ export async function durableFlow(
           // flow judges the step as a failed attempt (tried again up to its limit, then blocked).
           const reason = error instanceof Error ? error.message : String(error);
           return { type: 'agentFailed', effectId: effect.id, error: `the ${effect.executor} run failed: ${reason}` };
+        } finally {
+          context.signal.removeEventListener('abort', stopRun);
         }
         return agentFinished(effect, outcome);
       },
@@ -172,6 +186,8 @@ export async function durableFlow(
       await runtime.publish('progress', progressOf(flowId, state));
     },
   });
+  await Promise.all(stopping);
+  return outcome;
 }
 
 function brief(event: FlowEvent): FlowEventBrief {

@@ -78,7 +78,11 @@ function dbosFlowRuntime({ runWorkflow, pollingIntervalMs }: ServedFlows): Durab
     ...dbosRuntime(),
     startRun: async (runId, request) => {
       const first = await DBOS.startWorkflow(runWorkflow, { workflowID: runId })(request);
-      return { outcome: () => finalOutcome(runId, first, pollingIntervalMs) };
+      return {
+        outcome: () => finalOutcome(runId, first, pollingIntervalMs),
+        // A step of the flow: its later parts are its children, cancelled with it.
+        cancel: () => DBOS.cancelWorkflow(runId, { cancelChildren: true }),
+      };
     },
   };
 }

@@ -153,8 +153,12 @@ describe('a worker killed during a flow step', () => {
     });
     // A replay that started the limit over would have let the step finish and the flow complete.
     expect(Date.now() - takenUp).toBeLessThan(3_000);
-    // The step's run goes on to its end (a durable flow does not stop it): nothing is left for the next test.
-    expect(await durable.waitForRun('late-trip/step-3')).toMatchObject({ status: 'finished', answer: ANSWERS[1] });
+    // The step's run is cancelled with the timed-out flow, unless it finished first (both resume at
+    // once): either way it has ended, and nothing is left for the next test.
+    await until(async () => {
+      const status = (await durable.getRun('late-trip/step-3'))?.status;
+      return status === 'cancelled' || status === 'ended' ? status : undefined;
+    }, "the step's run to end");
   });
 
   it('a flow whose worker dies for good is adopted with its step run by a live worker', async () => {
@@ -337,6 +341,23 @@ describe('cancelling a flow from another process', () => {
     ]);
     expect(await durable.getFlow(flowId)).toMatchObject({ status: 'cancelled' });
     expect(await durable.getRun('held/step-2')).toMatchObject({ status: 'cancelled' });
+  });
+
+  it("a flow out of time stops its step's run: the tool in flight is stopped, the run cancelled", async () => {
+    const log = await harness.toolLog('flow-timeout');
+    const server = await harness.server({ script: errandsReply });
+    await harness.worker('flow-timeout-worker', server.baseURL, log).ready;
+    const durable = await harness.client();
+    // `quick-errands` is `errands` with a limit of 3 s; its first step holds until stopped.
+    const flowId = await durable.enqueueFlow({ flowId: 'overdue', flow: 'quick-errands', input: HOLD_TASK });
+    await until(logged(log, 'overdue/step-2 running-1-0 holding flow-timeout-worker'), "the step's tool to start");
+    expect(await durable.waitForFlow(flowId)).toMatchObject({
+      finishReason: 'timeout',
+      error: 'the flow ran out of time (3 s)',
+    });
+    await until(logged(log, 'overdue/step-2 running-1-0 stopped flow-timeout-worker'), 'the tool to be stopped');
+    expect(await durable.getRun('overdue/step-2')).toMatchObject({ status: 'cancelled' });
+    expect(server.requests.map(purposeOf)).toEqual(['plan', 'step 0']);
   });
 
   it("cancelling a step's run alone fails that attempt: the flow tries the step again and goes on", async () => {

@@ -38,6 +38,7 @@ const worker = await startWorker({
     'day-trip': { agents: ['researcher', 'writer'], llm },
     'quick-trip': { agents: ['researcher', 'writer'], llm, timeoutMs: 4_000 },
     errands: { agents: ['researcher', 'recorder', 'holder'], llm },
+    'quick-errands': { agents: ['researcher', 'recorder', 'holder'], llm, timeoutMs: 3_000 },
   },
 });
 process.stdout.write('ready\n');
