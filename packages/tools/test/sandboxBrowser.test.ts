@@ -193,6 +193,72 @@ describe('sandbox_browser', () => {
     }
   });
 
+  it('answers as services vary them: no message, a data: URL, a screenshot that is no image or no base64', async () => {
+    const png = (
+      await chromium.newPage().then(async (page) => {
+        const shot = await page.screenshot();
+        await page.close();
+        return shot;
+      })
+    ).toString('base64');
+    const answers: unknown[] = [
+      { success: true },
+      { success: true, screenshot_base64: `data:image/png;base64,${png}` },
+      { success: true, screenshot_base64: 'aGVsbG8=' },
+      { success: true, screenshot_base64: 'not base64!' },
+      { success: true, screenshot_base64: 42 },
+      [],
+      null,
+    ];
+    const odd = await startWebServer((_request, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(answers.shift()));
+    });
+    try {
+      // Trailing slashes on the address are too many for the path.
+      const browser = directRun(createSandboxBrowser({ sandboxProvider: provider, apiUrl: `${odd.url}//` }), workspace);
+      const call = () => browser.call({ action: 'go_back' });
+      expect(await call()).toEqual({
+        output: JSON.stringify({ success: true, message: 'Browser action completed' }, null, 2),
+      });
+      expect(odd.requests.at(-1)?.path).toBe('/api/automation/go_back');
+      const withDataUrl = (await call()) as ToolOutput;
+      expect(withDataUrl.image?.mimeType).toBe('image/jpeg');
+      expect(stateOf(await call())).toMatchObject({
+        image_validation_error: expect.stringMatching(/^the screenshot: /),
+      });
+      expect(stateOf(await call())).toMatchObject({ image_validation_error: 'the screenshot is not base64' });
+      const numbered = (await call()) as ToolOutput;
+      expect(numbered.image).toBeUndefined();
+      expect(stateOf(numbered)).toEqual({ success: true, message: 'Browser action completed' });
+      for (const body of ['[]', 'null'])
+        expect(await call()).toEqual({
+          ok: false,
+          error: `The sandbox's browser service answered something other than a JSON object: ${body}`,
+        });
+      await browser.close();
+    } finally {
+      await odd.close();
+    }
+  });
+
+  it('by default the service is looked for where OpenManus’s image serves it; an empty parameter is a missing one', async () => {
+    const browser = directRun(createSandboxBrowser({ sandboxProvider: provider }), workspace);
+    const result = (await browser.call({ action: 'go_back' })) as { ok: false; error: string };
+    expect(result.error).toMatch(/^The sandbox's browser service at http:\/\/localhost:8003 did not answer/);
+    expect(await browser.call({ action: 'navigate_to', url: '' })).toEqual({
+      ok: false,
+      error: 'navigate_to needs url.',
+    });
+    await browser.close();
+    // A run with no sandbox of its own, and none given to the tool.
+    const unsandboxed = directRun(createSandboxBrowser(), workspace);
+    expect(await unsandboxed.call({ action: 'go_back' })).toEqual({
+      ok: false,
+      error: 'sandbox_browser drives the browser in the run’s sandbox, and this run has none.',
+    });
+    await unsandboxed.close();
+  });
+
   it('a sandbox without the service: the error names where it was looked for and the image that has it', async () => {
     const closed = await startWebServer(() => {});
     const apiUrl = closed.url;
