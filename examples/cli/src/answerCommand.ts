@@ -22,9 +22,8 @@ const answer: RunCommand = {
   words: ['"<text>"'],
   run: async (client, { runId, values, words: [text = ''], io }) => {
     if (!text.trim()) throw new Error('the answer is empty');
-    const target = await runOrFlowStep(client, runId);
-    const info = await client.getRun(target);
-    if (!info) throw new Error(`no run has the id "${target}"`);
+    const info = await runOrFlowStep(client, runId);
+    const target = info.runId;
     const asked = (info.status === 'running' ? (info.progress?.pending ?? []) : []).filter(
       (input): input is Extract<PendingInput, { kind: 'human' }> =>
         input.kind === 'human' && (values.effect === undefined || input.effectId === values.effect),

@@ -24,7 +24,7 @@ const approve: RunCommand = {
   run: async (client, { runId, values, io }) => {
     const reject = values.reject as string | undefined;
     const effectId = values.effect as string | undefined;
-    const answered = await client.approve(await runOrFlowStep(client, runId), {
+    const answered = await client.approve((await runOrFlowStep(client, runId)).runId, {
       ...(reject !== undefined ? { reject } : {}),
       ...(effectId !== undefined ? { effectId } : {}),
     });

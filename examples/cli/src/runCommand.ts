@@ -1,6 +1,6 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { messageOf } from '@openmanus/core';
-import type { DurableClient } from '@openmanus/durable';
+import type { DurableClient, RunInfo } from '@openmanus/durable';
 import { withDurableClient } from './durableOptions.js';
 import { failure } from './options.js';
 import type { SessionIo } from './session.js';
@@ -58,14 +58,16 @@ export async function runCommand(command: RunCommand, argv: string[], io: Sessio
 }
 
 /**
- * The run a command about `id` is for: the run with that id or, given a flow's id, the run of the
- * flow's step in flight (the one a person approving or answering for the flow means).
+ * The run a command about `id` is for, as it is now: the run with that id or, given a flow's id,
+ * the run of the flow's step in flight (the one a person approving or answering for the flow means).
  */
-export async function runOrFlowStep(client: DurableClient, id: string): Promise<string> {
-  if (await client.getRun(id)) return id;
+export async function runOrFlowStep(client: DurableClient, id: string): Promise<RunInfo> {
+  const run = await client.getRun(id);
+  if (run) return run;
   const flow = await client.getFlow(id);
   if (!flow) throw new Error(`no run or flow has the id "${id}"`);
   const step = flow.status === 'running' ? flow.progress?.runId : undefined;
-  if (!step) throw new Error(`flow "${id}" has no step in flight (it is ${flow.status})`);
-  return step;
+  const stepRun = step ? await client.getRun(step) : undefined;
+  if (!stepRun) throw new Error(`flow "${id}" has no step in flight (it is ${flow.status})`);
+  return stepRun;
 }

@@ -21,13 +21,8 @@ import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
-import {
-  DeltaListenerError,
-  ReplyCutShortError,
-  ReplyError,
-  readStreamedReply,
-  replyErrorOf,
-} from './streamedReply.js';
+import { ReplyError, replyErrorOf } from './replyError.js';
+import { DeltaListenerError, ReplyCutShortError, readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 

@@ -4,6 +4,7 @@ import type { CompletionUsage } from 'openai/resources/completions';
 import type { ToolCall } from '../kernel/messages.js';
 import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta } from './llm.js';
+import { replyErrorOf } from './replyError.js';
 
 /** A streamed reply added up: what a non-streamed completion's message and usage carry. */
 export interface StreamedReply {
@@ -20,23 +21,6 @@ export class ReplyCutShortError extends Error {
 /** A delta listener failed: the caller's fault, not the reply's. */
 export class DeltaListenerError extends Error {
   override readonly name = 'DeltaListenerError';
-}
-
-/**
- * The server sent an error where the reply should be, after its headers said all was well: a
- * 200 whose body, or one of whose stream events, is `{"error": {…}}` (an overloaded or
- * rate-limited upstream, as proxies report them).
- */
-export class ReplyError extends Error {
-  override readonly name = 'ReplyError';
-  constructor(
-    message: string,
-    /** The error's `code` (a number for some servers, a name for others) and `type`, as sent. */
-    readonly code: unknown,
-    readonly type: unknown,
-  ) {
-    super(message);
-  }
 }
 
 /** How the reply is read, besides its body. */
@@ -78,14 +62,6 @@ export async function readStreamedReply(
   return reply.finish();
 }
 
-/** The `error` a server sent in place of the reply: an object with a message, or the message itself. */
-export function replyErrorOf(error: unknown): ReplyError {
-  if (typeof error === 'string') return new ReplyError(error, undefined, undefined);
-  const { message, code, type } = (typeof error === 'object' ? error : {}) as Record<string, unknown>;
-  const text = typeof message === 'string' && message ? message : JSON.stringify(error);
-  return new ReplyError(text, code, type);
-}
-
 /** A streamed reply as its chunks come in. */
 class ReplyAssembler {
   private content = '';
@@ -95,10 +71,12 @@ class ReplyAssembler {
   private finished = false;
   // `[DONE]` seen: whatever follows is not part of the reply.
   private done = false;
+  private readonly arrived: () => void;
   private readonly onDelta: ((delta: LlmDelta) => void) | undefined;
 
-  constructor(private readonly reading: StreamReading) {
-    this.onDelta = reading.onDelta;
+  constructor({ arrived, onDelta }: StreamReading) {
+    this.arrived = arrived;
+    this.onDelta = onDelta;
   }
 
   /** One server-sent event: a chunk of the reply, the end marker, or an error. */
@@ -113,7 +91,7 @@ class ReplyAssembler {
     if (typeof chunk !== 'object' || chunk === null)
       throw new SyntaxError(`a stream event is not a JSON object: ${data.slice(0, 100)}`);
     if ('error' in chunk && chunk.error) throw replyErrorOf(chunk.error);
-    this.reading.arrived();
+    this.arrived();
     this.take(chunk as ChatCompletionChunk);
   };
 
