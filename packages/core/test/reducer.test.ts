@@ -345,7 +345,9 @@ describe('token budget', () => {
     const { state, effects } = drive(testConfig({ maxInputTokens: 30 }), 'x'.repeat(400), []);
     expect(ofType(effects, 'callLlm')).toHaveLength(0);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'token_limit' });
-    expect(state.answer).toMatch(/needs \d+ input tokens, more than the limit of 30\. It was not sent\./);
+    expect(state.answer).toMatch(
+      /needs \d+ input tokens \(estimated [^)]*\), more than the limit of 30\. It was not sent\./,
+    );
     expect(state.messages.at(-1)?.role).toBe('assistant');
   });
 

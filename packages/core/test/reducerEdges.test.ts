@@ -144,7 +144,8 @@ describe('token budget boundary', () => {
   it('one token over, the run stops with the numbers, as an answer the user reads', () => {
     const [state, effects] = initialStep(testConfig({ maxInputTokens: needed - 1 }), task);
     const say =
-      `Stopped before step 1: the request needs ${needed} input tokens, ` +
+      `Stopped before step 1: the request needs ${needed} input tokens ` +
+      '(estimated at 4 characters a token: the agent counts by estimate), ' +
       `more than the limit of ${needed - 1}. It was not sent.`;
     expect(state).toMatchObject({ status: 'finished', finishReason: 'token_limit', answer: say, error: say });
     expect(state.messages).toEqual([
@@ -162,6 +163,15 @@ describe('token budget boundary', () => {
         },
       },
     ]);
+  });
+
+  it('a stop decided on an estimate (the tokenizer not loaded) says so, in the answer and the error', () => {
+    const [state] = initialStep(testConfig({ tokenizer: 'o200k_base', maxInputTokens: needed - 1 }), task);
+    expect(state.finishReason).toBe('token_limit');
+    const note = '(estimated at 4 characters a token: the o200k_base tokenizer was not loaded)';
+    expect(state.error).toContain(`the request needs ${needed} input tokens ${note}, more than the limit`);
+    expect(state.answer).toBe(state.error);
+    expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: state.error });
   });
 
   it('with a tokenizer that is not loaded, the estimate is said to be one', () => {

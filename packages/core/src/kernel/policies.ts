@@ -78,11 +78,18 @@ export function tokenBudget(count?: (request: LlmRequest) => number): Policy {
       const notes: Observation[] = exact ? [] : [{ kind: 'tokensEstimated', tokenizer: config.tokenizer }];
       if (needed <= limit) return { request, notes };
       const say =
-        `Stopped before step ${state.step}: the request needs ${needed} input tokens, ` +
+        `Stopped before step ${state.step}: the request needs ${needed} input tokens${estimateNote(config, exact, count)}, ` +
         `more than the limit of ${limit}. It was not sent.`;
       return { reason: 'token_limit', say };
     },
   };
+}
+
+/** How a count was made, when it was not exact: a stop decided on an estimate must say so. */
+function estimateNote(config: AgentConfig, exact: boolean, count?: (request: LlmRequest) => number): string {
+  if (count) return '';
+  if (!exact) return ` (estimated at 4 characters a token: the ${config.tokenizer} tokenizer was not loaded)`;
+  return config.tokenizer === 'estimate' ? ' (estimated at 4 characters a token: the agent counts by estimate)' : '';
 }
 
 /** Repeated turns or calls add a one-off "change strategy" hint to the next request. */
