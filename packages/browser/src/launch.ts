@@ -30,7 +30,8 @@ export const STANDARD_CHROME_PATHS: readonly string[] = [
 
 /**
  * Always passed: no GPU, no QUIC (everything goes over TCP, where the network policy holds), no
- * background traffic of the browser's own, and WebRTC kept from sending UDP past the proxy. No
+ * background traffic of the browser's own, and WebRTC kept from sending UDP past the proxy (a page
+ * would otherwise have it send STUN and ICE packets to any address it names, this machine's too). No
  * Chromium sandbox: it cannot start as root, as agents often run.
  */
 export const CHROMIUM_ARGS: readonly string[] = [
@@ -41,7 +42,7 @@ export const CHROMIUM_ARGS: readonly string[] = [
   '--disable-background-networking',
   '--disable-component-update',
   '--disable-sync',
-  '--force-webrtc-ip-handling-policy=disable_non_proxied_udp',
+  '--webrtc-ip-handling-policy=disable_non_proxied_udp',
 ];
 
 /** With `disableSecurity`, as browser-use (which OpenManus uses) turns web security off. */

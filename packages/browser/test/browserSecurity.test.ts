@@ -3,6 +3,8 @@
 // resolves to a private address, or one that changes its answer (DNS rebinding); it opens only
 // http(s) URLs; downloads stay in the workspace and uploads come from it. Each test also shows the
 // attack working where the defence is switched off on purpose, so it cannot pass by accident.
+
+import { createSocket } from 'node:dgram';
 import type { LookupAddress } from 'node:dns';
 import { mkdir, mkdtemp, readdir, realpath, rm, symlink, writeFile } from 'node:fs/promises';
 import { createServer, request as httpRequest } from 'node:http';
@@ -11,7 +13,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Resolver } from '@openmanus/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { browserHarness, chromePath, refIn, testResolver } from './harness.js';
+import { CHROMIUM_ARGS } from '../src/index.js';
+import { browserHarness, chromePath, launchTestBrowser, refIn, testResolver } from './harness.js';
 import { type Site, startServer } from './site.js';
 
 const chrome = chromePath();
@@ -184,6 +187,34 @@ describe.skipIf(!chrome)('browser_use against a prompt-injected model and hostil
     } finally {
       proxy.closeAllConnections();
       proxy.close();
+    }
+  });
+
+  it('a page cannot make WebRTC send UDP to this machine: not to STUN or TURN servers, nor to ICE candidates it names', async () => {
+    const socket = createSocket('udp4');
+    const received: string[] = [];
+    socket.on('message', (message, from) => received.push(`${from.address}:${from.port} ${message.length} bytes`));
+    await new Promise<void>((resolve) => socket.bind(0, '127.0.0.1', resolve));
+    const page = `${h.site.url}/webrtc.html?port=${socket.address().port}`;
+    try {
+      const run = await h.run();
+      await run.ok({ action: 'go_to_url', url: page });
+      expect(await run.ok({ action: 'wait', text: 'ice finished', seconds: 20 })).toContain('ice finished');
+      expect(received).toEqual([]);
+      // The same page in a browser without the WebRTC switch: the packets arrive.
+      const unguarded = CHROMIUM_ARGS.filter((flag) => !flag.includes('webrtc'));
+      const arrived = new Promise((resolve) => socket.once('message', resolve));
+      const browser = await launchTestBrowser(chrome ?? '', unguarded);
+      try {
+        const open = await h.run(h.tool({ browser }));
+        await open.ok({ action: 'go_to_url', url: page });
+        await arrived;
+        expect(received.length).toBeGreaterThan(0);
+      } finally {
+        await browser.close();
+      }
+    } finally {
+      socket.close();
     }
   });
 });

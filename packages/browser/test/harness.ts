@@ -43,10 +43,10 @@ export const testResolver: Resolver = (hostname, _options, callback) => {
 };
 
 /** Launches the system Chromium with the tool's switches; names other than the test hosts do not resolve. */
-export const launchTestBrowser = (executablePath: string): Promise<Browser> =>
+export const launchTestBrowser = (executablePath: string, args: readonly string[] = CHROMIUM_ARGS): Promise<Browser> =>
   chromium.launch({
     executablePath,
-    args: [...CHROMIUM_ARGS, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
+    args: [...args, '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1'],
   });
 
 export interface Harness {
