@@ -89,7 +89,7 @@ export {
   type HostPerformers,
   type PerformerDeps,
 } from './shell/performers.js';
-export { InvalidStateError, restore } from './shell/restore.js';
+export { type InvalidStateCode, InvalidStateError, restore } from './shell/restore.js';
 export {
   RunInProgressError,
   type RunOptions,

@@ -568,17 +568,16 @@ describe('agentTool: a child agent as a tool', () => {
       expect(done.answer).toBe('Parent reports: Deploy said: Error: the user did not approve this call: code freeze');
     });
 
-    it('an answer for an input the child does not wait for changes nothing', async () => {
+    it('an answer for an input the child does not wait for is refused and changes nothing', async () => {
       const { deployed, llm, parent } = approvalSetup();
       const paused = await run(parent, 'ship it', { llm });
-      const wrong = await resumeWith(
-        parent,
-        roundTrip(paused.state),
-        { type: 'approvalGiven', effectId: 'running-1-0/approval-9-0' },
-        { llm },
+      const saved = roundTrip(paused.state);
+      const wrong = resumeWith(parent, saved, { type: 'approvalGiven', effectId: 'running-1-0/approval-9-0' }, { llm });
+      await expect(wrong).rejects.toThrow(
+        'waits for no approval "running-1-0/approval-9-0" (it waits for: approval running-1-0/approval-1-0)',
       );
-      expect(wrong.status).toBe('awaiting_approval');
-      expect(wrong.pending).toEqual(paused.pending);
+      await expect(wrong).rejects.toMatchObject({ name: 'InvalidStateError', code: 'not_waiting' });
+      expect(saved).toEqual(roundTrip(paused.state));
       expect(deployed).toEqual([]);
     });
 

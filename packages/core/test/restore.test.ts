@@ -21,14 +21,14 @@ const loadState = (file: string): AgentState => JSON.parse(readFileSync(join(dir
 
 function restored(saved: unknown): AgentState {
   const result = restoreState(saved);
-  if (!result.ok) throw new Error(`expected the state to load, got: ${result.error}`);
+  if (!result.ok) throw new Error(`expected the state to load, got: ${result.error.message}`);
   return result.value;
 }
 
 function refusal(saved: unknown): string {
   const result = restoreState(saved);
   if (result.ok) throw new Error('expected the state to be refused, but it loaded');
-  return result.error;
+  return result.error.message;
 }
 
 describe('restoreState: states saved by v1', () => {
@@ -79,7 +79,10 @@ describe('migrations', () => {
   it('refuses a version no release wrote', () => {
     expect(migrate({ schemaVersion: 0 })).toEqual({
       ok: false,
-      error: 'saved state is damaged at schemaVersion: no released version of @openmanus/core wrote 0',
+      error: {
+        code: 'damaged',
+        message: 'saved state is damaged at schemaVersion: no released version of @openmanus/core wrote 0',
+      },
     });
   });
 });
@@ -352,11 +355,12 @@ describe('restoreState: damaged at random', () => {
             // What loads is a state by the schema's own (uncompiled) reading too.
             expect(agentStateSchema.safeParse(result.value).success).toBe(true);
           } else {
-            expect(result.error).toMatch(
-              /^(saved state is damaged at \S+: .+|saved state has schemaVersion \S+, newer .+|a saved state must be a JSON object, received .+)$/s,
+            const { code, message } = result.error;
+            expect(`${code}: ${message}`).toMatch(
+              /^(damaged: saved state is damaged at \S+: .+|newer: saved state has schemaVersion \S+, newer .+|damaged: a saved state must be a JSON object, received .+)$/s,
             );
             // The compiled check and zod's parser never disagree about what is damaged.
-            expect(result.error).not.toContain('does not match the state schema');
+            expect(message).not.toContain('does not match the state schema');
           }
         },
       ),

@@ -348,6 +348,10 @@ export function describeStoreRunsContract(kind: StoreKind): void {
         resumeWith(calculator([]), 'missing', { type: 'approvalGiven', effectId: 'approval-1-0' }, { llm, store }),
       ).rejects.toThrow('run "missing" is not in the store');
       await expect(resume(calculator([]), 'missing', { llm })).rejects.toThrow(/needs a store/);
+      await expect(resume(calculator([]), 'missing', { llm, store })).rejects.toMatchObject({
+        name: 'InvalidStateError',
+        code: 'not_found',
+      });
       expect(llm.requests).toHaveLength(0);
       expect(await store.list()).toEqual([]);
     });

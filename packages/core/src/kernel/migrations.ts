@@ -4,6 +4,14 @@ import { SCHEMA_VERSION } from './state.js';
 /** A saved state as parsed JSON, not yet known to be valid. */
 export type SavedState = Readonly<Record<string, unknown>>;
 
+/** Why a saved state cannot be run: a later version of the package wrote it, or it is damaged. */
+export interface StateRefusal {
+  readonly code: 'newer' | 'damaged';
+  readonly message: string;
+}
+
+const damagedAt = (message: string): StateRefusal => ({ code: 'damaged', message });
+
 /** Turns a state of schema version n into version n + 1. Pure: builds a new object, never changes its input. */
 export type Migration = (state: SavedState) => Record<string, unknown>;
 
@@ -27,22 +35,28 @@ export const migrations: Readonly<Record<number, Migration>> = {
  * Brings a saved state up to SCHEMA_VERSION, one version at a time. A current state comes back
  * as the same object (nothing copied); a newer one is refused, since its fields cannot be known.
  */
-export function migrate(saved: SavedState): Result<SavedState, string> {
+export function migrate(saved: SavedState): Result<SavedState, StateRefusal> {
   const version = saved.schemaVersion;
   if (typeof version !== 'number' || !Number.isInteger(version)) {
-    return err(`saved state is damaged at schemaVersion: expected an integer, received ${describeValue(version)}`);
+    return err(
+      damagedAt(`saved state is damaged at schemaVersion: expected an integer, received ${describeValue(version)}`),
+    );
   }
   if (version > SCHEMA_VERSION) {
-    return err(
-      `saved state has schemaVersion ${version}, newer than this version of @openmanus/core reads ` +
+    return err({
+      code: 'newer',
+      message:
+        `saved state has schemaVersion ${version}, newer than this version of @openmanus/core reads ` +
         `(${SCHEMA_VERSION}); upgrade the package`,
-    );
+    });
   }
   let state = saved;
   for (let from = version; from < SCHEMA_VERSION; from++) {
     const migration = migrations[from];
     if (!migration) {
-      return err(`saved state is damaged at schemaVersion: no released version of @openmanus/core wrote ${version}`);
+      return err(
+        damagedAt(`saved state is damaged at schemaVersion: no released version of @openmanus/core wrote ${version}`),
+      );
     }
     state = migration(state);
   }

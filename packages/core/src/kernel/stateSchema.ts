@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { err, ok, type Result } from '../result.js';
 import type { TokenizerName } from './agent.js';
 import type { Role } from './messages.js';
-import { describeValue, migrate } from './migrations.js';
+import { describeValue, migrate, type StateRefusal } from './migrations.js';
 import type { AgentState, CallPhase, FinishReason, PendingInput, RunStatus } from './state.js';
 import { SCHEMA_VERSION } from './state.js';
 
@@ -153,7 +153,10 @@ interface Damage {
   readonly problem: string;
 }
 
-const damaged = ({ path, problem }: Damage) => `saved state is damaged at ${path}: ${problem}`;
+const damaged = ({ path, problem }: Damage): StateRefusal => ({
+  code: 'damaged',
+  message: `saved state is damaged at ${path}: ${problem}`,
+});
 
 const OPEN_CALL_STATUSES: ReadonlySet<RunStatus> = new Set(['awaiting_tools', 'awaiting_approval', 'awaiting_human']);
 
@@ -259,11 +262,14 @@ const isRecord = (value: unknown): value is Record<string, unknown> =>
  * migrated, a newer or damaged one is refused with the field and the reason. A valid current
  * state comes back as the very object given, not a copy. Never throws on plain data.
  */
-export function restoreState(saved: unknown): Result<AgentState, string> {
+export function restoreState(saved: unknown): Result<AgentState, StateRefusal> {
   if (!isRecord(saved)) {
     // The usual slip: the saved text itself, not parsed yet.
     const hint = typeof saved === 'string' ? ' (parse the saved text with JSON.parse first)' : '';
-    return err(`a saved state must be a JSON object, received ${describeValue(saved)}${hint}`);
+    return err({
+      code: 'damaged',
+      message: `a saved state must be a JSON object, received ${describeValue(saved)}${hint}`,
+    });
   }
   const migrated = migrate(saved);
   if (!migrated.ok) return migrated;

@@ -1,14 +1,34 @@
 import type { AgentState } from '../kernel/state.js';
 
-/** A saved state that cannot be run: damaged, or from a newer version of the package. */
+/**
+ * Why a run was refused before anything was sent:
+ * - `damaged`: the saved state fails the schema, or its fields leave nothing to run;
+ * - `newer`: a newer version of the package wrote it;
+ * - `not_found`: the store has no run of that id (or no store was given to load it from);
+ * - `unfinished`: a new task on a run still running or paused (it would be lost);
+ * - `not_waiting`: an answer to something the run does not wait for (it has finished, or waits for another input).
+ */
+export type InvalidStateCode = 'damaged' | 'newer' | 'not_found' | 'unfinished' | 'not_waiting';
+
+/** A saved state, or an input to it, that cannot be run; `code` says which way. Nothing was sent or saved. */
 export class InvalidStateError extends Error {
   override readonly name = 'InvalidStateError';
+  constructor(
+    message: string,
+    readonly code: InvalidStateCode = 'damaged',
+  ) {
+    super(message);
+  }
 }
 
-/** Checks a saved state whole (migrating older versions) before anything is sent; the schema loads on first use. */
+/**
+ * The one check of a state a run starts from, whichever way it came (`run`'s `state`, `resume`,
+ * `resumeWith`, a store's copy): checked whole, older versions migrated, before anything is sent.
+ * The schema loads on first use. A valid current state comes back as the very object given.
+ */
 export async function restore(saved: unknown): Promise<AgentState> {
   const { restoreState } = await import('../kernel/stateSchema.js');
   const restored = restoreState(saved);
-  if (!restored.ok) throw new InvalidStateError(restored.error);
+  if (!restored.ok) throw new InvalidStateError(restored.error.message, restored.error.code);
   return restored.value;
 }

@@ -1,7 +1,7 @@
 import type { Agent } from '../kernel/agent.js';
 import { type ApprovalRule, withApprovals } from '../kernel/approvals.js';
 import type { AnyEffect } from '../kernel/effects.js';
-import type { AnyEvent } from '../kernel/events.js';
+import type { AnyEvent, HostAnswer } from '../kernel/events.js';
 import type { ImageData } from '../kernel/messages.js';
 import { initialState, pendingInputs, step } from '../kernel/reducer.js';
 import { type AgentState, isFinal } from '../kernel/state.js';
@@ -91,6 +91,7 @@ function ready(start: Start, options: RunOptions): Start {
   const which = options.runId ? `run "${options.runId}"` : 'the state';
   throw new InvalidStateError(
     `cannot start a new task: ${which} is ${status}; continue it with resume() or answer it with resumeWith()`,
+    'unfinished',
   );
 }
 
@@ -106,7 +107,41 @@ export async function resumeWith(
   event: AnyEvent,
   options: RunOptions,
 ): Promise<RunOutcome> {
-  return runFrom(agent, await restored(saved, options), event, options);
+  const start = await restored(saved, options);
+  waitsFor(agent, start, event, options);
+  return runFrom(agent, start, event, options);
+}
+
+const ANSWERS: Readonly<Record<HostAnswer['type'], 'human' | 'approval'>> = {
+  humanReplied: 'human',
+  approvalGiven: 'approval',
+  approvalDenied: 'approval',
+};
+const isAnswer = (event: AnyEvent): event is HostAnswer => Object.hasOwn(ANSWERS, event.type);
+
+/**
+ * An event for a run that can take it: a finished run takes none, and an answer must be to an
+ * input the run waits for. Else nothing would change but the stored version: the host is told.
+ */
+function waitsFor(agent: Agent, start: Start, event: AnyEvent, options: RunOptions): void {
+  const { state } = start;
+  const which = start.read ? `run "${start.read.runId}"` : options.runId ? `run "${options.runId}"` : 'the state';
+  if (isFinal(state)) {
+    throw new InvalidStateError(
+      `${which} has ${state.status === 'failed' ? 'failed' : 'finished'} (${state.finishReason ?? 'no reason'}); ` +
+        `it waits for no ${event.type} (start a new task with run())`,
+      'not_waiting',
+    );
+  }
+  if (!isAnswer(event)) return;
+  const kind = ANSWERS[event.type];
+  const waiting = pendingInputs(agent.config, state);
+  if (waiting.some((input) => input.kind === kind && input.effectId === event.effectId)) return;
+  const listed = waiting.map((input) => `${input.kind} ${input.effectId}`).join(', ') || 'nothing';
+  throw new InvalidStateError(
+    `${which} waits for no ${kind} "${event.effectId}" (it waits for: ${listed}); nothing was changed`,
+    'not_waiting',
+  );
 }
 
 /**
@@ -124,7 +159,7 @@ interface Start {
 }
 
 async function startingPoint(options: StartOptions): Promise<Start> {
-  if (options.state) return { state: options.state };
+  if (options.state) return { state: await restore(options.state) };
   if (!options.store || !options.runId) return { state: initialState() };
   const { runId } = options;
   const stored = await options.store.load(runId);
@@ -135,9 +170,10 @@ async function startingPoint(options: StartOptions): Promise<Start> {
 /** A saved state checked whole (migrated when older), or the store's copy of a run id. */
 async function restored(saved: unknown, options: RunOptions): Promise<Start> {
   if (typeof saved === 'string') {
-    if (!options.store) throw new TypeError(`resuming run "${saved}" needs a store to load it from`);
+    if (!options.store)
+      throw new InvalidStateError(`resuming run "${saved}" needs a store to load it from`, 'not_found');
     const stored = await options.store.load(saved);
-    if (!stored) throw new Error(`run "${saved}" is not in the store`);
+    if (!stored) throw new InvalidStateError(`run "${saved}" is not in the store`, 'not_found');
     return { state: await restore(stored.state), read: { runId: saved, version: stored.version } };
   }
   return { state: await restore(saved) };
