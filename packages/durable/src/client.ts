@@ -1,15 +1,26 @@
+import { hostname, userInfo } from 'node:os';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { HostAnswer, PendingInput, RunOutcome } from '@openmanus/core';
 import { RunCancelledError } from './cancelled.js';
+import { decisionStore, type Refusal } from './decisionStore.js';
+import { AlreadyDecidedError, answerSubject, type Decision, DecisionKeyError, decisionKey } from './decisions.js';
 import { type DurableFlowClient, flowClient } from './durableFlowClient.js';
 import type { RunEventItem, RunProgress } from './durableRun.js';
 import { APPLICATION, checkRunId, RUN_WORKFLOW, type RunRequest } from './names.js';
 import { type RunInfo, runsOf } from './runs.js';
 
-export { RunCancelledError, type RunInfo };
+export { type Refusal, RunCancelledError, type RunInfo };
 
 export interface DurableClientOptions {
   readonly databaseUrl: string;
+  /**
+   * The workers' decision key (`startWorker({ decisionKey })`): answers, approvals and cancels
+   * are signed with it, and the workers take no other. Without it the client reads and enqueues
+   * but decides nothing (a `DecisionKeyError`).
+   */
+  readonly decisionKey?: string;
+  /** Who decides, as the decisions say it (signed with them; default user@host). */
+  readonly decidedBy?: string;
   /** The workers' application version: only workers of this version take the runs enqueued (default: the newest). */
   readonly applicationVersion?: string;
   /** How often `waitForRun` and `waitForFlow` check the run, in ms (default 1000). */
@@ -35,12 +46,15 @@ export interface DurableClient extends DurableFlowClient {
   getRun(runId: string): Promise<RunInfo | undefined>;
   /**
    * Answers what the run waits for (its progress's `pending`): `{ type: 'approvalGiven', effectId }`,
-   * `approvalDenied` with a reason, or `humanReplied` with the answer. Sent once per effect id.
+   * `approvalDenied` with a reason, or `humanReplied` with the answer, signed with the decision
+   * key. The first decision about an effect stands: a later one throws `AlreadyDecidedError`
+   * (its `decision` says what was decided, by whom, when). A `DecisionKeyError` without the key,
+   * or with a key that is not the workers'.
    */
   answer(runId: string, answer: HostAnswer): Promise<void>;
   /**
    * Approves (or, with `reject`, denies) the calls the run waits to have approved; returns them.
-   * Throws when the run waits for no such approval.
+   * Throws when the run waits for no such approval, and as `answer` does.
    */
   approve(runId: string, options?: ApproveOptions): Promise<readonly PendingInput[]>;
   /**
@@ -49,8 +63,11 @@ export interface DurableClient extends DurableFlowClient {
    * or how it had ended before), or `undefined` for an id never enqueued. The run of a flow's
    * step (`{flowId}/{effect id}`) can be cancelled on its own: the flow takes it as a failed
    * attempt at the step (tried again up to its limit, then blocked). To stop a flow, `cancelFlow`.
+   * Signed with the decision key: the workers undo a cancel that is not (one made through DBOS).
    */
   cancel(runId: string): Promise<RunInfo | undefined>;
+  /** The decisions about a run or a flow that the workers refused (not signed with their key), oldest first. */
+  refusals(runId: string): Promise<Refusal[]>;
   /** The run's transitions from the first, as they happen; ends when the run ends. */
   streamEvents(runId: string): AsyncIterable<RunEventItem>;
   /** Waits for the run's outcome (a pause for a person is an outcome too); a `RunCancelledError` if it was cancelled. */
@@ -64,22 +81,51 @@ export interface DurableClient extends DurableFlowClient {
  * turns); the client follows them, so a run is one id throughout.
  */
 export async function createDurableClient(options: DurableClientOptions): Promise<DurableClient> {
+  const key = options.decisionKey === undefined ? undefined : decisionKey(options.decisionKey);
+  const decidedBy = options.decidedBy ?? `${userInfo().username}@${hostname()}`;
   const client = await DBOSClient.create({ systemDatabaseUrl: options.databaseUrl, applicationName: APPLICATION });
+  const store = decisionStore(options.databaseUrl);
   const runs = runsOf(client, {
     pollingIntervalMs: options.pollingIntervalMs ?? 1000,
     ...(options.applicationVersion ? { applicationVersion: options.applicationVersion } : {}),
   });
   const getRun = (runId: string) => runs.info<RunOutcome, RunProgress>(runId, 'run');
 
+  /** Signs `decision` with the key, once it is known to be the workers' (they would refuse it otherwise). */
+  const signed = async (decision: Decision) => {
+    if (!key)
+      throw new DecisionKeyError(
+        'deciding for a run needs the workers\u2019 decision key (createDurableClient({ decisionKey }))',
+      );
+    const workers = await store.workersKey();
+    if (workers && workers.fingerprint !== key.fingerprint)
+      throw new DecisionKeyError(
+        `this decision key is not the workers\u2019 (worker ${workers.workerId} uses another): they would refuse it`,
+      );
+    return { key, decision: key.sign(decision, decidedBy) };
+  };
+
   const answer = async (runId: string, given: HostAnswer) => {
     // The part waiting for a person is the newest: a run never continues while it waits.
     const parts = await runs.newestParts(runId);
     if (!parts) throw new Error(`no run has the id "${runId}"`);
-    await client.send(parts.head.workflowID, given, given.effectId, `${runId}:${given.effectId}`);
+    const { key: signing, decision } = await signed({ runId, subject: answerSubject(given.effectId), answer: given });
+    // Recorded and sent in one transaction: the first decision about the effect is the one sent.
+    const before = await store.decide(signing, decision, (pg) =>
+      client.sendInTransaction(pg, parts.head.workflowID, decision, given.effectId, decision.nonce),
+    );
+    if (before) throw new AlreadyDecidedError(before);
+  };
+
+  /** Records a signed cancel of `id` (kept when one is there), then cancels it through DBOS. */
+  const cancel = async (id: string) => {
+    const { key: signing, decision } = await signed({ runId: id, subject: 'cancel' });
+    await store.decide(signing, decision);
+    await runs.cancel(id);
   };
 
   return {
-    ...flowClient(runs),
+    ...flowClient(runs, cancel),
     enqueueRun: async ({ runId = crypto.randomUUID(), agent, input }) => {
       checkRunId(runId);
       const request: RunRequest = { agent, input };
@@ -108,11 +154,16 @@ export async function createDurableClient(options: DurableClientOptions): Promis
       return approvals;
     },
     cancel: async (runId) => {
-      await runs.cancel(runId);
+      if (!(await runs.newestParts(runId))) return undefined;
+      await cancel(runId);
       return getRun(runId);
     },
+    refusals: (runId) => store.refusals(runId),
     streamEvents: (runId) => runs.events<RunEventItem>(runId),
     waitForRun: (runId) => runs.result<RunOutcome>(runId, 'run'),
-    close: () => client.destroy(),
+    close: async () => {
+      await client.destroy();
+      await store.close();
+    },
   };
 }

@@ -23,14 +23,15 @@ export interface DurableFlowClient {
   /**
    * Stops the flow and the run of its step in flight, wherever they run: nothing more of either is
    * recorded, and neither resumes. Returns the flow's status after (`cancelled`, or how it had
-   * ended before), or `undefined` for an id never enqueued.
+   * ended before), or `undefined` for an id never enqueued. Signed with the decision key, as `cancel`.
    */
   cancelFlow(flowId: string): Promise<FlowInfo | undefined>;
   /** The flow's transitions from the first and, in their place, each executor run's; ends when the flow ends. */
   streamFlowEvents(flowId: string): AsyncIterable<FlowEventItem>;
 }
 
-export function flowClient(runs: Runs): DurableFlowClient {
+/** `cancel`: the client's signed cancel of an id that exists. */
+export function flowClient(runs: Runs, cancel: (id: string) => Promise<void>): DurableFlowClient {
   const getFlow = (flowId: string) => runs.info<FlowOutcome, FlowProgress>(flowId, 'flow');
   return {
     enqueueFlow: async ({ flowId = crypto.randomUUID(), flow, input }) => {
@@ -41,7 +42,8 @@ export function flowClient(runs: Runs): DurableFlowClient {
     getFlow,
     waitForFlow: (flowId) => runs.result<FlowOutcome>(flowId, 'flow'),
     cancelFlow: async (flowId) => {
-      await runs.cancel(flowId);
+      if (!(await runs.newestParts(flowId))) return undefined;
+      await cancel(flowId);
       return getFlow(flowId);
     },
     streamFlowEvents: async function* (flowId) {

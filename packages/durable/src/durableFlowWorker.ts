@@ -35,6 +35,8 @@ interface ServedFlows {
   readonly pollingIntervalMs: number;
   /** Aborted when the worker stops: the flows' work in flight ends. */
   readonly stopped: AbortSignal;
+  /** Signs the flow's own cancel of a step's run, which the worker would otherwise undo. */
+  readonly signCancel: (runId: string, why: string) => Promise<void>;
 }
 
 // DBOS is one per process: the flows of the running worker, read by the one registered workflow.
@@ -56,7 +58,12 @@ DBOS.registerWorkflow(
  * The worker's hook for flows: checks each of its flows against its agents (a `TypeError` naming
  * what is wrong) and serves them until the returned function is called.
  */
-export function serveFlows(options: WorkerOptions, runWorkflow: RunWorkflow, stopped: AbortSignal): () => void {
+export function serveFlows(
+  options: WorkerOptions,
+  runWorkflow: RunWorkflow,
+  stopped: AbortSignal,
+  signCancel: ServedFlows['signCancel'],
+): () => void {
   const { agents, flows = {}, pollingIntervalMs = 1000 } = options;
   const made = new Map<string, { flow: PlanningFlow; llm: LlmPort }>();
   for (const [name, { agents: names, llm, ...flowOptions }] of Object.entries(flows)) {
@@ -66,14 +73,14 @@ export function serveFlows(options: WorkerOptions, runWorkflow: RunWorkflow, sto
     const byName = Object.fromEntries(names.map((key) => [key, (agents[key] as WorkerAgent).agent]));
     made.set(name, { flow: createPlanningFlow({ ...flowOptions, agents: byName }), llm });
   }
-  serving = { flows: made, runWorkflow, pollingIntervalMs, stopped };
+  serving = { flows: made, runWorkflow, pollingIntervalMs, stopped, signCancel };
   return () => {
     serving = undefined;
   };
 }
 
 /** The flow's runtime in DBOS: an executor's run is the worker's run workflow, started as a child under its id. */
-function dbosFlowRuntime({ runWorkflow, pollingIntervalMs }: ServedFlows): DurableFlowRuntime {
+function dbosFlowRuntime({ runWorkflow, pollingIntervalMs, signCancel }: ServedFlows): DurableFlowRuntime {
   return {
     ...dbosRuntime(),
     startRun: async (runId, request) => {
@@ -81,7 +88,10 @@ function dbosFlowRuntime({ runWorkflow, pollingIntervalMs }: ServedFlows): Durab
       return {
         outcome: () => finalOutcome(runId, first, pollingIntervalMs),
         // A step of the flow: its later parts are its children, cancelled with it.
-        cancel: () => DBOS.cancelWorkflow(runId, { cancelChildren: true }),
+        cancel: async () => {
+          await signCancel(runId, 'its flow ran out of time');
+          await DBOS.cancelWorkflow(runId, { cancelChildren: true });
+        },
       };
     },
   };

@@ -12,7 +12,7 @@ import {
   type StartOptions,
   type Usage,
 } from '@openmanus/core';
-import { answersBySignal } from './hostAnswers.js';
+import { type AnswerCheck, answersBySignal } from './hostAnswers.js';
 import { recordedPerformers } from './recordedPerformers.js';
 import type { DurableRuntime } from './runtime.js';
 
@@ -46,6 +46,12 @@ export interface DurableRunOptions
   /** How long the run waits for a person's answer before it pauses (default 7 days). */
   readonly answerTimeoutMs?: number;
   /**
+   * What makes a message to the run a person's answer. A worker takes only decisions signed with
+   * its key (`decisionKey`); without a check, a message is taken as sent, for a host of its own
+   * that authenticates answers before they reach the run.
+   */
+  readonly checkAnswer?: AnswerCheck;
+  /**
    * Model turns one part of the run takes before it continues as a fresh part from its state
    * (continue-as-new), so a replay after a crash never goes back further (default 50). A change
    * replays differently: bump the application version with it.
@@ -76,11 +82,11 @@ export async function durableRun(
   start: string | AgentState,
   options: DurableRunOptions,
 ): Promise<DurableRunEnd> {
-  const { answerTimeoutMs = WEEK_MS, continueEvery = 50, signal, ...runOptions } = options;
+  const { answerTimeoutMs = WEEK_MS, continueEvery = 50, checkAnswer, signal, ...runOptions } = options;
   if (!Number.isInteger(continueEvery) || continueEvery < 1)
     throw new RangeError(`continueEvery must be a positive whole number, got ${continueEvery}`);
   const recorded = recordedPerformers(runtime, agent);
-  const answers = answersBySignal(runtime, answerTimeoutMs);
+  const answers = answersBySignal(runtime, answerTimeoutMs, checkAnswer);
   // Steps count from 1 in a new run; a continued part's first model call is its state's step.
   const lastStep = (typeof start === 'string' ? 1 : start.step) + continueEvery - 1;
   let handedOver = false;

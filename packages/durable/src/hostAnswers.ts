@@ -2,19 +2,36 @@ import type { AgentPerformer, HostAnswer } from '@openmanus/core';
 import type { DurableRuntime } from './runtime.js';
 
 /**
+ * Takes a message sent to the run as the answer to `effectId` of run `runId`, or refuses it
+ * (`undefined`, the refusal recorded): a worker takes only decisions signed with its key.
+ */
+export type AnswerCheck = (message: unknown, runId: string, effectId: string) => Promise<HostAnswer | undefined>;
+
+/** Without a check, a message is the answer itself (for a host that authenticates answers on its own). */
+const asSent: AnswerCheck = async (message) => message as HostAnswer;
+
+/**
  * Questions for people and approvals answered by a message to the run (`DurableClient.answer`)
  * on the topic of the effect's id, from any process. The wait is durable: a worker that dies
- * while the run waits leaves it waiting, and the answer is kept until the run reads it. With no
- * answer within `timeoutMs` the run pauses (its outcome lists what it waited for).
+ * while the run waits leaves it waiting, and the answer is kept until the run reads it. A message
+ * `check` refuses is not an answer: the run waits on. With no answer within `timeoutMs` the run
+ * pauses (its outcome lists what it waited for).
  */
 export function answersBySignal(
   runtime: DurableRuntime,
   timeoutMs: number,
+  check: AnswerCheck = asSent,
 ): { askHuman: AgentPerformer<'askHuman'>; requestApproval: AgentPerformer<'requestApproval'> } {
   const answer = async (effect: { readonly id: string }) => {
-    const given = await runtime.waitForSignal<HostAnswer>(effect.id, timeoutMs);
-    // The topic names the effect: an answer cannot be taken for another one.
-    return given === null ? undefined : { ...given, effectId: effect.id };
+    // A refused message does not buy more time: the wait ends when the first one would have.
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const given = await runtime.waitForSignal<unknown>(effect.id, Math.max(1, deadline - Date.now()));
+      if (given === null) return undefined;
+      const taken = await check(given, runtime.runId, effect.id);
+      // The topic names the effect: an answer cannot be taken for another one.
+      if (taken) return { ...taken, effectId: effect.id };
+    }
   };
   return { askHuman: answer, requestApproval: answer };
 }

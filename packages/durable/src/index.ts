@@ -4,10 +4,18 @@ export {
   type DurableClient,
   type DurableClientOptions,
   type EnqueueRunOptions,
+  type Refusal,
   RunCancelledError,
   type RunInfo,
 } from './client.js';
 export { dbosRuntime } from './dbosRuntime.js';
+export {
+  AlreadyDecidedError,
+  DecisionKeyError,
+  describeDecision,
+  generateDecisionKey,
+  type SignedDecision,
+} from './decisions.js';
 export {
   type DurableFlowOptions,
   type DurableFlowRuntime,

@@ -12,7 +12,14 @@ export interface Reaper {
  * again). A worker is dead when its lock can be taken; the runs are listed again under the lock,
  * so two reapers never requeue a run a live worker has already taken.
  */
-export function startReaper(lock: WorkerLock, self: string, applicationVersion: string, intervalMs: number): Reaper {
+export function startReaper(
+  lock: WorkerLock,
+  self: string,
+  applicationVersion: string,
+  intervalMs: number,
+  /** More work for each round (the worker's check of cancels). */
+  alsoEachRound: () => Promise<void> = async () => {},
+): Reaper {
   let timer: NodeJS.Timeout | undefined;
   let round: Promise<void> = Promise.resolve();
   let stopped = false;
@@ -49,6 +56,7 @@ export function startReaper(lock: WorkerLock, self: string, applicationVersion: 
   const schedule = () => {
     timer = setTimeout(() => {
       round = reap()
+        .then(alsoEachRound)
         .catch((error: unknown) => console.warn(`openmanus worker ${self}: reaping failed: ${String(error)}`))
         .finally(() => {
           if (!stopped) schedule();

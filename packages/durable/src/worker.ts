@@ -1,6 +1,9 @@
 import { DBOS } from '@dbos-inc/dbos-sdk';
 import type { Agent, LlmPort, RunOutcome } from '@openmanus/core';
 import { dbosRuntime } from './dbosRuntime.js';
+import { type DecisionGuard, decisionGuard } from './decisionGuard.js';
+import { type DecisionStore, decisionStore } from './decisionStore.js';
+import { decisionKey } from './decisions.js';
 import { serveFlows, type WorkerFlow } from './durableFlowWorker.js';
 import { type DurableRunOptions, durableRun } from './durableRun.js';
 import { launchWithRunQueue } from './launch.js';
@@ -18,7 +21,7 @@ import { type Reaper, startReaper } from './reaper.js';
 import { lockWorkerId, type WorkerLock } from './workerLock.js';
 
 /** An agent a worker can run, with its model and run options. */
-export interface WorkerAgent extends Omit<DurableRunOptions, 'llm' | 'state'> {
+export interface WorkerAgent extends Omit<DurableRunOptions, 'llm' | 'state' | 'checkAnswer'> {
   readonly agent: Agent;
   readonly llm: LlmPort;
 }
@@ -36,6 +39,13 @@ export interface WorkerOptions {
    * bump it when a change would replay differently (new tools, a changed prompt).
    */
   readonly applicationVersion: string;
+  /**
+   * The secret people's decisions are signed with (`generateDecisionKey()`, at least 32
+   * characters): the worker takes an approval, a denial, an answer or a cancel only when it
+   * carries an HMAC under this key, which clients make with the same key (`createDurableClient({
+   * decisionKey })`). Every worker of a database has the same one; keep it out of the database.
+   */
+  readonly decisionKey: string;
   /** The agents this worker runs, by the name clients enqueue them under. */
   readonly agents: Readonly<Record<string, WorkerAgent>>;
   /** The planning flows this worker runs, by the name clients enqueue them under (`enqueueFlow`). */
@@ -68,11 +78,13 @@ export interface Worker {
 let serving: Readonly<Record<string, WorkerAgent>> | undefined;
 // Aborted when the worker stops, once DBOS can record nothing more: work in flight ends.
 let stopping = new AbortController();
+// What takes people's decisions for the running worker's runs.
+let guard: DecisionGuard | undefined;
 
 const runWorkflow = DBOS.registerWorkflow(
   async (request: ExecutorRunRequest | RunPart): Promise<RunOutcome | Continuation> => {
     const entry = serving?.[request.agent];
-    if (!entry) throw new Error(`this worker has no agent named "${request.agent}"`);
+    if (!entry || !guard) throw new Error(`this worker has no agent named "${request.agent}"`);
     const { agent, ...options } = entry;
     const part = 'continued' in request ? request.continued : undefined;
     // A flow's step starts its executor's run on the executor's memory of earlier steps (`state`).
@@ -81,6 +93,7 @@ const runWorkflow = DBOS.registerWorkflow(
     const end = await durableRun(runtime, agent, part ? part.state : request.input, {
       ...options,
       ...memory,
+      checkAnswer: guard.checkAnswer,
       signal: options.signal ? AbortSignal.any([options.signal, stopping.signal]) : stopping.signal,
     });
     if (end.type === 'ended') return end.outcome;
@@ -110,15 +123,23 @@ const runWorkflow = DBOS.registerWorkflow(
 export async function startWorker(options: WorkerOptions): Promise<Worker> {
   if (serving) throw new Error('a worker is already running in this process');
   const { databaseUrl, workerId, applicationVersion } = options;
+  const key = decisionKey(options.decisionKey);
   serving = options.agents;
   stopping = new AbortController();
   let unserveFlows = () => {};
   let lock: WorkerLock | undefined;
+  let store: DecisionStore | undefined;
   let reaper: Reaper;
   try {
-    unserveFlows = serveFlows(options, runWorkflow, stopping.signal);
+    unserveFlows = serveFlows(options, runWorkflow, stopping.signal, async (runId, why) => {
+      if (!guard) throw new Error('the worker has stopped');
+      await guard.signCancel(runId, why);
+    });
     // Claimed before DBOS recovers this id's runs, so no reaper hands them on meanwhile.
     lock = await lockWorkerId(databaseUrl, workerId);
+    store = decisionStore(databaseUrl);
+    const taking = decisionGuard(key, store, lock, workerId, applicationVersion);
+    guard = taking;
     DBOS.setConfig({
       name: APPLICATION,
       systemDatabaseUrl: databaseUrl,
@@ -130,15 +151,20 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       workerConcurrency: options.concurrency ?? 10,
       minPollingIntervalMs: options.pollingIntervalMs ?? 1000,
     });
-    reaper = startReaper(lock, workerId, applicationVersion, options.reapIntervalMs ?? 1000);
+    // Clients check their key against it before they send a decision the workers would refuse.
+    await store.publishKey(workerId, key.fingerprint);
+    reaper = startReaper(lock, workerId, applicationVersion, options.reapIntervalMs ?? 1000, taking.undoForgedCancels);
   } catch (error) {
     serving = undefined;
+    guard = undefined;
     unserveFlows();
     await DBOS.shutdown().catch(() => undefined);
+    await store?.close().catch(() => undefined);
     await lock?.close().catch(() => undefined);
     throw error;
   }
   const held = lock;
+  const decisions = store;
   return {
     workerId,
     stop: async () => {
@@ -146,7 +172,9 @@ export async function startWorker(options: WorkerOptions): Promise<Worker> {
       await DBOS.shutdown();
       stopping.abort(new Error('the worker stopped'));
       await held.close();
+      await decisions.close();
       serving = undefined;
+      guard = undefined;
       unserveFlows();
     },
   };

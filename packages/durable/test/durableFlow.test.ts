@@ -2,7 +2,13 @@ import { createOpenAiLlm } from '@openmanus/core';
 import type { RecordedRequest } from '@openmanus/core/testing';
 import { createPlanningFlow, type FlowOutcome, runFlow } from '@openmanus/flow';
 import { describe, expect, it } from 'vitest';
-import { type DurableClient, type FlowEventItem, RunCancelledError, startWorker } from '../src/index.js';
+import {
+  type DurableClient,
+  type FlowEventItem,
+  generateDecisionKey,
+  RunCancelledError,
+  startWorker,
+} from '../src/index.js';
 import { testAgents } from './agents.mjs';
 import { flowAgents } from './flowAgents.mjs';
 import { flowScript, promptOf, purposeOf, stepTextOf } from './flowScript.js';
@@ -205,6 +211,7 @@ describe('flows a worker is given', () => {
         databaseUrl: 'postgresql://postgres@127.0.0.1:9/never',
         workerId: 'misconfigured',
         applicationVersion: 'test-1',
+        decisionKey: generateDecisionKey(),
         agents: { researcher: { agent: researcher, llm } },
         flows: { 'day-trip': { agents: ['researcher', 'writer'], llm } },
       }),

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { createDurableClient, type DurableClient } from '../src/index.js';
+import { createDurableClient, type DurableClient, generateDecisionKey } from '../src/index.js';
 import { type Postgres, startPostgres } from './postgres.js';
 import { spawnWorker, type WorkerEnv, type WorkerProcess } from './workers.js';
 
@@ -28,8 +28,12 @@ export interface Harness {
   lines(file: string): Promise<string[]>;
   server(options: OpenAiServerOptions): Promise<OpenAiServer>;
   worker(workerId: string, llmUrl: string, toolLog: string, options?: TestWorkerOptions): WorkerProcess;
-  /** A client of the file's database (of `applicationVersion`, default test-1). */
+  /** A client of the file's database (of `applicationVersion`, default test-1), with the workers' decision key. */
   client(applicationVersion?: string): Promise<DurableClient>;
+  /** The file's database, for a test to reach it as something other than a client (an attacker). */
+  readonly databaseUrl: () => string;
+  /** The decision key the file's workers and `client()` share. */
+  readonly decisionKey: string;
   /**
    * The workflows of a run as DBOS recorded them, first to last: each one's id, status, and the
    * keys of the run's steps it recorded (model, tool and context calls).
@@ -52,6 +56,7 @@ export function durableHarness(): Harness {
   let dbos: DBOSClient | undefined;
   const workers: WorkerProcess[] = [];
   const servers: OpenAiServer[] = [];
+  const decisionKey = generateDecisionKey();
 
   beforeAll(async () => {
     postgres = await startPostgres();
@@ -89,6 +94,7 @@ export function durableHarness(): Harness {
       const { concurrency = 5, continueEvery, applicationVersion, haltAtHandover } = options;
       const env: WorkerEnv = {
         DATABASE_URL: databaseUrl,
+        DECISION_KEY: decisionKey,
         WORKER_ID: workerId,
         LLM_URL: llmUrl,
         TOOL_LOG: toolLog,
@@ -104,10 +110,12 @@ export function durableHarness(): Harness {
     client: async (applicationVersion = 'test-1') => {
       const made =
         clients.get(applicationVersion) ??
-        (await createDurableClient({ databaseUrl, applicationVersion, pollingIntervalMs: 100 }));
+        (await createDurableClient({ databaseUrl, applicationVersion, pollingIntervalMs: 100, decisionKey }));
       clients.set(applicationVersion, made);
       return made;
     },
+    databaseUrl: () => databaseUrl,
+    decisionKey,
     parts: async (runId) => {
       dbos ??= await DBOSClient.create({ systemDatabaseUrl: databaseUrl });
       const found = await dbos.listWorkflows({ workflow_id_prefix: runId, loadInput: false, loadOutput: false });

@@ -10,20 +10,23 @@ const script = fileURLToPath(new URL('../../../scripts/postgres.sh', import.meta
 const run = promisify(execFile);
 
 export interface Postgres {
-  /** A database of its own on the cluster (DBOS creates it on first launch). */
+  /** A database of its own on the cluster (DBOS creates it on first launch), with the cluster's password. */
   readonly url: (database: string) => string;
+  /** The cluster's port on 127.0.0.1. */
+  readonly port: number;
   stop(): Promise<void>;
 }
 
 /**
  * A throwaway cluster for one test file (scripts/postgres.sh: 127.0.0.1, a port and socket dir
- * of its own). It throws when Postgres cannot start: these tests never skip.
+ * of its own, a generated password). It throws when Postgres cannot start: these tests never skip.
  */
 export async function startPostgres(): Promise<Postgres> {
   const dir = await mkdtemp(join(tmpdir(), 'openmanus-pg-'));
   const port = await freePort();
+  let printed: string;
   try {
-    await run('bash', [script, 'start', dir, String(port)]);
+    printed = (await run('bash', [script, 'start', dir, String(port)])).stdout.trim();
   } catch (error) {
     await rm(dir, { recursive: true, force: true });
     throw new Error(
@@ -31,7 +34,13 @@ export async function startPostgres(): Promise<Postgres> {
     );
   }
   return {
-    url: (database) => `postgresql://postgres@127.0.0.1:${port}/${database}`,
+    // The printed URL holds the password the script generated: only its database changes.
+    url: (database) => {
+      const url = new URL(printed);
+      url.pathname = `/${database}`;
+      return url.toString();
+    },
+    port,
     stop: async () => {
       await run('bash', [script, 'stop', dir]);
       await rm(dir, { recursive: true, force: true });

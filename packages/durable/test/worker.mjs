@@ -8,8 +8,17 @@ import { startWorker } from '@openmanus/durable';
 import { testAgents } from './agents.mjs';
 import { flowAgents } from './flowAgents.mjs';
 
-const { DATABASE_URL, WORKER_ID, LLM_URL, TOOL_LOG, CONCURRENCY, CONTINUE_EVERY, APP_VERSION, HALT_AT_HANDOVER } =
-  process.env;
+const {
+  DATABASE_URL,
+  DECISION_KEY,
+  WORKER_ID,
+  LLM_URL,
+  TOOL_LOG,
+  CONCURRENCY,
+  CONTINUE_EVERY,
+  APP_VERSION,
+  HALT_AT_HANDOVER,
+} = process.env;
 
 if (HALT_AT_HANDOVER) {
   setDebugTrigger('DEBUG_TRIGGER_INITWF_COMMIT', {
@@ -26,6 +35,7 @@ const agents = testAgents({ toolLog: TOOL_LOG, llm, workerId: WORKER_ID, ...part
 const { researcher, writer } = flowAgents();
 const worker = await startWorker({
   databaseUrl: DATABASE_URL,
+  decisionKey: DECISION_KEY,
   workerId: WORKER_ID,
   applicationVersion: APP_VERSION ?? 'test-1',
   concurrency: Number(CONCURRENCY ?? 5),

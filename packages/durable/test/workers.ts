@@ -17,6 +17,7 @@ export interface WorkerProcess {
 /** The environment of test/worker.mjs. */
 export interface WorkerEnv {
   readonly DATABASE_URL: string;
+  readonly DECISION_KEY: string;
   readonly WORKER_ID: string;
   readonly LLM_URL: string;
   readonly TOOL_LOG: string;
