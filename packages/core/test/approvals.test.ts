@@ -17,7 +17,7 @@ import {
   terminate,
   withApprovals,
 } from '../src/index.js';
-import { type OpenAiServer, startOpenAiServer } from '../src/testing/index.js';
+import { type OpenAiServer, scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
 import { call, drive, ofType, testConfig } from './helpers.js';
 
 const gated = (rule: ApprovalRule, ...calls: ReturnType<typeof call>[]) => {
@@ -65,6 +65,17 @@ describe('approval rules given where the agent is used', () => {
     expect(ofType(effects, 'requestApproval')).toEqual([]);
     expect(state.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'b1' });
     expect(String(state.messages.at(-1)?.content)).toContain('not valid JSON');
+  });
+
+  it('a call refused while it waits for approval is answered with the error; a refusal of nothing changes nothing', () => {
+    const { effects, state } = gated(['write'], write('/tmp/a'));
+    const [approval] = ofType(effects, 'requestApproval');
+    const step = createStep([...defaultPolicies, requireApproval(['write'])]);
+    const config = testConfig();
+    expect(step(config, state, { type: 'callRefused', effectId: 'approval-9-0', error: 'Error: x' })[0]).toBe(state);
+    const [after] = step(config, state, { type: 'callRefused', effectId: approval?.id ?? '', error: 'Error: bad' });
+    expect(after.status).toBe('awaiting_llm');
+    expect(after.messages.at(-1)).toMatchObject({ role: 'tool', toolCallId: 'w-/tmp/a', content: 'Error: bad' });
   });
 
   it('cannot be added to an agent whose step is its own', () => {
@@ -143,5 +154,59 @@ describe('a run that waits for approval, answered later from its saved state', (
     const saved = await store.load('r1');
     expect(saved?.state.status).toBe('finished');
     expect(JSON.stringify(saved?.state.messages)).toContain('deployed api to prod');
+  });
+});
+
+describe('arguments are checked before a person is asked', () => {
+  const ran: string[] = [];
+  const deploy = defineTool({
+    name: 'deploy',
+    description: 'Deploys a service.',
+    parameters: z.object({ service: z.string(), env: z.enum(['staging', 'prod']) }),
+    needsApproval: true,
+    execute: ({ service, env }) => {
+      ran.push(`${service}@${env}`);
+      return 'deployed';
+    },
+  });
+  const agent = createAgent({ name: 'ops', tools: [deploy] });
+  const bad = { toolCalls: [{ name: 'deploy', arguments: { service: 'api', env: 'moon' } }] };
+
+  it('a call the schema refuses is answered with the usual error; nobody is asked and the run does not pause', async () => {
+    const asked: string[] = [];
+    const llm = scriptedLlm([bad, { content: 'I will fix the arguments.' }]);
+    const outcome = await run(agent, 'deploy', {
+      llm,
+      onApproval: (toolCall) => {
+        asked.push(toolCall.name);
+        return true;
+      },
+    });
+    expect(asked).toEqual([]);
+    expect(ran).toEqual([]);
+    expect(outcome).toMatchObject({ status: 'finished', pending: [] });
+    const result = outcome.state.messages.find((m) => m.role === 'tool');
+    expect(result?.content).toMatch(/^Error: invalid arguments for deploy:\n.*env/s);
+
+    // Without a callback the run would have paused for a person: it goes on instead.
+    const unattended = await run(agent, 'deploy', { llm: scriptedLlm([bad, { content: 'fixed' }]) });
+    expect(unattended).toMatchObject({ status: 'finished', answer: 'fixed', pending: [] });
+  });
+
+  it('whoever performs the asking: a host performer of its own is not called either', async () => {
+    const asked: string[] = [];
+    const outcome = await run(agent, 'deploy', {
+      llm: scriptedLlm([bad, { toolCalls: [{ name: 'deploy', arguments: { service: 'api', env: 'prod' } }] }]),
+      performers: {
+        requestApproval: (effect) => {
+          asked.push(JSON.stringify(effect.args));
+          return undefined;
+        },
+      },
+    });
+    // Only the valid call reaches the host; the run pauses for it.
+    expect(asked).toEqual(['{"service":"api","env":"prod"}']);
+    expect(outcome.status).toBe('awaiting_approval');
+    expect(outcome.pending.map((p) => p.call.arguments)).toEqual(['{"service":"api","env":"prod"}']);
   });
 });

@@ -58,6 +58,11 @@ export type AgentEvent =
       /** Model calls the tool made before it paused. */
       readonly usage?: LlmUsage & { readonly llmCalls: number };
     }
+  /**
+   * A person was to be asked about a call (its approval, its question) whose arguments the tool's
+   * schema refuses: the call is answered with that error instead, and nobody is asked.
+   */
+  | { readonly type: 'callRefused'; readonly effectId: string; readonly error: string }
   | { readonly type: 'humanReplied'; readonly effectId: string; readonly answer: string }
   | { readonly type: 'approvalGiven'; readonly effectId: string }
   | { readonly type: 'approvalDenied'; readonly effectId: string; readonly reason?: string }

@@ -185,6 +185,11 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
       return [{ ...state, turn, usage, status: statusOf(turn) }, []];
     }
+    case 'callRefused': {
+      const found = callWithEffect(state, event.effectId);
+      if (found?.pending.phase !== 'approval' && found?.pending.phase !== 'human') return [state, []];
+      return settle(rules, state, found.index, answered(found.pending, event.error, true));
+    }
     case 'humanReplied':
     case 'approvalGiven':
     case 'approvalDenied':

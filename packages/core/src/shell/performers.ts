@@ -9,7 +9,7 @@ import type { PerformContext, Performer } from './driver.js';
 import { answerLlmCall } from './llmCall.js';
 import type { RunItem } from './runItems.js';
 import type { RunScope } from './scope.js';
-import { executeTool } from './toolExecution.js';
+import { executeTool, parseArguments } from './toolExecution.js';
 
 /** A performer of one of the agent loop's effects. */
 export type AgentPerformer<T extends Effect['type']> = Performer<AgentState, AnyEvent, Extract<Effect, { type: T }>>;
@@ -89,6 +89,27 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
     },
     finish: () => undefined,
   };
+}
+
+/**
+ * A person is asked to approve only a call whose arguments the tool takes: arguments its schema
+ * refuses are answered with the usual error at once, whoever performs the asking (the default
+ * performer, a host's, a durable engine's). A call to a tool without an implementation here is
+ * left to the performers (a host's may run it).
+ */
+export function approvalAfterCheck<P extends { readonly requestApproval?: AgentPerformer<'requestApproval'> }>(
+  performers: P,
+  tools: ReadonlyMap<string, Tool>,
+): P {
+  const ask = performers.requestApproval;
+  if (!ask) return performers;
+  const requestApproval: AgentPerformer<'requestApproval'> = (effect, context) => {
+    const tool = tools.get(effect.call.name);
+    const parsed = tool ? parseArguments(tool, effect.call.name, effect.args) : undefined;
+    if (parsed && !parsed.ok) return { type: 'callRefused', effectId: effect.id, error: parsed.error };
+    return ask(effect, context);
+  };
+  return { ...performers, requestApproval };
 }
 
 /** Every call of the turn may run alongside the others (indexed: this runs unoptimised, once per call). */

@@ -38,14 +38,8 @@ export async function executeTool(
     const available = options.available?.join(', ') || 'none';
     return ledger.completed(`Error: the tool '${call.name}' is not available. Available tools: ${available}.`, true);
   }
-  let parsed: ReturnType<Tool['parse']>;
-  try {
-    parsed = tool.parse(effect.args);
-  } catch (error) {
-    // zod's safeParse lets an exception from a transform or refine through: it is still bad input.
-    parsed = { ok: false, error: error instanceof Error ? error.message : String(error) };
-  }
-  if (!parsed.ok) return ledger.completed(`Error: invalid arguments for ${call.name}:\n${parsed.error}`, true);
+  const parsed = parseArguments(tool, call.name, effect.args);
+  if (!parsed.ok) return ledger.completed(parsed.error, true);
 
   const timeoutMs = effect.timeoutMs ?? options.toolTimeoutMs ?? 120_000;
   let halt: ((value: typeof halted) => void) | undefined;
@@ -91,6 +85,18 @@ export async function executeTool(
   } finally {
     link.dispose();
   }
+}
+
+/** A call's arguments as the tool takes them, or the error the model is answered with. */
+export function parseArguments(tool: Tool, name: string, args: unknown): Result<unknown, string> {
+  let parsed: ReturnType<Tool['parse']>;
+  try {
+    parsed = tool.parse(args);
+  } catch (error) {
+    // zod's safeParse lets an exception from a transform or refine through: it is still bad input.
+    parsed = { ok: false, error: error instanceof Error ? error.message : String(error) };
+  }
+  return parsed.ok ? parsed : err(`Error: invalid arguments for ${name}:\n${parsed.error}`);
 }
 
 const halted: unique symbol = Symbol('halted');
