@@ -301,6 +301,57 @@ describe('live tool lists', () => {
   });
 });
 
+describe('live tool lists across a resume', () => {
+  const extra = defineTool({
+    name: 'extra',
+    description: 'Added later',
+    parameters: z.object({}),
+    execute: () => 'extra ran',
+  });
+  const manage = defineTool({
+    name: 'manage',
+    description: 'Adds extra',
+    parameters: z.object({}),
+    execute: async (_args, scope) => {
+      await scope.changeTools({ add: [extra as Tool] });
+      return 'added';
+    },
+  });
+  /** A run that adds `extra` mid-run, saved (as JSON) once the model is to be asked again. */
+  async function savedAfterAdding(): Promise<unknown> {
+    const states: AgentState[] = [];
+    const llm = scriptedLlm([{ toolCalls: [{ name: 'manage' }] }, { content: 'done' }]);
+    await run(createAgent({ name: 'a', tools: [echo, manage] }), 'go', {
+      llm,
+      checkpoint: (state) => void states.push(state),
+    });
+    expect(llm.requests[1]?.tools.map((t) => t.name)).toEqual(['echo', 'manage', 'extra']);
+    const asking = states.findLast((state) => state.status === 'awaiting_llm');
+    expect(asking?.tools?.map((t) => t.name)).toEqual(['echo', 'manage', 'extra']);
+    return JSON.parse(JSON.stringify(asking));
+  }
+  const callsExtra = () => scriptedLlm([{ toolCalls: [{ name: 'extra' }] }, { content: 'over' }]);
+  const results = (llm: ReturnType<typeof scriptedLlm>) =>
+    llm.requests[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
+
+  it('a tool added mid-run whose implementation is gone is not offered on resume, and a call to it lists only what can run', async () => {
+    const llm = callsExtra();
+    const outcome = await resume(createAgent({ name: 'a', tools: [echo, manage] }), await savedAfterAdding(), { llm });
+    expect(llm.requests[0]?.tools.map((t) => t.name)).toEqual(['echo', 'manage']);
+    expect(results(llm)?.at(-1)).toBe("Error: unknown tool 'extra'. Available tools: echo, manage.");
+    expect(outcome.state.tools?.map((t) => t.name)).toEqual(['echo', 'manage']);
+  });
+
+  it('one whose implementation the agent has (by name) survives the resume and runs', async () => {
+    const llm = callsExtra();
+    const agent = createAgent({ name: 'a', tools: [echo, manage, extra] });
+    const outcome = await resume(agent, await savedAfterAdding(), { llm });
+    expect(llm.requests[0]?.tools.map((t) => t.name)).toEqual(['echo', 'manage', 'extra']);
+    expect(results(llm)?.at(-1)).toBe('extra ran');
+    expect(outcome).toMatchObject({ status: 'finished', answer: 'over' });
+  });
+});
+
 describe('a total reducer', () => {
   it('a budget with a tokenizer that was never loaded is estimated, with a visible note, instead of throwing', () => {
     const config = createAgent({ name: 'a', tokenizer: 'o200k_base', maxInputTokens: 10_000 }).config;

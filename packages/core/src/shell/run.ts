@@ -180,6 +180,21 @@ async function restored(saved: unknown, options: RunOptions): Promise<Start> {
 }
 
 /**
+ * The state offering only tools this run can call. A tool that something added mid-run
+ * (`scope.changeTools`) is in the state's list, but its implementation lived in that run: a run
+ * from the state offers it only when the agent has an implementation of that name, else leaves
+ * it out (until what added it adds it again, as an MCP client does at its first step), so the
+ * model is never offered, or told of, a tool that cannot run. The agent's own specs always stay.
+ */
+function callableTools(agent: Agent, state: AgentState): AgentState {
+  const listed = state.tools;
+  if (!listed) return state;
+  const known = new Set([...agent.config.tools.map((spec) => spec.name), ...agent.tools.map((tool) => tool.spec.name)]);
+  const callable = listed.filter((spec) => known.has(spec.name));
+  return callable.length === listed.length ? state : { ...state, tools: callable };
+}
+
+/**
  * One agent run on the driver: the agent's step as the machine, its performers, a scope of
  * its own (id, signal, resources), checkpoints, and run items to the emitter and stream.
  */
@@ -194,8 +209,10 @@ async function runFrom(
   const admission = admitRun();
   if (admission) await admission;
   const agent = options.approvals ? withApprovals(given, options.approvals) : given;
-  const from = start.state;
-  if (activeStates.has(from)) throw new RunInProgressError('this state is already being run; wait for that run to end');
+  const saved = start.state;
+  if (activeStates.has(saved))
+    throw new RunInProgressError('this state is already being run; wait for that run to end');
+  const from = callableTools(agent, saved);
   const runId = options.runId ?? start.read?.runId ?? from.runId ?? crypto.randomUUID();
   const opening: AnyEvent = first.type === 'started' || first.type === 'resumed' ? { ...first, runId } : first;
   const store = options.store;
@@ -210,6 +227,7 @@ async function runFrom(
 
   let current = from;
   let ended = false;
+  activeStates.add(saved);
   activeStates.add(current);
   const deliver = (item: RunItem) => {
     // TypeScript cannot tie `item.type` to `item` across the union; the map type guarantees it.
@@ -304,6 +322,7 @@ async function runFrom(
     ended = true;
     activeStates.delete(current);
     activeStates.delete(from);
+    activeStates.delete(saved);
     if (!options.resources) await pool.close();
   }
   const { state, fault } = driven;
