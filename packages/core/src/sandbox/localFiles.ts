@@ -26,14 +26,14 @@ export function localFiles(workspace: string): Files {
   const confined = (path: string) => confineIn(workspace, isAbsolute(path) ? path : resolve(workspace, path));
 
   const files: Files = {
-    async readFile(path) {
+    async readFile(path, options) {
       const { root, target } = await confined(path);
       const handle = await openInside(root, target, 'read', path);
       try {
         const stats = await handle.stat();
         if (stats.isDirectory()) throw errno('EISDIR', path);
         if (!stats.isFile()) throw new NotRegularFileError(specialKind(stats) ?? 'special file');
-        return await readAll(handle, stats.size);
+        return await readAll(handle, options?.maxBytes ?? stats.size);
       } finally {
         await handle.close();
       }

@@ -80,7 +80,12 @@ export interface Sandbox {
   readonly workspace: string;
   exec(command: readonly string[], options?: ExecOptions): Promise<ExecResult>;
   spawn(command: readonly string[], options?: Pick<ExecOptions, 'cwd' | 'env'>): Promise<SandboxProcess>;
-  readFile(path: string): Promise<Uint8Array>;
+  /**
+   * The file's bytes; with `maxBytes`, the read itself stops there (a longer file comes back cut
+   * at `maxBytes`, whatever its size was a moment before): code in the sandbox can grow a file
+   * between a listing and the read.
+   */
+  readFile(path: string, options?: { readonly maxBytes?: number }): Promise<Uint8Array>;
   /** Creates or replaces the file (and the directories it needs). */
   writeFile(path: string, data: string | Uint8Array): Promise<void>;
   list(path: string): Promise<readonly DirectoryEntry[]>;

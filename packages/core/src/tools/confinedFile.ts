@@ -198,16 +198,28 @@ export async function readDirectory(
   return found.filter((entry) => entry !== undefined);
 }
 
-/** Reads the whole of a regular file the handle has open (at most `size` bytes, from its start). */
-export async function readAll(handle: FileHandle, size: number): Promise<Buffer> {
-  const buffer = Buffer.alloc(size);
+/** The first buffer a read fills: small files take one read, large ones grow it by doubling. */
+const FIRST_READ_BYTES = 64 * 1024;
+
+/**
+ * Reads a regular file the handle has open from its start to its end, but never more than `max`
+ * bytes, whatever a stat said its size was: a file can grow between the stat and the read (code
+ * in a sandbox flipping it between 6 bytes and 200 MB), and the bound must hold for the read.
+ */
+export async function readAll(handle: FileHandle, max: number): Promise<Buffer> {
+  let buffer = Buffer.allocUnsafe(Math.min(max, FIRST_READ_BYTES));
   let filled = 0;
-  while (filled < size) {
-    const { bytesRead } = await handle.read(buffer, filled, size - filled, filled);
+  while (filled < max) {
+    if (filled === buffer.length) {
+      const grown = Buffer.allocUnsafe(Math.min(max, buffer.length * 2));
+      buffer.copy(grown, 0, 0, filled);
+      buffer = grown;
+    }
+    const { bytesRead } = await handle.read(buffer, filled, buffer.length - filled, filled);
     if (bytesRead === 0) break;
     filled += bytesRead;
   }
-  return filled === size ? buffer : buffer.subarray(0, filled);
+  return buffer.subarray(0, filled);
 }
 
 /** Replaces the content of the file the handle has open (opened for writing) with `bytes`. */

@@ -242,12 +242,14 @@ export async function runEditorCommand(options: StrReplaceEditorOptions, args: E
       );
     }
     if (opened.kind !== 'file') return err(notRegular(args.path, 'special file'));
-    if (opened.size > MAX_FILE_BYTES) {
-      return err(
-        `The file ${args.path} is ${(opened.size / 1024 / 1024).toFixed(1)} MB, too large for this editor (limit ${MAX_FILE_BYTES / 1024 / 1024} MB). Inspect it with python_execute.`,
+    const tooLarge = (size: string) =>
+      err(
+        `The file ${args.path} is ${size}, too large for this editor (limit ${MAX_FILE_BYTES / 1024 / 1024} MB). Inspect it with python_execute.`,
       );
-    }
-    const bytes = await opened.read();
+    if (opened.size > MAX_FILE_BYTES) return tooLarge(`${(opened.size / 1024 / 1024).toFixed(1)} MB`);
+    // The read is bounded itself: the file may have grown since its size was seen.
+    const bytes = await opened.read(MAX_FILE_BYTES + 1);
+    if (bytes.length > MAX_FILE_BYTES) return tooLarge(`over ${MAX_FILE_BYTES / 1024 / 1024} MB`);
     const content = textOf(bytes);
     if (content === undefined) {
       const what = `The file ${args.path} is binary (not UTF-8 text, or it has NUL bytes)`;

@@ -18,8 +18,10 @@ import { confineIn, inside, outsideError, WorkspaceError } from './workspace.js'
 /** A path opened for one command: what it is, and its content to read or replace. */
 export interface OpenedPath {
   readonly kind: 'file' | 'directory' | 'other';
+  /** The size a stat gave when it was opened: a hint, as the file may change since. */
   readonly size: number;
-  read(): Promise<Buffer>;
+  /** Its content, at most `maxBytes` of it: the read itself stops there, however large the file is by then. */
+  read(maxBytes: number): Promise<Buffer>;
   write(bytes: Uint8Array): Promise<void>;
   /** A directory's entries two levels deep, sorted, hidden ones left out. */
   list(): Promise<ListedEntry[]>;
@@ -58,7 +60,7 @@ export async function workspacePath(workspace: string, path: string): Promise<Ed
       return {
         kind: info.isFile() ? 'file' : info.isDirectory() ? 'directory' : 'other',
         size: info.size,
-        read: () => readAll(handle, info.size),
+        read: (maxBytes) => readAll(handle, maxBytes),
         write: (bytes) => writeAll(handle, bytes),
         list: () => listTwoLevels(handle, target),
         close: () => handle.close(),
@@ -116,7 +118,8 @@ export function sandboxPath(sandbox: Sandbox, path: string): EditorPath {
       return {
         kind: entry.type,
         size: entry.size,
-        read: async () => Buffer.from(await sandbox.readFile(target)),
+        // A provider stops reading at maxBytes; cut here too, whatever one returns.
+        read: async (maxBytes) => Buffer.from(await sandbox.readFile(target, { maxBytes })).subarray(0, maxBytes),
         write: (bytes) => sandbox.writeFile(target, bytes),
         list: listTwo,
         close: async () => {},

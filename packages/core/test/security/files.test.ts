@@ -5,7 +5,7 @@ import { mkdir, open, readdir, readFile, rm, symlink, writeFile } from 'node:fs/
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createStrReplaceEditor } from '../../src/index.js';
+import { createLocalSandboxProvider, createStrReplaceEditor, type SandboxProvider } from '../../src/index.js';
 import { type ToolSession, toolSession } from '../../src/testing/index.js';
 import { openInside } from '../../src/tools/confinedFile.js';
 import { tempWorkspace } from '../toolHelpers.js';
@@ -301,4 +301,88 @@ describe('opening to append', () => {
       expect(await readFile(join(outside, 'f.txt'), 'utf8')).toBe('OUTSIDE');
     },
   );
+});
+
+describe('the read itself is bounded: a file that grows after its size was seen is never read whole', () => {
+  const LIMIT = 10 * 1024 * 1024;
+  const TOO_LARGE = /^Error: The file \S+ is (over 10 MB|\d+\.\d MB), too large for this editor \(limit 10 MB\)/;
+  const commands = [
+    { command: 'view' },
+    { command: 'str_replace', old_str: 'hello', new_str: 'bye' },
+    { command: 'insert', insert_line: 0, new_str: 'top' },
+  ];
+
+  it('in a sandbox, a file grown between the listing and the read is too large for every command that reads it', async () => {
+    const path = join(ws, 'flip.txt');
+    const local = createLocalSandboxProvider({ isolation: 'none', workspace: ws });
+    // A writer in the sandbox at the worst moment: right after the editor saw the file's size.
+    const growing: SandboxProvider = {
+      name: 'growing',
+      async create(request) {
+        const sandbox = await local.create(request);
+        return {
+          ...sandbox,
+          list: async (dir) => {
+            const entries = await sandbox.list(dir);
+            await writeFile(path, 'x'.repeat(LIMIT + 4096));
+            return entries;
+          },
+        };
+      },
+    };
+    const sandboxed = toolSession(createStrReplaceEditor({ workspace: ws }), { sandbox: growing });
+    try {
+      for (const args of commands) {
+        await writeFile(path, 'hello\n');
+        const { output, isError } = await sandboxed.call({ ...args, path });
+        expect({ command: args.command, isError, output: output.slice(0, 200) }).toEqual({
+          command: args.command,
+          isError: true,
+          output: expect.stringMatching(TOO_LARGE),
+        });
+        // Nothing was written from a partial read.
+        expect((await readFile(path, 'utf8')).startsWith('xxx')).toBe(true);
+      }
+    } finally {
+      await sandboxed.close();
+    }
+  });
+
+  it('with a process flipping the file between 6 bytes and 12 MB, no answer ever holds more than the limit', async () => {
+    const path = join(ws, 'flip.txt');
+    await writeFile(path, 'hello\n');
+    // Sparse: growing to 12 MB costs nothing; the first 6 bytes stay "hello\n".
+    const flipper = spawn(
+      'python3',
+      [
+        '-c',
+        'import os, sys\nf = os.open(sys.argv[1], os.O_RDWR)\nprint("ready", flush=True)\n' +
+          'while True:\n    os.ftruncate(f, 6)\n    os.ftruncate(f, 12 * 1024 * 1024)\n',
+        path,
+      ],
+      { stdio: ['ignore', 'pipe', 'inherit'] },
+    );
+    const exited = once(flipper, 'exit');
+    const sandboxed = toolSession(createStrReplaceEditor({ workspace: ws }), {
+      sandbox: createLocalSandboxProvider({ isolation: 'none', workspace: ws }),
+    });
+    try {
+      await once(flipper.stdout, 'data');
+      for (let i = 0; i < 15; i++) {
+        for (const editor of [session, sandboxed]) {
+          const { output } = await editor.call({ command: 'view', path });
+          const binary = /is binary \(not UTF-8 text, or it has NUL bytes\), (\d+) bytes/.exec(output);
+          const small = output.includes('     1\thello');
+          // Three honest answers: the small file, the large one refused, or what a read got while it shrank.
+          const honest = small || TOO_LARGE.test(output) || (binary !== null && Number(binary[1]) <= LIMIT);
+          expect(honest ? 'honest' : output.slice(0, 300)).toBe('honest');
+          expect(output.length).toBeLessThan(20_000);
+        }
+      }
+    } finally {
+      flipper.kill('SIGKILL');
+      await exited;
+      await sandboxed.close();
+    }
+  });
 });
