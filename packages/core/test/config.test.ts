@@ -1,6 +1,6 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import {
   createAgent,
   createLlmFromConfig,
@@ -14,8 +14,14 @@ import {
 import { startOpenAiServer } from '../src/testing/index.js';
 import { tempWorkspace } from './toolHelpers.js';
 
+const made: string[] = [];
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
+
 async function project(toml?: string) {
   const dir = await tempWorkspace();
+  made.push(dir);
   if (toml !== undefined) {
     await mkdir(join(dir, 'config'));
     await writeFile(join(dir, 'config', 'config.toml'), toml);
@@ -101,7 +107,10 @@ daytona_api_key = ""
         '[llm]\nmodel = "x"\napi_key = "k"\nmax_tokens = "lots"',
         /config\.toml: \[llm\]\.max_tokens: Invalid input: expected number, received string$/,
       ],
-      ['[llm]\nmodel = "x"\napi_key = "k"\ntemprature = 0.5', /config\.toml: \[llm\]: unknown key temprature$/],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\ntemprature = 0.5',
+        /config\.toml: \[llm\]: unknown key `temprature`; did you mean `temperature`\?$/,
+      ],
       ['[llm]\napi_key = "k"', /config\.toml: \[llm\]\.model: is required/],
       ['[llm]\nmodel = "x"', /config\.toml: \[llm\]\.api_key: is required \(or set OPENAI_API_KEY\)/],
       [
@@ -114,6 +123,54 @@ daytona_api_key = ""
     for (const [toml, expected] of cases) {
       expect(errorOf(loadConfig({ cwd: await project(toml), env: {} }))).toMatch(expected);
     }
+  });
+
+  it('names a misspelt key or section and the known one it is nearest to, before what it leaves missing', async () => {
+    const cases: [string, string][] = [
+      ['[llm]\nmodle = "x"\napi_key = "k"', '[llm]: unknown key `modle`; did you mean `model`?'],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\n[llm.manus]\nbase-url = "http://h"',
+        '[llm.manus]: unknown key `base-url`; did you mean `base_url`?',
+      ],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\n[agent]\nmax_step = 3',
+        '[agent]: unknown key `max_step`; did you mean `max_steps`?',
+      ],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\n[browser.proxy]\nserver = "http://p"\nusername = "u"\npasword = "p"',
+        '[browser].proxy: unknown key `pasword`; did you mean `password`?',
+      ],
+      ['[llm]\nmodel = "x"\napi_key = "k"\n[agent]\ncolour = "blue"', '[agent]: unknown key `colour`'],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\n[browserr]\nheadless = true',
+        '[browserr]: unknown section; did you mean [browser]?',
+      ],
+      [
+        '[llm]\nmodel = "x"\napi_key = "k"\n[serach]\nengine = "bing"',
+        '[serach]: unknown section; did you mean [search]?',
+      ],
+      ['[LLM]\nmodel = "x"\napi_key = "k"', '[LLM]: unknown section; did you mean [llm]?'],
+    ];
+    for (const [toml, expected] of cases) {
+      const dir = await project(toml);
+      expect(errorOf(loadConfig({ cwd: dir, env: { OPENAI_API_KEY: 'k' } }))).toBe(
+        `${join(dir, 'config', 'config.toml')}: ${expected}`,
+      );
+    }
+  });
+
+  it('keeps a section nothing reads, with a warning, and OpenManus sections other packages read without one', async () => {
+    const toml =
+      '[llm]\nmodel = "x"\napi_key = "k"\n[mcp]\nserver_reference = "app.mcp.server"\n[runflow]\nuse_data_analysis_agent = true\n' +
+      '[sandbox]\nuse_sandbox = false\n[daytona]\ndaytona_api_key = "d"\n[telemetry]\nenabled = false\n';
+    const config = configOf(loadConfig({ cwd: await project(toml), env: {} }));
+    expect(config.warnings).toEqual([
+      '[telemetry] is not a section OpenManus reads; it is kept as it is (config.sections)',
+    ]);
+    expect(Object.keys(config.sections)).toEqual(['mcp', 'runflow', 'sandbox', 'daytona', 'telemetry']);
+    expect(configOf(loadConfig({ cwd: await project('[llm]\nmodel = "x"\napi_key = "k"'), env: {} })).warnings).toEqual(
+      [],
+    );
   });
 
   it('reads the [agent] section: step limit, workspace and python sandbox', async () => {
@@ -170,7 +227,7 @@ searxng_url = "https://searx.example.org"
       ['max_retries = 2.5', /\[search\]\.max_retries: Invalid input: expected int/],
       ['lang = "english please"', /\[search\]\.lang: expected a language code such as "en"/],
       ['country = "usa"', /\[search\]\.country: expected a two-letter country code/],
-      ['engin = "google"', /config\.toml: \[search\]: unknown key engin$/],
+      ['engin = "google"', /config\.toml: \[search\]: unknown key `engin`; did you mean `engine`\?$/],
       [
         'engine = "searxng"',
         /config\.toml: \[search\]\.searxng_url: is required when \[search\] names the searxng engine$/,
@@ -232,7 +289,7 @@ password = "secret"
         /config\.toml: \[browser\]: set wss_url or cdp_url, not both/,
       ],
       ['max_content_length = 0', /\[browser\]\.max_content_length: Too small/],
-      ['headles = true', /config\.toml: \[browser\]: unknown key headles$/],
+      ['headles = true', /config\.toml: \[browser\]: unknown key `headles`; did you mean `headless`\?$/],
       ['[browser.proxy]\nusername = "me"', /\[browser\]\.proxy\.server: Invalid input: expected string/],
       ['[browser.proxy]\nserver = ""', /\[browser\]\.proxy\.server: is required in \[browser\.proxy\]/],
       ['allow_hosts = "127.0.0.1:8080"', /\[browser\]\.allow_hosts: Invalid input: expected array/],

@@ -7,6 +7,7 @@ import type { LlmPort } from '../llm/llm.js';
 import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
 import { err, ok, type Result } from '../result.js';
 import { allowedHostOf } from './allowedHost.js';
+import { nearestName } from './nearestName.js';
 
 /** Longest request timeout, in seconds: a day (Node's timers overflow past about 24.8 days and fire at once). */
 const MAX_TIMEOUT_SECONDS = 86_400;
@@ -117,6 +118,13 @@ export type SearchSettings = Zod.output<ReturnType<typeof buildSchemas>['searchS
 /** `[browser]` as written; the browser tool fills in its defaults (headless, web security on). */
 export type BrowserSettings = Zod.output<ReturnType<typeof buildSchemas>['browserSection']>;
 
+/**
+ * The sections of an OpenManus config.toml: the four checked here key by key, and those other
+ * packages read ([sandbox], [daytona] and [runflow]; OpenManus's [mcp]). Any other section is
+ * kept as it is, with a warning, unless its name is a near miss of one of these (an error).
+ */
+const KNOWN_SECTIONS = ['llm', 'agent', 'search', 'browser', 'sandbox', 'mcp', 'runflow', 'daytona'] as const;
+
 /** The environment variables that override keys of `[llm]` (and of every profile). */
 const ENV_OVERRIDES = { api_key: 'OPENAI_API_KEY', base_url: 'OPENAI_BASE_URL', model: 'OPENMANUS_MODEL' } as const;
 
@@ -137,6 +145,8 @@ export interface OpenManusConfig {
   readonly browser: BrowserSettings;
   /** Every other section, untouched (mcp, runflow, ... for the packages that read them). */
   readonly sections: Readonly<Record<string, unknown>>;
+  /** What the file has that nothing reads (a section of another tool): kept, and worth a look. */
+  readonly warnings: readonly string[];
 }
 
 export interface ConfigError {
@@ -179,6 +189,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   const where = hasFile ? { file } : {};
 
   const { llm: llmTable, agent: agentTable, search: searchTable, browser: browserTable, ...sections } = raw;
+  const warnings: string[] = [];
+  for (const name of Object.keys(sections)) {
+    if ((KNOWN_SECTIONS as readonly string[]).includes(name)) continue;
+    const near = nearestName(name, KNOWN_SECTIONS);
+    if (near) return err({ ...where, key: `[${name}]`, message: `unknown section; did you mean [${near}]?` });
+    warnings.push(`[${name}] is not a section OpenManus reads; it is kept as it is (config.sections)`);
+  }
   if (llmTable !== undefined && (typeof llmTable !== 'object' || llmTable === null || Array.isArray(llmTable))) {
     return err({ ...where, key: '[llm]', message: 'expected a table' });
   }
@@ -221,13 +238,13 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   }
 
   const agent = schemas().agentSection.safeParse(agentTable ?? {});
-  if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]') });
+  if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]', schemas().agentSection) });
   const search = schemas().searchSection.safeParse(searchTable ?? {});
-  if (!search.success) return err({ ...where, ...issueOf(search.error, '[search]') });
+  if (!search.success) return err({ ...where, ...issueOf(search.error, '[search]', schemas().searchSection) });
   const unusable = unusableEngine(search.data);
   if (unusable) return err({ ...where, ...unusable });
   const browser = schemas().browserSection.safeParse(browserTable ?? {});
-  if (!browser.success) return err({ ...where, ...issueOf(browser.error, '[browser]') });
+  if (!browser.success) return err({ ...where, ...issueOf(browser.error, '[browser]', schemas().browserSection) });
   return ok({
     ...where,
     llm: llm.value,
@@ -240,6 +257,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     search: search.data,
     browser: browser.data,
     sections,
+    warnings,
   });
 }
 
@@ -282,11 +300,14 @@ function validate(
   table: string,
   where: { file?: string },
 ): Result<LlmSettings, ConfigError> {
-  if (value.model === undefined) {
+  const { llmSettings } = schemas();
+  const parsed = llmSettings.safeParse(value);
+  // A misspelt key is named first: it explains a key that is missing (`modle` for `model`).
+  const misspelt = parsed.error?.issues.some((issue) => issue.code === 'unrecognized_keys');
+  if (value.model === undefined && !misspelt) {
     return err({ ...where, key: `${table}.model`, message: 'is required (the model name to call)' });
   }
-  const parsed = schemas().llmSettings.safeParse(value);
-  if (!parsed.success) return err({ ...where, ...issueOf(parsed.error, table) });
+  if (!parsed.success) return err({ ...where, ...issueOf(parsed.error, table, llmSettings) });
   const settings = parsed.data;
   if (!settings.api_key && settings.api_type !== 'ollama') {
     return err({
@@ -305,13 +326,30 @@ function validate(
   return ok(settings);
 }
 
-function issueOf(error: Zod.ZodError, table: string): { key: string; message: string } {
-  const issue = error.issues[0];
+/** The first thing wrong in a table, a misspelt key before anything else, with the known key it is nearest to. */
+function issueOf(error: Zod.ZodError, table: string, schema: Zod.ZodType): { key: string; message: string } {
+  const issue = error.issues.find((found) => found.code === 'unrecognized_keys') ?? error.issues[0];
   const path = issue?.path.join('.') ?? '';
+  const key = path ? `${table}.${path}` : table;
   if (issue?.code === 'unrecognized_keys') {
-    return { key: table, message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}` };
+    const known = keysAt(schema, issue.path);
+    const named = issue.keys.map((unknown) => `\`${unknown}\``).join(', ');
+    const near = issue.keys.flatMap((unknown) => nearestName(unknown, known) ?? []);
+    const hint = near.length > 0 ? `; did you mean ${near.map((name) => `\`${name}\``).join(', ')}?` : '';
+    return { key, message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${named}${hint}` };
   }
-  return { key: path ? `${table}.${path}` : table, message: issue?.message ?? 'invalid' };
+  return { key, message: issue?.message ?? 'invalid' };
+}
+
+/** The keys the object schema at `path` of `schema` knows (through optional wrappers). */
+function keysAt(schema: Zod.ZodType, path: readonly PropertyKey[]): string[] {
+  const shapeOf = (at: Zod.ZodType | undefined): Record<string, Zod.ZodType> | undefined => {
+    const def = at?.def as { type?: string; shape?: Record<string, Zod.ZodType>; innerType?: Zod.ZodType } | undefined;
+    return def?.type === 'optional' ? shapeOf(def.innerType) : def?.type === 'object' ? def.shape : undefined;
+  };
+  let at: Zod.ZodType | undefined = schema;
+  for (const key of path) at = shapeOf(at)?.[String(key)];
+  return Object.keys(shapeOf(at) ?? {});
 }
 
 /** The settings for an agent: `[llm.<profile>]` when it exists (lowercased), else `[llm]`. */
