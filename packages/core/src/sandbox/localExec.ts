@@ -1,13 +1,14 @@
 // Running one command on this host, confined: under bubblewrap, as a separate uid per call (the
 // host is root), or as the host's own user with a scrubbed environment. Whatever the isolation,
 // every process the command started is gone, however detached, before the result is given.
-import type { ChildProcessWithoutNullStreams } from 'node:child_process';
+import type { ChildProcessByStdio } from 'node:child_process';
 import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
+import type { Readable, Writable } from 'node:stream';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
 import type { ExecOptions, ExecResult } from '../shell/sandboxPort.js';
-import { bwrapCommand, hostPath, interpreterMounts, sandboxEnv } from './bwrap.js';
+import { bwrapAsHostRoot, bwrapLaunch, hostPath, hostRootRefusal, interpreterMounts, sandboxEnv } from './bwrap.js';
 import { signalOfStatus } from './exitStatus.js';
 import {
   canSwitchUser,
@@ -23,6 +24,8 @@ import {
   serialized,
   stripSetuid,
 } from './reaping.js';
+import { EXEC_MARKER, markerToken, sweepSurvivors } from './survivors.js';
+import { removeLeftovers } from './tmpLeftovers.js';
 
 /** What a command actually runs under on this host. */
 export type Isolation = 'bwrap' | 'user' | 'same-user';
@@ -70,6 +73,8 @@ interface Launch {
   readonly reapNow: (pid: number | undefined) => void;
   /** Under bubblewrap a signal shows as the exit code 128 + its number. */
   readonly signalsAsCodes: boolean;
+  /** bubblewrap's seccomp filter, written to the program's fd 3. */
+  readonly seccomp?: Buffer;
 }
 
 interface Options {
@@ -121,15 +126,18 @@ function execute(launch: Launch, options: Options): Promise<ExecResult> {
     let killAllNow = () => {};
     const onAbort = () => killAllNow();
     const couldNotStart = (message: string) => stderr.add(Buffer.from(`could not start ${launch.command}: ${message}`));
-    let child: ChildProcessWithoutNullStreams;
+    let child: ChildProcessByStdio<Writable, Readable, Readable>;
     try {
       child = childProcess().spawn(launch.command, [...launch.args], {
         cwd: launch.cwd,
         env: launch.env,
         detached: true,
-        stdio: ['pipe', 'pipe', 'pipe'],
+        stdio: ['pipe', 'pipe', 'pipe', launch.seccomp ? 'pipe' : 'ignore'],
         ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.uid } : {}),
-      });
+      }) as ChildProcessByStdio<Writable, Readable, Readable>;
+      const filter = child.stdio[3] as Writable | null;
+      filter?.on('error', () => {});
+      filter?.end(launch.seccomp);
     } catch (error) {
       couldNotStart((error as Error).message);
       done(launch.reap(undefined));
@@ -209,6 +217,29 @@ const programMounts = (program: string): Promise<string[]> =>
   /^python[\d.]*$/.test(basename(program)) ? interpreterMounts(program) : Promise.resolve([]);
 
 /**
+ * Runs `task` with the workspace lent to a uid of the sandbox range leased for it (one lent
+ * workspace at a time); afterwards every process of the uid is gone, what it left in the shared
+ * temporary directories too, and the workspace is the host's again.
+ */
+function asLeasedUid<T>(workspace: string, task: (uid: number) => Promise<T>): Promise<T> {
+  return serialized(workspace, async () => {
+    const lease = leaseUid();
+    try {
+      const giveBack = await lendWorkspace(workspace, lease.uid);
+      try {
+        return await task(lease.uid);
+      } finally {
+        await reapUid(lease.uid);
+        await giveBack();
+        await removeLeftovers(lease.uid, [workspace]);
+      }
+    } finally {
+      lease.release();
+    }
+  });
+}
+
+/**
  * Runs `command` in `workspace` (a real path) under `isolation`, as the sandbox port's `exec`
  * says. Everything it started is gone, and under a per-call uid the workspace is the host's again,
  * when it resolves.
@@ -219,6 +250,7 @@ export async function execConfined(
   command: readonly string[],
   options: ExecOptions = {},
 ): Promise<ExecResult> {
+  await sweepSurvivors();
   const [program = '', ...args] = command;
   const cwd = options.cwd ?? workspace;
   const run: Options = {
@@ -230,72 +262,81 @@ export async function execConfined(
   const env = options.env ?? {};
   const host = hostPath();
   if (isolation === 'bwrap') {
+    const refusal = hostRootRefusal();
+    if (refusal)
+      return {
+        exitCode: null,
+        stdout: '',
+        stderr: `could not start bwrap: ${refusal}`,
+        timedOut: false,
+        droppedBytes: 0,
+      };
+    const mounts = await programMounts(program);
+    const inBwrap = async (uid?: number) => {
+      const launch = await bwrapLaunch(command, workspace, mounts, {
+        env,
+        cwd,
+        seccompFd: 3,
+        ...(uid === undefined ? {} : { uid }),
+      });
+      return execute(
+        {
+          command: launch.program,
+          args: launch.args,
+          // bubblewrap's own environment shows in the sandbox as /proc/1/environ: the PATH only.
+          env: { PATH: host },
+          cwd,
+          notFound: 'it is not installed (not found on PATH)',
+          // Its pid namespace dies with its first process, and that one with bubblewrap.
+          reap: reapNamespace,
+          reapNow: reapNamespaceNow,
+          signalsAsCodes: true,
+          ...(launch.seccomp ? { seccomp: launch.seccomp } : {}),
+        },
+        run,
+      );
+    };
+    // As host root the program runs as a per-call uid, the workspace lent to it.
+    if (bwrapAsHostRoot()) return asLeasedUid(workspace, inBwrap);
     // A cancelled call of another isolation may still be giving the workspace back from a lent
     // uid: until it has, bubblewrap's user namespace could not even enter it.
     await queueSettled(workspace);
-    const [bwrap, bwrapArgs] = await bwrapCommand(command, workspace, await programMounts(program), { env, cwd });
-    const result = await execute(
-      {
-        command: bwrap,
-        args: bwrapArgs,
-        // bubblewrap's own environment shows in the sandbox as /proc/1/environ: the PATH only.
-        env: { PATH: host },
-        cwd,
-        notFound: 'it is not installed (not found on PATH)',
-        // Its pid namespace dies with its first process, and that one with bubblewrap.
-        reap: reapNamespace,
-        reapNow: reapNamespaceNow,
-        signalsAsCodes: true,
-      },
-      run,
-    );
+    const result = await inBwrap();
     await stripSetuid(workspace);
     return result;
   }
   const home = await mkdtemp(join(tmpdir(), 'openmanus-exec-'));
   try {
     if (isolation === 'user') {
-      return await serialized(workspace, async () => {
-        const lease = leaseUid();
-        try {
-          await chown(home, lease.uid, lease.uid);
-          const giveBack = await lendWorkspace(workspace, lease.uid);
-          try {
-            return await execute(
-              {
-                command: program,
-                args,
-                // The uid has no account: name one, for getpass.getuser() and the like.
-                env: { ...sandboxEnv(host, home), USER: 'sandbox', LOGNAME: 'sandbox', ...env },
-                cwd,
-                uid: lease.uid,
-                notFound: `not found on PATH, or not readable by the sandbox user (uid ${lease.uid}); a program under a private home (e.g. pyenv in /root) cannot run in this mode: use a system-wide one, or bubblewrap`,
-                reap: () => reapUid(lease.uid),
-                reapNow: () => reapUidNow(lease.uid),
-                signalsAsCodes: false,
-              },
-              run,
-            );
-          } finally {
-            await reapUid(lease.uid);
-            await giveBack();
-          }
-        } finally {
-          lease.release();
-        }
+      return await asLeasedUid(workspace, async (uid) => {
+        await chown(home, uid, uid);
+        return execute(
+          {
+            command: program,
+            args,
+            // The uid has no account: name one, for getpass.getuser() and the like.
+            env: { ...sandboxEnv(host, home), USER: 'sandbox', LOGNAME: 'sandbox', ...env },
+            cwd,
+            uid,
+            notFound: `not found on PATH, or not readable by the sandbox user (uid ${uid}); a program under a private home (e.g. pyenv in /root) cannot run in this mode: use a system-wide one, or bubblewrap`,
+            reap: () => reapUid(uid),
+            reapNow: () => reapUidNow(uid),
+            signalsAsCodes: false,
+          },
+          run,
+        );
       });
     }
-    const variable = 'OPENMANUS_EXEC_CALL';
-    const token = crypto.randomUUID();
+    const token = markerToken();
     return await execute(
       {
         command: program,
         args,
-        env: { ...sandboxEnv(host, home), ...env, [variable]: token },
+        env: { ...sandboxEnv(host, home), ...env, [EXEC_MARKER]: token },
         cwd,
         notFound: 'it is not installed (not found on PATH)',
-        reap: () => reapMarked(variable, token),
-        reapNow: () => reapMarkedNow(variable, token),
+        reap: () => reapMarked(EXEC_MARKER, token),
+        reapNow: () => reapMarkedNow(EXEC_MARKER, token),
         signalsAsCodes: false,
       },
       run,

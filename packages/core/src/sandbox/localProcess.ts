@@ -4,16 +4,16 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { Readable } from 'node:stream';
+import type { Readable, Writable } from 'node:stream';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
 import type { SandboxProcess } from '../shell/sandboxPort.js';
-import { bwrapCommand, hostPath, sandboxEnv } from './bwrap.js';
+import { bwrapAsHostRoot, bwrapLaunch, hostPath, hostRootRefusal, sandboxEnv } from './bwrap.js';
 import { type Ending, endingOfStatus } from './exitStatus.js';
 import { groupMembers, sendSignal } from './processGroup.js';
-import { reapMarked, stripSetuid } from './reaping.js';
+import { leaseUid, reapMarked, reapUid, stripSetuid } from './reaping.js';
+import { markerToken, PROCESS_MARKER, sweepSurvivors } from './survivors.js';
+import { workspaceLoan } from './workspaceLoan.js';
 
-/** Every process of an unsandboxed long-lived process carries this variable, so the ones that left its process group are found at the end. */
-const PROCESS_MARKER = 'OPENMANUS_SANDBOX_PROCESS';
 /** How long output may still arrive after the process exited while a child it left holds the pipes. */
 const DRAIN_MS = 300;
 
@@ -42,8 +42,12 @@ interface Launch {
   readonly infoFd: boolean;
   /** bubblewrap passes a signal that ended the program on as the exit code 128 + its number. */
   readonly signalsAsCodes: boolean;
+  /** Work before input reaches the process (the workspace lent to its uid). */
+  readonly beforeInput?: () => Promise<void>;
   readonly settle?: () => Promise<void>;
   readonly cleanup: () => Promise<void>;
+  /** bubblewrap's seccomp filter, written to the program's fd 4. */
+  readonly seccomp?: Buffer;
 }
 
 async function launchFor(
@@ -54,22 +58,53 @@ async function launchFor(
   env: Readonly<Record<string, string>>,
 ): Promise<Launch> {
   if (isolation === 'bwrap') {
-    const [program, args] = await bwrapCommand(command, workspace, ['--info-fd', '3'], { env, cwd });
-    return {
-      command: program,
-      args,
+    const refusal = hostRootRefusal();
+    if (refusal) throw new Error(`bwrap cannot run here: ${refusal}`);
+    const bwrap = { env, cwd, seccompFd: 4 };
+    const common = {
       // bubblewrap's own environment: what it needs to be found, nothing the sandbox sees.
       env: { PATH: hostPath() },
       infoFd: true,
       signalsAsCodes: true,
-      // It runs as the host's uid: what it leaves in the workspace loses setuid bits.
-      settle: () => stripSetuid(workspace),
-      cleanup: () => stripSetuid(workspace),
+    };
+    if (!bwrapAsHostRoot()) {
+      const launch = await bwrapLaunch(command, workspace, ['--info-fd', '3'], bwrap);
+      return {
+        ...common,
+        command: launch.program,
+        args: launch.args,
+        ...(launch.seccomp ? { seccomp: launch.seccomp } : {}),
+        // It runs as the host's uid: what it leaves in the workspace loses setuid bits.
+        settle: () => stripSetuid(workspace),
+        cleanup: () => stripSetuid(workspace),
+      };
+    }
+    // Host root: the process runs as a uid leased for its life, the workspace lent to it for
+    // each input until it settles.
+    const lease = leaseUid();
+    const loan = workspaceLoan(workspace, lease.uid);
+    const launch = await bwrapLaunch(command, workspace, ['--info-fd', '3'], { ...bwrap, uid: lease.uid });
+    await loan.lend().catch((error: unknown) => {
+      lease.release();
+      throw error;
+    });
+    return {
+      ...common,
+      command: launch.program,
+      args: launch.args,
+      ...(launch.seccomp ? { seccomp: launch.seccomp } : {}),
+      beforeInput: () => loan.lend(),
+      settle: () => loan.giveBack(),
+      cleanup: async () => {
+        await reapUid(lease.uid);
+        await loan.giveBack();
+        lease.release();
+      },
     };
   }
   const [program = '', ...args] = command;
   const home = await mkdtemp(join(tmpdir(), 'openmanus-process-'));
-  const token = crypto.randomUUID();
+  const token = markerToken();
   return {
     command: program,
     args,
@@ -93,6 +128,7 @@ export async function spawnConfined(
   command: readonly string[],
   options: { readonly cwd?: string; readonly env?: Readonly<Record<string, string>> } = {},
 ): Promise<SandboxProcess> {
+  await sweepSurvivors();
   const launch = await launchFor(isolation, workspace, command, options.cwd ?? workspace, options.env ?? {});
   const stdout = new Channel<Uint8Array>();
   const stderr = new Channel<Uint8Array>();
@@ -105,8 +141,11 @@ export async function spawnConfined(
       cwd: options.cwd ?? workspace,
       env: launch.env,
       detached: true,
-      stdio: ['pipe', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore'],
+      stdio: ['pipe', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore', launch.seccomp ? 'pipe' : 'ignore'],
     });
+    const filter = child.stdio[4] as Writable | null;
+    filter?.on('error', () => {});
+    filter?.end(launch.seccomp);
   } catch (error) {
     await launch.cleanup();
     throw error;
@@ -175,6 +214,7 @@ export async function spawnConfined(
 
   // What already ran in the group when the last input came: spared when the foreground is killed.
   let before = new Set<number>();
+  let input = Promise.resolve();
   let cleaned: Promise<void> | undefined;
   const kill = async () => {
     if (pgid !== undefined) sendSignal(-pgid, 'SIGKILL');
@@ -189,7 +229,13 @@ export async function spawnConfined(
   return {
     write(data) {
       if (pgid !== undefined) before = new Set(groupMembers(pgid));
-      child.stdin?.write(data);
+      const { beforeInput } = launch;
+      if (!beforeInput) return void child.stdin?.write(data);
+      // In order, each once the work before it is done (a failed loan leaves the input unsent).
+      input = input.then(beforeInput).then(
+        () => void child.stdin?.write(data),
+        () => {},
+      );
     },
     onStdout: (listener) => stdout.listen(listener),
     onStderr: (listener) => stderr.listen(listener),

@@ -1,9 +1,10 @@
 // Process-level isolation for python_execute without bubblewrap: a separate uid per call when the
 // host runs as root, and reaping every process a call started, however detached.
-import { constants as fsConstants, readdirSync, readFileSync } from 'node:fs';
-import { chmod, lchown, lstat, open, readdir, readlink } from 'node:fs/promises';
+import { constants as fsConstants, readdirSync, readFileSync, statSync } from 'node:fs';
+import { chmod, lchown, lstat, open, readdir, readFile, readlink, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadChildProcess as childProcess } from '../lazyModule.js';
+import { dropLease, recordLease, recordLent } from './uidLeases.js';
 
 /**
  * Per-call uids (and gids, the same number) come from this range: far above any real account,
@@ -13,7 +14,7 @@ import { loadChildProcess as childProcess } from '../lazyModule.js';
 export const SANDBOX_UID_BASE = 1_800_000_000;
 export const SANDBOX_UID_COUNT = 1_000_000;
 
-const inRange = (id: number) => id >= SANDBOX_UID_BASE && id < SANDBOX_UID_BASE + SANDBOX_UID_COUNT;
+export const inSandboxRange = (id: number) => id >= SANDBOX_UID_BASE && id < SANDBOX_UID_BASE + SANDBOX_UID_COUNT;
 
 /** Whether this process can run children under the per-call uids: root, with the range mapped. */
 export function canSwitchUser(): boolean {
@@ -67,17 +68,30 @@ function processes(): ProcessInfo[] {
   return found;
 }
 
+/** The uids of the range some live process runs as. */
+export function runningSandboxUids(): Set<number> {
+  const found = new Set<number>();
+  for (const p of processes()) for (const id of p.uids) if (inSandboxRange(id) && !p.zombie) found.add(id);
+  return found;
+}
+
 const leased = new Set<number>();
 
 /** Picks a uid of the range that no process runs as (real, effective, saved or fs uid or gid). */
 export function leaseUid(): { readonly uid: number; release(): void } {
   const used = new Set<number>(leased);
-  for (const p of processes()) for (const id of [...p.uids, ...p.gids]) if (inRange(id)) used.add(id);
+  for (const p of processes()) for (const id of [...p.uids, ...p.gids]) if (inSandboxRange(id)) used.add(id);
   for (;;) {
     const uid = SANDBOX_UID_BASE + Math.floor(Math.random() * SANDBOX_UID_COUNT);
-    if (used.has(uid)) continue;
+    if (used.has(uid) || !recordLease(uid)) continue;
     leased.add(uid);
-    return { uid, release: () => leased.delete(uid) };
+    return {
+      uid,
+      release: () => {
+        leased.delete(uid);
+        dropLease(uid);
+      },
+    };
   }
 }
 
@@ -96,9 +110,9 @@ const killPid = (pid: number) => {
  * Kills what `round` finds until it finds nothing. The asynchronous form is for the end of a call;
  * the synchronous one for a cancel, where the run moves on as soon as the abort listeners return.
  */
-async function reapUntilGone(round: () => boolean): Promise<void> {
+async function reapUntilGone(round: () => boolean | Promise<boolean>): Promise<void> {
   for (let i = 0; i < 400; i++) {
-    if (!round()) return;
+    if (!(await round())) return;
     await pause(i < 20 ? 5 : 25);
   }
 }
@@ -136,16 +150,48 @@ export const reapUid = (uid: number): Promise<void> => reapUntilGone(() => uidRo
 export const reapUidNow = (uid: number): void => reapUntilGoneNow(() => uidRound(uid));
 
 /**
+ * The live processes of this process's uid (other than itself) whose environment `matches`,
+ * read without blocking: the uid is checked first (the owner of /proc/<pid>, one stat), a few
+ * environments are read at a time.
+ */
+export async function processesWithEnviron(matches: (environ: string) => boolean): Promise<number[]> {
+  const uid = process.getuid?.();
+  const pids = (await readdir('/proc')).filter((entry) => /^\d+$/.test(entry) && Number(entry) !== process.pid);
+  const found: number[] = [];
+  const look = async (entry: string) => {
+    try {
+      if ((await stat(`/proc/${entry}`)).uid !== uid) return;
+      if (!matches(await readFile(`/proc/${entry}/environ`, 'latin1'))) return;
+      if (/^State:\s+[ZX]/m.test(await readFile(`/proc/${entry}/status`, 'utf8'))) return;
+      found.push(Number(entry));
+    } catch {
+      // Not ours, or ended.
+    }
+  };
+  for (let i = 0; i < pids.length; i += 32) await Promise.all(pids.slice(i, i + 32).map(look));
+  return found;
+}
+
+/**
  * Same-user mode (not root, no bubblewrap): every process started by the call inherits a marker
  * variable; at the end, processes of this user that still carry it are killed. Code that clears
  * its environment escapes this; only the sandbox or a separate uid hold against hostile code.
  */
-function markedRound(variable: string, token: string): boolean {
+async function markedRound(variable: string, token: string): Promise<boolean> {
   const needle = `${variable}=${token}\0`;
+  const left = await processesWithEnviron((environ) => environ.includes(needle));
+  for (const pid of left) killPid(pid);
+  return left.length > 0;
+}
+/** The same, synchronously, for a cancel (see reapUntilGoneNow). */
+function markedRoundNow(variable: string, token: string): boolean {
+  const needle = `${variable}=${token}\0`;
+  const uid = process.getuid?.();
   let found = false;
   for (const entry of readdirSync('/proc')) {
     if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
+      if (statSync(`/proc/${entry}`).uid !== uid) continue;
       if (!readFileSync(`/proc/${entry}/environ`, 'latin1').includes(needle)) continue;
       if (/^State:\s+[ZX]/m.test(readFileSync(`/proc/${entry}/status`, 'utf8'))) continue;
       found = true;
@@ -159,7 +205,7 @@ function markedRound(variable: string, token: string): boolean {
 export const reapMarked = (variable: string, token: string): Promise<void> =>
   reapUntilGone(() => markedRound(variable, token));
 export const reapMarkedNow = (variable: string, token: string): void =>
-  reapUntilGoneNow(() => markedRound(variable, token));
+  reapUntilGoneNow(() => markedRoundNow(variable, token));
 
 /**
  * Visits every entry under `root` (root included) without following symbolic links or crossing
@@ -242,11 +288,12 @@ const withoutSetuid = (stat: Entry) =>
 export async function lendWorkspace(workspace: string, uid: number): Promise<() => Promise<void>> {
   const hostUid = process.getuid?.() ?? 0;
   const hostGid = process.getgid?.() ?? 0;
+  recordLent(uid, workspace);
   let live: Set<number> | undefined;
   const running = (id: number) => {
     if (!live) {
       live = new Set<number>();
-      for (const p of processes()) for (const found of p.uids) if (inRange(found)) live.add(found);
+      for (const p of processes()) for (const found of p.uids) if (inSandboxRange(found)) live.add(found);
     }
     return live.has(id);
   };
@@ -254,7 +301,7 @@ export async function lendWorkspace(workspace: string, uid: number): Promise<() 
   await walk(workspace, async (path, stat) => {
     if (stat.isSymbolicLink()) return;
     if (!stat.isDirectory() && stat.nlink > 1) return;
-    const orphan = inRange(stat.uid) && stat.uid !== uid && !running(stat.uid);
+    const orphan = inSandboxRange(stat.uid) && stat.uid !== uid && !running(stat.uid);
     if (stat.uid !== hostUid && !orphan) return;
     owners.set(stat.ino, orphan ? { uid: hostUid, gid: hostGid } : { uid: stat.uid, gid: stat.gid });
     await change(workspace, path, stat, { owner: { uid, gid: uid } });

@@ -1,0 +1,69 @@
+// What a killed agent left running: processes of its calls that it had no chance to reap (it was
+// SIGKILLed, or crashed). The next process that sandboxes anything sweeps them once, as the
+// Docker provider removes the containers a dead process left.
+import { randomUUID } from 'node:crypto';
+import { markAlive, ownMark } from './processOwner.js';
+import { canSwitchUser, processesWithEnviron, reapUid, runningSandboxUids } from './reaping.js';
+import { removeLeftovers } from './tmpLeftovers.js';
+import { dropLease, leaseDir, leaseHolderAlive, lentWorkspaces, staleLeases } from './uidLeases.js';
+
+/** Carried by every process of a same-user command (and of a same-user long-lived process). */
+export const EXEC_MARKER = 'OPENMANUS_EXEC_CALL';
+export const PROCESS_MARKER = 'OPENMANUS_SANDBOX_PROCESS';
+const MARKERS = [EXEC_MARKER, PROCESS_MARKER];
+
+/** A marker's value: the process that set it (`pid.start`), then the call. */
+export const markerToken = (): string => `${ownMark()}.${randomUUID()}`;
+
+/** Whether an environment carries a marker whose process is gone. */
+function orphaned(environ: string): boolean {
+  for (const entry of environ.split('\0')) {
+    const at = entry.indexOf('=');
+    if (at > 0 && MARKERS.includes(entry.slice(0, at)) && !markAlive(entry.slice(at + 1))) return true;
+  }
+  return false;
+}
+
+/** Same-user survivors (and their children, which carry the marker too): killed until none is left. */
+async function sweepMarked(): Promise<void> {
+  for (let round = 0; round < 50; round++) {
+    const left = await processesWithEnviron(orphaned);
+    if (left.length === 0) return;
+    for (const pid of left) {
+      try {
+        process.kill(pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+/**
+ * Per-call uids no running process holds: their processes are killed; for those whose lease
+ * file a dead process left, what they left in the shared temporary directories is removed too
+ * (never a workspace they were lent) and the lease dropped. Only with lease files to tell a uid
+ * in use from an abandoned one.
+ */
+async function sweepUids(): Promise<void> {
+  if (!leaseDir()) return;
+  // Files are removed only with a lease file, which names the workspaces the uid was lent.
+  for (const uid of staleLeases()) {
+    await reapUid(uid);
+    await removeLeftovers(uid, lentWorkspaces(uid));
+    dropLease(uid);
+  }
+  for (const uid of runningSandboxUids()) if (!leaseHolderAlive(uid)) await reapUid(uid);
+}
+
+let swept: Promise<void> | undefined;
+
+/** Sweeps once per process, before its first sandboxed command or process. */
+export function sweepSurvivors(): Promise<void> {
+  swept ??= (async () => {
+    await sweepMarked();
+    if (canSwitchUser()) await sweepUids();
+  })().catch(() => {});
+  return swept;
+}
