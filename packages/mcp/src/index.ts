@@ -29,6 +29,7 @@ export {
 } from './client/mcpClient.js';
 export { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from './client/naming.js';
 export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
+export type { LeftOutTool } from './client/toolAdmission.js';
 export type { TransportKind } from './client/transport.js';
 // The server: any of our toolsets for MCP clients.
 export type { HttpServeOptions, HttpServing } from './server/http.js';

@@ -29,6 +29,7 @@ describe('changeView', () => {
     const before: RunView = {
       tools: tools({ mcp_a_x: ['a', '1'], mcp_a_y: ['a', '1'], mcp_b_z: ['b', '1'] }),
       down: new Set(),
+      leftOut: new Map(),
     };
     const now = tools({ mcp_a_x: ['a', '2'], mcp_a_new: ['a', '1'], mcp_b_z: ['b', '1'] });
     const change = changeView(before, now, [up('a'), up('b')], new Set());
@@ -40,7 +41,7 @@ describe('changeView', () => {
   });
 
   it('a server lost, then back: its tools go and come, each time with a note', () => {
-    const before: RunView = { tools: tools({ mcp_a_x: ['a', '1'] }), down: new Set() };
+    const before: RunView = { tools: tools({ mcp_a_x: ['a', '1'] }), down: new Set(), leftOut: new Map() };
     const lost = changeView(before, new Map(), [down('a', 'the server process ended')], new Set());
     expect(lost).toMatchObject({
       add: [],
@@ -58,7 +59,7 @@ describe('changeView', () => {
   });
 
   it('a closed client is no longer retried, and says so', () => {
-    const before: RunView = { tools: tools({ mcp_a_x: ['a', '1'] }), down: new Set() };
+    const before: RunView = { tools: tools({ mcp_a_x: ['a', '1'] }), down: new Set(), leftOut: new Map() };
     const closed = { id: 'a', state: 'closed' as const, error: 'the MCP client was closed' };
     expect(changeView(before, new Map(), [closed], new Set()).notes).toEqual([
       'The MCP server "a" disconnected (the MCP client was closed). Its tools were withdrawn: mcp_a_x.',

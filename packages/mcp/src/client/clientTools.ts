@@ -10,9 +10,16 @@ export type CallMcpTool = (
   signal: AbortSignal,
 ) => Promise<Result<CallToolResult, string>>;
 
+/** The longest description of a tool the model gets (every request carries it). */
+export const MAX_DESCRIPTION = 10_000;
+
+const cut = (text: string) =>
+  text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION)}…[description cut]` : text;
+
 /**
- * A server's tool as one of ours, named `name` for the model. Its JSON Schema goes to the model as
- * the server wrote it (core only drops `$schema`), and the server validates the arguments itself.
+ * A server's tool as one of ours, named `name` for the model. Its JSON Schema (bounded by
+ * `admitTools`) goes to the model as the server wrote it (core only drops `$schema`), and the server
+ * validates the arguments itself.
  * A tool the server calls `terminate` ends the run like ours (OpenManus's prefixed name never matched).
  */
 export function mcpClientTool(
@@ -24,7 +31,7 @@ export function mcpClientTool(
   return defineTool<Record<string, unknown>>({
     name,
     // A tool without a description is fine (OpenManus refused it): the model still gets a hint.
-    description: tool.description || tool.title || `${tool.name}, a tool of the MCP server "${serverId}".`,
+    description: cut(tool.description || tool.title || `${tool.name}, a tool of the MCP server "${serverId}".`),
     parameters: tool.inputSchema as JsonSchema,
     ...(tool.name === 'terminate' ? { terminal: true } : {}),
     ...(tool.annotations?.readOnlyHint === true ? { parallelSafe: true } : {}),

@@ -8,6 +8,7 @@ import {
   type Tool as McpTool,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import { z } from 'zod';
 import type { McpServerConfig } from './config.js';
 import { createTransport, type OpenTransport, type TransportKind, transportKinds } from './transport.js';
 
@@ -26,7 +27,8 @@ export interface McpConnection {
   readonly kind: TransportKind;
   /** What the server asks its clients to tell the model (`instructions` of its initialize result). */
   readonly instructions: string | undefined;
-  listTools(timeoutMs: number, signal?: AbortSignal): Promise<McpTool[]>;
+  /** The tools of every page of the server's list, unchecked (see `admitTools`). */
+  listTools(timeoutMs: number, signal?: AbortSignal): Promise<unknown[]>;
   callTool(
     name: string,
     args: Record<string, unknown>,
@@ -48,6 +50,9 @@ export interface ConnectOptions {
   readonly signal: AbortSignal;
   readonly events: ConnectionEvents;
 }
+
+/** A page of a server's tool list, its tools still unchecked. */
+const ToolPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: z.string().optional() });
 
 /** No server has this many pages of tools; a cursor that never ends must not loop forever. */
 const MAX_TOOL_PAGES = 100;
@@ -121,13 +126,16 @@ async function connectWith(
     kind,
     instructions: client.getInstructions(),
     async listTools(timeoutMs, signal) {
-      const tools: McpTool[] = [];
+      const tools: unknown[] = [];
       let cursor: string | undefined;
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
-        const listed = await client.listTools(cursor === undefined ? undefined : { cursor }, {
-          timeout: timeoutMs,
-          ...(signal ? { signal } : {}),
-        });
+        // Not the SDK's listTools: it refuses a whole list for one bad tool, and compiles every
+        // output schema (a deep one throws); its tools are checked one by one instead.
+        const listed = await client.request(
+          { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
+          ToolPageSchema,
+          { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+        );
         tools.push(...listed.tools);
         cursor = listed.nextCursor;
         if (cursor === undefined) break;

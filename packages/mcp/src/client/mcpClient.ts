@@ -19,6 +19,7 @@ import {
   type ServerLink,
   type ServerState,
 } from './serverLink.js';
+import type { LeftOutTool } from './toolAdmission.js';
 import type { TransportKind } from './transport.js';
 
 export interface McpClientOptions {
@@ -42,6 +43,8 @@ export interface McpServerStatus {
   readonly error?: string;
   /** Its tools, by the names the model knows them by. */
   readonly tools: readonly string[];
+  /** Tools of its list that are not offered, by their own names, and why (a schema too deep or too long, an invalid tool). */
+  readonly leftOut: readonly LeftOutTool[];
   readonly instructions?: string;
 }
 
@@ -191,8 +194,8 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       await Promise.all([...links.values()].map((link) => link.settled()));
       const now = catalogue;
       const servers = [...links].map(([id, link]) => {
-        const { state, error } = link.status();
-        return { id, state, ...(error !== undefined ? { error } : {}) };
+        const { state, error, leftOut } = link.status();
+        return { id, state, leftOut, ...(error !== undefined ? { error } : {}) };
       });
       const change = changeView(run.view, now, servers, taken);
       if (change.add.length > 0 || change.remove.length > 0) {

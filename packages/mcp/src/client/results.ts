@@ -1,8 +1,15 @@
 import type { CallToolResult, ContentBlock, EmbeddedResource } from '@modelcontextprotocol/sdk/types.js';
 import { err, type ImageData, type ToolReturn } from '@openmanus/core';
+import { type JsonLimits, jsonExcess } from './jsonBounds.js';
 
 /** How much of an embedded text resource the model sees. */
 export const RESOURCE_EXCERPT = 2_000;
+/** The most text of one result we pass on (core cuts it further to the agent's `maxObserve`). */
+export const MAX_RESULT_CHARS = 200_000;
+/** Structured content shown as JSON only within these bounds (JSON.stringify throws on deep values). */
+export const MAX_STRUCTURED: JsonLimits = { depth: 64, chars: MAX_RESULT_CHARS };
+/** The largest image we attach, decoded (each later request of the run carries it again). */
+export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** The image types vision models take; another one in a request would make the model API refuse it. */
 const VISION_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
@@ -16,7 +23,12 @@ export function toToolReturn(result: CallToolResult): ToolReturn {
   const parts: string[] = [];
   let image: ImageData | undefined;
   for (const block of result.content ?? []) {
-    if (block.type === 'image' && !image && VISION_TYPES.has(block.mimeType)) {
+    if (
+      block.type === 'image' &&
+      !image &&
+      VISION_TYPES.has(block.mimeType) &&
+      bytesOf(block.data) <= MAX_IMAGE_BYTES
+    ) {
       image = { base64: block.data, mimeType: block.mimeType };
       parts.push(`[image attached: ${block.mimeType}, ${sizeOf(block.data)}]`);
     } else {
@@ -24,8 +36,8 @@ export function toToolReturn(result: CallToolResult): ToolReturn {
     }
   }
   if (parts.length === 0 && result.structuredContent !== undefined)
-    parts.push(JSON.stringify(result.structuredContent));
-  const output = parts.join('\n');
+    parts.push(describeStructured(result.structuredContent));
+  const output = clip(parts.join('\n'));
   // Core says "Error: " itself; a server that said it too (ours does) must not make it "Error: Error: ".
   if (result.isError === true)
     return err(output.replace(/^error:\s*/i, '') || 'the tool reported an error without a message');
@@ -37,9 +49,11 @@ function describe(block: ContentBlock): string {
     case 'text':
       return block.text;
     case 'image':
-      return VISION_TYPES.has(block.mimeType)
-        ? `[another image (${block.mimeType}, ${sizeOf(block.data)}) not shown: one image per result]`
-        : `[image (${block.mimeType}, ${sizeOf(block.data)}) not shown: models take PNG, JPEG, GIF and WebP]`;
+      if (!VISION_TYPES.has(block.mimeType))
+        return `[image (${block.mimeType}, ${sizeOf(block.data)}) not shown: models take PNG, JPEG, GIF and WebP]`;
+      return bytesOf(block.data) > MAX_IMAGE_BYTES
+        ? `[image (${block.mimeType}, ${sizeOf(block.data)}) not shown: over the ${sizeOf(MAX_IMAGE_BYTES)} an image may have]`
+        : `[another image (${block.mimeType}, ${sizeOf(block.data)}) not shown: one image per result]`;
     case 'audio':
       return `[audio (${block.mimeType}, ${sizeOf(block.data)}) not shown]`;
     case 'resource':
@@ -63,8 +77,30 @@ function describeResource(resource: EmbeddedResource['resource']): string {
   return `[resource ${resource.uri}${type}]\n${excerpt}`;
 }
 
-/** The decoded size of base64 data, for people. */
-function sizeOf(base64: string): string {
-  const bytes = Math.floor((base64.replace(/=+$/, '').length * 3) / 4);
-  return bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB`;
+/** Structured content as JSON, unless it is too deep or too long to write out. */
+function describeStructured(content: Record<string, unknown>): string {
+  const excess = jsonExcess(content, MAX_STRUCTURED);
+  if (excess === 'depth') return `[structured content not shown: nested more than ${MAX_STRUCTURED.depth} levels deep]`;
+  if (excess === 'size') return `[structured content not shown: longer than ${MAX_STRUCTURED.chars} characters]`;
+  return JSON.stringify(content);
+}
+
+/** `text`, cut to what a result may carry. */
+function clip(text: string): string {
+  const more = text.length - MAX_RESULT_CHARS;
+  return more > 0 ? `${text.slice(0, MAX_RESULT_CHARS)}\n…[${more} more characters of the result not shown]` : text;
+}
+
+/** The decoded size of base64 data (its padding, at most two `=`, counted at the end only: no regex over it). */
+function bytesOf(base64: string): number {
+  let end = base64.length;
+  while (end > 0 && base64.length - end < 2 && base64[end - 1] === '=') end--;
+  return Math.floor((end * 3) / 4);
+}
+
+/** A size, for people: base64 data decoded, or a count of bytes. */
+function sizeOf(data: string | number): string {
+  const bytes = typeof data === 'number' ? data : bytesOf(data);
+  if (bytes < 1024) return `${bytes} bytes`;
+  return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 }

@@ -1,4 +1,5 @@
 import type { ServerState } from './serverLink.js';
+import type { LeftOutTool } from './toolAdmission.js';
 
 /** A tool of the client as a run has it: which server it is from, and its spec (to see it change). */
 export interface ViewedTool {
@@ -6,17 +7,23 @@ export interface ViewedTool {
   readonly fingerprint: string;
 }
 
-/** What one run has of the client's tools, and which servers it has been told are down. */
+/** What one run has of the client's tools, which servers it has been told are down, and which tools left out. */
 export interface RunView {
   readonly tools: ReadonlyMap<string, ViewedTool>;
   readonly down: ReadonlySet<string>;
+  /** By server: the left-out tools the run was last told of (as a fingerprint). */
+  readonly leftOut: ReadonlyMap<string, string>;
 }
 
 export interface ServerView {
   readonly id: string;
   readonly state: ServerState;
   readonly error?: string;
+  readonly leftOut?: readonly LeftOutTool[];
 }
+
+/** How many left-out tools a note names. */
+const LEFT_OUT_NAMED = 10;
 
 /** How a run's tools must change to match the client's, and what the model is told about it. */
 export interface ViewChange {
@@ -30,8 +37,8 @@ export interface ViewChange {
  * From what a run has (`undefined`: nothing yet, it has just started) to what the client has now.
  * A run that has just started gets everything silently, and loses whatever of ours an earlier run
  * of the session left in its state (`named`: every name the client ever gave); the model is told
- * only of servers that are not there. Later, every change is told: a server gone, back, or with
- * new, withdrawn or changed tools.
+ * only of servers that are not there and of tools left out. Later, every change is told: a server
+ * gone, back, or with new, withdrawn, changed or left-out tools.
  */
 export function changeView(
   previous: RunView | undefined,
@@ -44,6 +51,7 @@ export function changeView(
   const remove = [...(previous ? before.keys() : named)].filter((name) => !current.has(name));
   const notes: string[] = [];
   const down = new Set<string>();
+  const leftOut = new Map<string, string>();
   const namesOf = (tools: ReadonlyMap<string, ViewedTool>, server: string) =>
     [...tools].filter(([, tool]) => tool.server === server).map(([name]) => name);
   for (const server of servers) {
@@ -73,6 +81,18 @@ export function changeView(
       ].filter(Boolean);
       if (parts.length > 0) notes.push(`${quoted} changed its tools. ${parts.join(' ')}`);
     }
+    if (server.state === 'connected' && server.leftOut && server.leftOut.length > 0) {
+      const told = JSON.stringify(server.leftOut);
+      leftOut.set(server.id, told);
+      if (previous?.leftOut.get(server.id) !== told) notes.push(leftOutNote(quoted, server.leftOut));
+    }
   }
-  return { add, remove, notes, view: { tools: current, down } };
+  return { add, remove, notes, view: { tools: current, down, leftOut } };
+}
+
+/** Which tools of a server the model does not get, and why; names quoted as JSON (they are the server's text). */
+function leftOutNote(quoted: string, tools: readonly LeftOutTool[]): string {
+  const named = tools.slice(0, LEFT_OUT_NAMED).map(({ tool, reason }) => `${JSON.stringify(tool)} (${reason})`);
+  const more = tools.length > LEFT_OUT_NAMED ? `, and ${tools.length - LEFT_OUT_NAMED} more` : '';
+  return `${quoted} offers tools that were left out, so you cannot call them: ${named.join('; ')}${more}.`;
 }

@@ -2,6 +2,7 @@ import { type CallToolResult, ErrorCode, type Implementation, McpError } from '@
 import { err, ok, type Result } from '@openmanus/core';
 import type { McpServerConfig } from './config.js';
 import { type McpConnection, type McpTool, messageOf, openConnection } from './connection.js';
+import { admitTools, type LeftOutTool } from './toolAdmission.js';
 import type { TransportKind } from './transport.js';
 
 /** Where a server's connection stands: `reconnecting` is also a first connection that failed and is being retried. */
@@ -14,6 +15,8 @@ export interface ServerStatus {
   readonly error?: string;
   /** Its tools while connected (tools that only run as tasks are left out: we cannot call them). */
   readonly tools: readonly McpTool[];
+  /** Tools of its list we do not offer, and why (a schema too deep or too long, an invalid tool). */
+  readonly leftOut: readonly LeftOutTool[];
   readonly instructions?: string;
 }
 
@@ -60,6 +63,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
   let state: ServerState = 'idle';
   let connection: McpConnection | undefined;
   let tools: McpTool[] = [];
+  let leftOut: LeftOutTool[] = [];
   let error: string | undefined;
   /** Bumped by every attempt and every loss: events of an older connection are ignored. */
   let generation = 0;
@@ -114,7 +118,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       const listed = await opened.listTools(callTimeoutMs, closing.signal);
       if (closing.signal.aborted || mine !== generation) throw new Error('superseded');
       connection = opened;
-      tools = callable(listed);
+      ({ tools, leftOut } = admitTools(listed));
       state = 'connected';
       error = undefined;
       failures = 0;
@@ -136,6 +140,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     connection = undefined;
     generation++;
     tools = [];
+    leftOut = [];
     state = 'reconnecting';
     error = reason;
     end(gone, true);
@@ -170,7 +175,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
         try {
           const listed = await conn.listTools(callTimeoutMs, closing.signal);
           if (conn !== connection) return;
-          tools = callable(listed);
+          ({ tools, leftOut } = admitTools(listed));
           options.onEvent({ type: 'toolsListed' });
         } catch (failure) {
           await check(conn, failure);
@@ -188,6 +193,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       ...(connection ? { transport: connection.kind } : {}),
       ...(error !== undefined && state !== 'connected' ? { error } : {}),
       tools,
+      leftOut,
       ...(connection?.instructions ? { instructions: connection.instructions } : {}),
     }),
     start() {
@@ -222,6 +228,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       const conn = connection;
       connection = undefined;
       tools = [];
+      leftOut = [];
       if (conn) end(conn, false);
       await Promise.allSettled([attempt, ...ending]);
       // An attempt that was under way has queued its own ending meanwhile.
@@ -229,9 +236,6 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     },
   };
 }
-
-/** Tools that must run as tasks (an experimental protocol feature) cannot be called with a plain call. */
-const callable = (tools: readonly McpTool[]) => tools.filter((tool) => tool.execution?.taskSupport !== 'required');
 
 function describeCallFailure(id: string, failure: unknown, timeoutMs: number, lost: string | undefined): string {
   const server = `the MCP server "${id}"`;
