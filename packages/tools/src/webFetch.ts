@@ -4,9 +4,10 @@ import { httpRequest } from './web/http.js';
 import { readableMarkdown } from './web/markdown.js';
 import { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';
 import { cutText } from './web/text.js';
+import { WorkerTimeoutError } from './web/workerJob.js';
 
 export interface WebFetchOptions extends NetworkAccess {
-  /** Seconds per page, redirects and body included (default 20). */
+  /** Seconds per page, redirects, body and making it Markdown included (default 20). */
   readonly timeoutSec?: number;
   /** Characters of each page's text returned; the rest is cut, with a marker (default 20000). */
   readonly maxChars?: number;
@@ -58,13 +59,15 @@ export function fetchWebPage(url: string, options: FetchCall = {}): Promise<Resu
 async function readPage(url: string, options: FetchCall, network: NetworkPolicy): Promise<Result<WebPage, string>> {
   const maxChars = options.maxChars ?? 20_000;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
+  const timeoutMs = (options.timeoutSec ?? 20) * 1000;
+  const deadline = Date.now() + timeoutMs;
   let page: Awaited<ReturnType<typeof httpRequest>>;
   try {
     page = await httpRequest(
       url,
       { headers: { accept: 'text/html,application/xhtml+xml,text/plain;q=0.9,application/json;q=0.9,*/*;q=0.5' } },
       {
-        timeoutMs: (options.timeoutSec ?? 20) * 1000,
+        timeoutMs,
         maxBytes,
         network,
         // No content type: read it, and look.
@@ -87,7 +90,20 @@ async function readPage(url: string, options: FetchCall, network: NetworkPolicy)
   }
   if (page.text.includes('\u0000')) return err(`${page.url} is binary content, not text`);
   const html = isHtml(page.mediaType) || (page.mediaType === '' && /^\s*</.test(page.text));
-  const readable = html ? await readableMarkdown(page.text, page.url) : { title: '', markdown: page.text };
+  let readable: { readonly title: string; readonly markdown: string } = { title: '', markdown: page.text };
+  if (html) {
+    try {
+      // What is left of the time limit: the page's markup is the site's, and so is the work it makes.
+      readable = await readableMarkdown(page.text, page.url, {
+        timeoutMs: Math.max(1, deadline - Date.now()),
+        ...(options.signal ? { signal: options.signal } : {}),
+      });
+    } catch (error) {
+      if (error instanceof WorkerTimeoutError)
+        return err(`timed out after ${timeoutMs / 1000} s (reading ${page.url})`);
+      return err(`${page.url} could not be read: ${messageOf(error)}`);
+    }
+  }
   const note = page.truncated ? `\n…[only the first ${maxBytes} bytes of the page were read]` : '';
   return ok({
     url: page.url,

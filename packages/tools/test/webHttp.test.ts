@@ -7,7 +7,8 @@ import { send, serversPerTest } from './webServer.js';
 const { serve, hosts } = serversPerTest();
 /** The test servers, and no other local address, may be reached. */
 const toServers = () => networkPolicy({ allowHosts: hosts() }, 'test');
-const limits = { timeoutMs: 5000, maxBytes: 1024 * 1024 };
+// Only a request that never answers reaches this; the tests with one set their own.
+const limits = { timeoutMs: 600_000, maxBytes: 1024 * 1024 };
 const get = (
   url: string,
   headers: Record<string, string> = {},
@@ -103,7 +104,8 @@ describe('the HTTP client every web tool uses', () => {
 });
 
 describe("fetch_content's page reader", () => {
-  const content = { timeoutMs: 2000, maxChars: 10_000, maxBytes: 1024 * 1024 };
+  // Only a page that never answers reaches this; /slow sets its own.
+  const content = { timeoutMs: 600_000, maxChars: 10_000, maxBytes: 1024 * 1024 };
   const read = async (url: string, more: Partial<typeof content> = {}) =>
     (await fetchPageContent(url, { ...content, network: toServers(), ...more }, new AbortController().signal)).content;
 

@@ -92,6 +92,6 @@ export const send =
 export function engineQuery(overrides: Partial<Omit<EngineQuery, 'fetch'>> = {}): EngineQuery {
   const signal = overrides.signal ?? new AbortController().signal;
   const fetch: EngineFetch = (url, request = {}) =>
-    httpRequest(url, request, { signal, timeoutMs: 5000, maxBytes: 2 * 1024 * 1024, network: ANY_ADDRESS });
+    httpRequest(url, request, { signal, timeoutMs: 600_000, maxBytes: 2 * 1024 * 1024, network: ANY_ADDRESS });
   return { numResults: 10, lang: 'en', country: 'us', ...overrides, signal, fetch };
 }

@@ -8,15 +8,23 @@ import { z } from 'zod';
 import { ChartError } from './chartError.js';
 import { type ChartFiles, hostChartFiles, sandboxChartFiles } from './chartFiles.js';
 import { chartHtml } from './chartHtml.js';
+import { drawChartOffThread } from './chartJob.js';
 import { type ChartRequest, chartPlan } from './chartPlan.js';
-import { chartSpec } from './chartSpec.js';
-import { CHART_LANGUAGES, type ChartLanguage, columnFigures, insightsMarkdown } from './insights.js';
+import { CHART_LANGUAGES, type ChartLanguage, insightsMarkdown } from './insights.js';
 
 export interface DataVisualizationOptions {
   /** Where the CSV and JSON files are read (nothing outside it is) and `visualization/` is written. */
   readonly workspace: string;
   /** Largest CSV file drawn, in bytes (default 5 000 000). */
   readonly maxCsvBytes?: number;
+  /**
+   * Rows a chart's data may reach: the CSV's, and those its spec makes (sequences, folds,
+   * flattens, facets, layers) (default 250 000). A chart is drawn in a worker thread, and one
+   * that reaches this is stopped with an error.
+   */
+  readonly maxRows?: number;
+  /** Seconds one chart's drawing may take; then it is stopped with an error (default 60). */
+  readonly timeoutSec?: number;
   /**
    * Where the files are when the run has no sandbox of its own (a run given one uses it): this
    * provider's sandbox for the run, shared with the other tools given it (Python writes the CSVs
@@ -33,12 +41,10 @@ export type ChartOutput = (typeof CHART_OUTPUTS)[number];
 export const CHART_DIR = 'visualization';
 
 const MAX_PLAN_BYTES = 1_000_000;
+/** Heap one chart's drawing may use. */
+const MAX_MEMORY_MB = 1024;
 /** Names tried for one chart before giving up (`sales`, `sales_1`, … ). */
 const MAX_SUFFIX = 1000;
-
-// Vega loads with the first chart, not when the package is imported.
-const loadCsv = () => import('./csvTable.js');
-const loadVega = () => import('./vegaRender.js');
 
 const parameters = z.object({
   json_path: z
@@ -82,6 +88,8 @@ const stemOf = (csvPath: string) =>
 
 export function createDataVisualization(options: DataVisualizationOptions) {
   const maxCsvBytes = options.maxCsvBytes ?? 5_000_000;
+  const maxRows = options.maxRows ?? 250_000;
+  const timeoutMs = (options.timeoutSec ?? 60) * 1000;
 
   /** The first of `name`, `name_1`, `name_2`, … under which none of the chart's files exists yet. */
   const freeStem = async (files: ChartFiles, name: string, extensions: readonly string[]) => {
@@ -93,23 +101,27 @@ export function createDataVisualization(options: DataVisualizationOptions) {
     throw new ChartError(`${CHART_DIR}/ already holds ${MAX_SUFFIX} charts named ${name}; remove some first.`);
   };
 
-  const makeChart = async (files: ChartFiles, request: ChartRequest, output: ChartOutput, language: ChartLanguage) => {
+  const makeChart = async (
+    files: ChartFiles,
+    request: ChartRequest,
+    output: ChartOutput,
+    language: ChartLanguage,
+    signal: AbortSignal,
+  ) => {
     const csv = await files.read(request.csvFilePath, maxCsvBytes);
-    const table = (await loadCsv()).parseCsv(csv, request.csvFilePath);
-    const spec = chartSpec(request, table);
-    const vega = await loadVega();
-    const compiled = vega.compileChart(spec);
-    // Drawn in every case: a chart that cannot be drawn is found here, not by the person opening it.
-    const svg = await vega.renderSvg(compiled.vega);
+    const { spec, svg, warnings, figures, rows, columns } = await drawChartOffThread(
+      { csv, request, language, maxRows },
+      { timeoutMs, maxMemoryMb: MAX_MEMORY_MB, signal },
+    );
     const chart = output === 'svg' ? svg : await chartHtml(spec, request.chartTitle, language);
     const extensions = [`.${output}`, '.md', '.vl.json'] as const;
     const stem = await freeStem(files, stemOf(request.csvFilePath), extensions);
-    const figures = columnFigures(request, table, language);
     const markdown = insightsMarkdown({
       title: request.chartTitle,
       chartFile: `${stem}.${output}`,
       csvPath: request.csvFilePath,
-      table,
+      rows,
+      columns,
       insights: request.insights ?? [],
       figures,
       language,
@@ -125,7 +137,7 @@ export function createDataVisualization(options: DataVisualizationOptions) {
       `Insights: ${insightsPath}`,
       `Vega-Lite spec: ${specPath}`,
       ...figures,
-      ...(compiled.warnings.length > 0 ? [`Vega-Lite warned: ${compiled.warnings.join('; ')}`] : []),
+      ...(warnings.length > 0 ? [`Vega-Lite warned: ${warnings.join('; ')}`] : []),
     ].join('\n');
   };
 
@@ -151,7 +163,7 @@ export function createDataVisualization(options: DataVisualizationOptions) {
       const failed: string[] = [];
       for (const [index, request] of requests.entries()) {
         try {
-          made.push(await makeChart(files, request, output_type, language));
+          made.push(await makeChart(files, request, output_type, language, scope.signal));
         } catch (error) {
           failed.push(`- chart ${index + 1} (${request.chartTitle}): ${messageOf(error)}`);
         }

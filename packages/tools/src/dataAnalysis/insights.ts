@@ -64,7 +64,9 @@ export interface InsightsFile {
   /** The chart file's name (it sits beside this file). */
   readonly chartFile: string;
   readonly csvPath: string;
-  readonly table: Table;
+  /** The CSV's size: its rows and its columns' names. */
+  readonly rows: number;
+  readonly columns: readonly string[];
   readonly insights: readonly string[];
   readonly figures: readonly string[];
   readonly language: ChartLanguage;
@@ -77,7 +79,7 @@ export function insightsMarkdown(file: InsightsFile): string {
     `# ${file.title}`,
     '',
     `- ${w.chart}: [${file.chartFile}](${encodeURI(file.chartFile)})`,
-    `- ${w.data}: ${file.csvPath} (${file.table.rows.length} ${w.rows}; ${w.columns}: ${file.table.columns.join(', ')})`,
+    `- ${w.data}: ${file.csvPath} (${file.rows} ${w.rows}; ${w.columns}: ${file.columns.join(', ')})`,
     '',
   ];
   if (file.insights.length > 0) lines.push(`## ${w.insights}`, '', ...file.insights.map((i) => `- ${i}`), '');

@@ -22,8 +22,13 @@ const refuse = async (): Promise<never> => {
   throw new Error('charts load nothing: their data is the CSV file');
 };
 
-/** Refuses every load: data URLs, images, links. */
-const noLoading: Loader = { load: refuse, sanitize: refuse, http: refuse, file: refuse };
+/**
+ * Refuses every load (data URLs, images) and keeps no link (an `href` channel). Sanitizing
+ * answers "no URL" rather than failing: Vega's SVG writer reads the answer for a link in a
+ * promise no one awaits, and a refusal there was a rejection that no one handled.
+ */
+const noLink = async () => ({}) as Awaited<ReturnType<Loader['sanitize']>>;
+const noLoading: Loader = { load: refuse, sanitize: noLink, http: refuse, file: refuse };
 
 export interface CompiledChart {
   /** The Vega spec the Vega-Lite spec compiles to. */

@@ -1,4 +1,4 @@
-import { pageText, parseHtml } from '../web/html.js';
+import { readablePageText } from '../web/html.js';
 import { httpRequest } from '../web/http.js';
 import { AddressRefusedError, type NetworkPolicy } from '../web/networkPolicy.js';
 import { collapseWhitespace, cutText } from '../web/text.js';
@@ -27,6 +27,7 @@ const isPage = (mediaType: string) => mediaType === '' || mediaType.includes('ht
  * text: not 200, not HTML or text, unreachable, too slow.
  */
 export async function fetchPageContent(url: string, limits: ContentLimits, signal: AbortSignal): Promise<PageContent> {
+  const deadline = Date.now() + limits.timeoutMs;
   try {
     const page = await httpRequest(
       url,
@@ -34,7 +35,10 @@ export async function fetchPageContent(url: string, limits: ContentLimits, signa
       { ...limits, signal, readBody: isPage },
     );
     if (page.status !== 200 || !isPage(page.mediaType) || page.text.includes('\u0000')) return {};
-    const text = page.mediaType === 'text/plain' ? collapseWhitespace(page.text) : pageText(await parseHtml(page.text));
+    const text =
+      page.mediaType === 'text/plain'
+        ? collapseWhitespace(page.text)
+        : await readablePageText(page.text, { timeoutMs: Math.max(1, deadline - Date.now()), signal });
     return text ? { content: cutText(text, limits.maxChars) } : {};
   } catch (error) {
     return error instanceof AddressRefusedError ? { contentRefused: error.message } : {};

@@ -1,5 +1,6 @@
 import type TurndownService from 'turndown';
 import { type HtmlDocument, parseHtml, selectAll } from './html.js';
+import { type PageReadLimits, readPageOffThread } from './pageReading.js';
 import { collapseWhitespace } from './text.js';
 
 export interface ReadablePage {
@@ -27,9 +28,15 @@ const loadConverters = () => {
 
 /**
  * The main content of an HTML page as Markdown, with its title: Readability (Firefox's reader
- * view) picks the article. Links are made absolute; links and images that are not http(s) (javascript:, data:) are dropped.
+ * view) picks the article. Links are made absolute; links and images that are not http(s)
+ * (javascript:, data:) are dropped. Read in a worker thread within the limits (default 30 s):
+ * rejects when they are reached.
  */
-export async function readableMarkdown(html: string, pageUrl: string): Promise<ReadablePage> {
+export const readableMarkdown = (html: string, pageUrl: string, limits: PageReadLimits = {}): Promise<ReadablePage> =>
+  readPageOffThread({ kind: 'markdown', html, url: pageUrl }, limits);
+
+/** {@link readableMarkdown} in this thread: the page worker's job. */
+export async function pageMarkdown(html: string, pageUrl: string): Promise<ReadablePage> {
   const { readability: Readability, turndown } = await loadConverters();
   const document = await parseHtml(html);
   absoluteLinks(document, pageUrl);

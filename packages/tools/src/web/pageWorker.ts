@@ -1,0 +1,9 @@
+// The worker thread that reads one page (see pageReading.ts).
+import { pageText, parseHtml } from './html.js';
+import { pageMarkdown } from './markdown.js';
+import type { PageJob } from './pageReading.js';
+import { answerJob } from './workerJob.js';
+
+answerJob(async (job: PageJob) =>
+  job.kind === 'markdown' ? pageMarkdown(job.html, job.url) : pageText(await parseHtml(job.html)),
+);
