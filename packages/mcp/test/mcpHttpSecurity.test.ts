@@ -1,10 +1,11 @@
 // The HTTP transport's defences, each probed with raw requests as a hostile page or process would send them.
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpServer, type HttpServeOptions, type HttpServing, type McpToolServer } from '../src/index.js';
 import { testTools } from './fixtures/tools.mjs';
-import { callTool, httpClient, tempWorkspace, textOf } from './helpers.js';
+import { callTool, eventually, httpClient, tempWorkspace, textOf } from './helpers.js';
 
 let server: McpToolServer;
 beforeEach(async () => {
@@ -130,5 +131,112 @@ describe('serveHttp: who may talk to the server', () => {
     const answer = await fetch(new URL('/sse', serving.url), { headers: bearer(serving.token) });
     expect(answer.status).toBe(404);
     expect(await answer.text()).toContain('the MCP endpoint is /mcp');
+  });
+});
+
+/** Where a session's requests go: its id and protocol version with the token. */
+const inSession = (serving: HttpServing, id: string) => ({
+  ...bearer(serving.token),
+  'mcp-session-id': id,
+  'mcp-protocol-version': LATEST_PROTOCOL_VERSION,
+});
+const listTools = JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list' });
+
+/** A new session by a raw initialize: its id, or the refusal. */
+async function open(serving: HttpServing): Promise<Answer & { readonly id: string }> {
+  const answer = await post(serving, bearer(serving.token));
+  return { ...answer, id: String(answer.headers['mcp-session-id']) };
+}
+
+/** A session's standalone event stream, held open (a request in flight keeps its session busy). */
+function holdStream(serving: HttpServing, id: string): Promise<{ readonly status: number; end(): void }> {
+  const url = new URL(serving.url);
+  return new Promise((resolve, reject) => {
+    const req = request(
+      {
+        host: url.hostname,
+        port: url.port,
+        path: url.pathname,
+        method: 'GET',
+        headers: { host: url.host, accept: 'text/event-stream', ...inSession(serving, id) },
+      },
+      (res) => resolve({ status: res.statusCode ?? 0, end: () => req.destroy() }),
+    );
+    req.on('error', () => {});
+    req.once('error', reject);
+    req.end();
+  });
+}
+
+describe('serveHttp: what a client can make it hold', () => {
+  it('caps the sessions: a new one ends the session idle longest, and is refused with 503 when all are busy', async () => {
+    const serving = await serve({ maxSessions: 2 });
+    const first = await open(serving);
+    const second = await open(serving);
+    const third = await open(serving);
+    expect([first.status, second.status, third.status]).toEqual([200, 200, 200]);
+    // The first was idle longest: it is gone; the others answer.
+    expect((await post(serving, inSession(serving, first.id), listTools)).status).toBe(404);
+    expect((await post(serving, inSession(serving, second.id), listTools)).status).toBe(200);
+    expect((await post(serving, inSession(serving, third.id), listTools)).status).toBe(200);
+
+    const streams = [await holdStream(serving, second.id), await holdStream(serving, third.id)];
+    expect(streams.map((stream) => stream.status)).toEqual([200, 200]);
+    const refused = await open(serving);
+    expect(refused.status).toBe(503);
+    expect(refused.headers['retry-after']).toBe('5');
+    expect(JSON.parse(refused.body)).toEqual({
+      jsonrpc: '2.0',
+      error: { code: -32000, message: 'Too many sessions: all 2 are busy; try again later' },
+      id: null,
+    });
+    // Both busy sessions are untouched; once one is idle again, a new session takes its place.
+    expect((await post(serving, inSession(serving, second.id), listTools)).status).toBe(200);
+    for (const stream of streams) stream.end();
+    await eventually(async () => (await open(serving)).status === 200);
+  });
+
+  it('initialize requests sent at once cannot pass the cap', async () => {
+    const serving = await serve({ maxSessions: 2 });
+    const opened = await Promise.all(Array.from({ length: 8 }, () => open(serving)));
+    const live = [];
+    for (const session of opened.filter((answer) => answer.status === 200)) {
+      if ((await post(serving, inSession(serving, session.id), listTools)).status === 200) live.push(session.id);
+    }
+    expect(live.length).toBeGreaterThan(0);
+    expect(live.length).toBeLessThanOrEqual(2);
+    expect(opened.every((answer) => answer.status === 200 || answer.status === 503)).toBe(true);
+  });
+
+  it('refuses a bad cap', async () => {
+    await expect(serve({ maxSessions: 0 })).rejects.toThrow('maxSessions must be a positive integer, got 0');
+  });
+
+  it('answers a request without the token with 401 and closes the connection, without reading its 105 MB body', async () => {
+    const serving = await serve();
+    const url = new URL(serving.url);
+    const total = 105 * 1024 * 1024;
+    const socket = connect(Number(url.port), url.hostname);
+    let answer = '';
+    socket.setEncoding('latin1').on('data', (chunk: string) => (answer += chunk));
+    const closed = new Promise<void>((resolve) => socket.once('close', () => resolve()));
+    socket.on('error', () => {});
+    socket.write(
+      `POST /mcp HTTP/1.1\r\nhost: ${url.host}\r\ncontent-type: application/json\r\ncontent-length: ${total}\r\n\r\n`,
+    );
+    // Sent as fast as the server takes it: a server that reads the body takes all of it.
+    const chunk = Buffer.alloc(1024 * 1024, 0x20);
+    let written = 0;
+    while (written < total && !socket.destroyed) {
+      written += chunk.length;
+      if (!socket.write(chunk)) {
+        await Promise.race([new Promise((resolve) => socket.once('drain', resolve)), closed]);
+      }
+    }
+    socket.destroy();
+    await closed;
+    expect(written).toBeLessThan(total / 2);
+    expect(answer).toMatch(/^HTTP\/1\.1 401 Unauthorized\r\n/);
+    expect(answer.toLowerCase()).toContain('connection: close');
   });
 });

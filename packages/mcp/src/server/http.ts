@@ -24,6 +24,12 @@ export interface HttpServeOptions {
    * 30 minutes): a client that vanished without ending its session leaves nothing running for ever.
    */
   readonly idleSessionMs?: number;
+  /**
+   * The most sessions open at once (default 32), each with its own shell and browser context; the
+   * server has one token, so this is also the cap per token. A new session beyond it ends the
+   * session idle longest (no request open), and is refused with 503 when every one is busy.
+   */
+  readonly maxSessions?: number;
 }
 
 /** The server listening: where, with which token; `close` ends its sessions and stops it. */
@@ -37,6 +43,7 @@ export interface HttpServing {
 
 const ENDPOINT = '/mcp';
 const IDLE_SESSION_MS = 30 * 60_000;
+const MAX_SESSIONS = 32;
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 
 const hostName = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -60,10 +67,14 @@ function track(entry: HttpSession, res: ServerResponse) {
   });
 }
 
-/** A JSON-RPC error answer for requests refused before they reach a session (as the SDK words its own). */
+/**
+ * A JSON-RPC error answer for requests refused before they reach a session (as the SDK words its
+ * own). The body is never read (a refused client may be sending 100 MB): the connection closes
+ * once the answer is out, and Node drops the rest unread.
+ */
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}) {
   res
-    .writeHead(status, { 'content-type': 'application/json', ...headers })
+    .writeHead(status, { 'content-type': 'application/json', connection: 'close', ...headers })
     .end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32000, message }, id: null }));
 }
 
@@ -82,16 +93,48 @@ export async function serveHttp(
   const token = options.token ?? newToken();
   const authorized = bearerCheck(token);
   const sessions = new Map<string, HttpSession>();
+  const maxSessions = options.maxSessions ?? MAX_SESSIONS;
+  if (!Number.isInteger(maxSessions) || maxSessions < 1) {
+    throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
+  }
+  /** Sessions being started (their initialize under way): they count against the cap too. */
+  let starting = 0;
   let allowedHosts: string[] = [];
   let allowedOrigins: string[] = [];
 
+  /** Room for one more session: true, after ending the one idle longest if need be. */
+  const makeRoom = (): boolean => {
+    if (sessions.size + starting < maxSessions) return true;
+    let idlest: [string, HttpSession] | undefined;
+    for (const entry of sessions) {
+      if (entry[1].open === 0 && (!idlest || entry[1].lastActive < idlest[1].lastActive)) idlest = entry;
+    }
+    if (!idlest) return false;
+    sessions.delete(idlest[0]);
+    void idlest[1].session.close();
+    return true;
+  };
+
   const startSession = async (req: IncomingMessage, res: ServerResponse) => {
+    if (!makeRoom()) {
+      return refuse(res, 503, `Too many sessions: all ${maxSessions} are busy; try again later`, {
+        'retry-after': '5',
+      });
+    }
+    // Its place is held from now on, so that initialize requests sent at once cannot pass the cap.
+    starting++;
+    let holding = true;
+    const release = () => {
+      if (holding) starting--;
+      holding = false;
+    };
     let session: McpSession | undefined;
     const transport = new StreamableHTTPServerTransport({
       sessionIdGenerator: () => crypto.randomUUID(),
       // Known before the answer to initialize leaves: the client's next request names it.
       onsessioninitialized: (id) => {
         if (!session) return;
+        release();
         sessions.set(id, { transport, session, open: 0, lastActive: Date.now() });
         void session.closed.then(() => sessions.delete(id));
       },
@@ -99,10 +142,14 @@ export async function serveHttp(
       allowedHosts,
       allowedOrigins,
     });
-    session = await connect(transport);
-    await transport.handleRequest(req, res);
-    // Anything but an initialize request was refused by the transport and starts nothing.
-    if (transport.sessionId === undefined) await session.close();
+    try {
+      session = await connect(transport);
+      await transport.handleRequest(req, res);
+      // Anything but an initialize request was refused by the transport and starts nothing.
+      if (transport.sessionId === undefined) await session.close();
+    } finally {
+      release();
+    }
   };
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
