@@ -1,5 +1,5 @@
-// The shell scripts run inside a container (any image with /bin/sh, grep and find: Debian's,
-// python:*-slim). Each command runs with a marker variable naming its call; every process it
+// The shell scripts run inside a container (any image with /bin/sh, grep, GNU find and GNU
+// coreutils' dd: Debian's, python:*-slim). Each command runs with a marker variable naming its call; every process it
 // starts inherits the marker (a fork tree, a `setsid`/`nohup` daemon), so "everything the call
 // started" is "every process carrying its marker". Code that scrubs its own environment escapes
 // the sweep until the sandbox is closed, which removes the container with all it runs.
@@ -57,13 +57,62 @@ exit $code`;
 export const SIGNAL_SCRIPT = `${SWEEP}
 sweep "$1" "$2" "$3"`;
 
-/** Lists a directory's entries as `type size name` records separated by NUL (GNU find). */
-export const LIST_SCRIPT = `[ -d "$1" ] || { if [ -e "$1" ]; then echo "not a directory" >&2; else echo "not found" >&2; fi; exit 1; }
-exec find "$1" -mindepth 1 -maxdepth 1 -printf '%y %s %f\\0'`;
+/**
+ * Enters the directory `$3` step by step, for the file operations (run as the sandbox's user,
+ * each given the workspace as `$1`): `$2` says what to do with a missing directory (`make` it, or
+ * fail). A symbolic
+ * link on the way is followed only where it leads: once the path is in the workspace, every step
+ * must land in it (checked after the step, from the directory actually entered, so a link
+ * planted meanwhile cannot redirect it). Refusals are the words the provider maps to Node's codes.
+ */
+const ENTER = `fail() { echo "$1" >&2; exit 1; }
+enter() {
+  cd -P -- "$1" 2>/dev/null || fail "not found"
+  real=$PWD workspace=$1 rest=\${3#/} path=
+  cd /
+  while [ -n "$rest" ]; do
+    step=\${rest%%/*}
+    case $rest in */*) rest=\${rest#*/} ;; *) rest= ;; esac
+    path=$path/$step
+    if [ "$2" = make ] && [ ! -e "$step" ] && [ ! -L "$step" ]; then mkdir -- "$step" 2>/dev/null || [ -d "$step" ] || fail "cannot make $path"; fi
+    cd -P -- "$step" 2>/dev/null || { if [ -e "$step" ]; then fail "not a directory"; else fail "not found"; fi; }
+    case $path/ in "$workspace"/*)
+      case $PWD/ in "$real"/*) ;; *) fail "symbolic link out of the workspace" ;; esac ;;
+    esac
+  done
+}
+# A name that is a link is never followed.
+plain() {
+  if [ -L "$1" ]; then fail "symbolic link"
+  elif [ -d "$1" ]; then fail "is a directory"
+  elif [ -e "$1" ] && [ ! -f "$1" ]; then fail "not a regular file"
+  fi
+}`;
 
-/** Removes a file or a directory tree. */
-export const REMOVE_SCRIPT = `[ -e "$1" ] || [ -L "$1" ] || { echo "not found" >&2; exit 1; }
-exec rm -rf -- "$1"`;
+/** Prints the file \`$3\` of directory \`$2\` (at most \`$4\` bytes), never through a link. */
+export const READ_SCRIPT = `${ENTER}
+enter "$1" stay "$2"
+[ -e "$3" ] || [ -L "$3" ] || fail "not found"
+plain "$3"
+exec dd if="$3" iflag=nofollow,nonblock,count_bytes count="$4" bs=65536 status=none`;
 
-/** Creates a directory and its parents. */
-export const MKDIR_SCRIPT = 'exec mkdir -p -- "$1"';
+/** Writes stdin to the file \`$3\` of directory \`$2\` (made as needed), created or replaced, never through a link. */
+export const WRITE_SCRIPT = `${ENTER}
+enter "$1" make "$2"
+plain "$3"
+exec dd of="$3" oflag=nofollow,nonblock bs=65536 status=none`;
+
+/** Lists the directory \`$2\` as \`type size name\` records separated by NUL (GNU find). */
+export const LIST_SCRIPT = `${ENTER}
+enter "$1" stay "$2"
+exec find . -mindepth 1 -maxdepth 1 -printf '%y %s %f\\0'`;
+
+/** Removes the entry \`$3\` of directory \`$2\` (a link itself, not what it points to), a directory with its tree. */
+export const REMOVE_SCRIPT = `${ENTER}
+enter "$1" stay "$2"
+[ -e "$3" ] || [ -L "$3" ] || fail "not found"
+exec rm -rf -- "$3"`;
+
+/** Makes the directory \`$2\` and its parents. */
+export const MKDIR_SCRIPT = `${ENTER}
+enter "$1" make "$2"`;

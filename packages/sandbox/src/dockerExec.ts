@@ -2,11 +2,12 @@
 // that kill everything the command started, and long-lived processes with live streams.
 import { randomBytes } from 'node:crypto';
 import { type Duplex, Writable } from 'node:stream';
-import { setTimeout as delay, setImmediate as setImmediatePromise } from 'node:timers/promises';
+import { setTimeout as delay } from 'node:timers/promises';
 import { type ExecOptions, type ExecResult, endingOfStatus, type SandboxProcess } from '@openmanus/core';
 import type Docker from 'dockerode';
 import { MARKER, RUN_SCRIPT, SIGNAL_SCRIPT } from './containerScripts.js';
-import { pidsWithVariable, unreapedIn } from './hostProcesses.js';
+import { engineCall } from './engineCall.js';
+import { type HostView, killMarked, processesWith, unreaped } from './hostProcesses.js';
 
 const DEFAULT_MAX_OUTPUT = 1024 * 1024;
 
@@ -16,8 +17,10 @@ export interface ExecContext {
   /** `uid:gid`. */
   readonly user: string;
   readonly modem: Docker['modem'];
-  /** The host pid of the container's first process, when the daemon is local (to see its processes). */
-  readonly hostPid?: number;
+  /** Where the host sees the container's processes, when the daemon is local (it changes when the container restarts). */
+  readonly host: () => HostView | undefined;
+  /** Ends every process in the container by restarting it: the last resort when a call's cannot be killed. */
+  readonly restart: () => Promise<void>;
 }
 
 interface Started {
@@ -25,22 +28,46 @@ interface Started {
   readonly stream: Duplex;
 }
 
+/** The Engine's refusal to run anything in a paused (frozen) container. */
+const isPaused = (error: unknown) =>
+  (error as { statusCode?: number } | null)?.statusCode === 409 && /paused/i.test(String(error));
+
+async function createAndStart(
+  context: ExecContext,
+  cmd: readonly string[],
+  options: { env?: Readonly<Record<string, string>>; stdin?: boolean },
+): Promise<Started> {
+  const exec = await engineCall('exec create', (abortSignal) =>
+    context.container.exec({
+      Cmd: [...cmd],
+      User: context.user,
+      AttachStdout: true,
+      AttachStderr: true,
+      AttachStdin: options.stdin === true,
+      Tty: false,
+      Env: Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`),
+      abortSignal,
+    } as Docker.ExecCreateOptions),
+  );
+  const stream = (await engineCall('exec start', (abortSignal) =>
+    exec.start({ hijack: true, stdin: options.stdin === true, abortSignal }),
+  )) as Duplex;
+  return { exec, stream };
+}
+
+/** Starts a command; a container left paused (frozen) is thawed first. */
 async function startExec(
   context: ExecContext,
   cmd: readonly string[],
   options: { env?: Readonly<Record<string, string>>; stdin?: boolean },
 ): Promise<Started> {
-  const exec = await context.container.exec({
-    Cmd: [...cmd],
-    User: context.user,
-    AttachStdout: true,
-    AttachStderr: true,
-    AttachStdin: options.stdin === true,
-    Tty: false,
-    Env: Object.entries(options.env ?? {}).map(([name, value]) => `${name}=${value}`),
-  });
-  const stream = (await exec.start({ hijack: true, stdin: options.stdin === true })) as Duplex;
-  return { exec, stream };
+  try {
+    return await createAndStart(context, cmd, options);
+  } catch (error) {
+    if (!isPaused(error)) throw error;
+    await engineCall('unpause', (abortSignal) => context.container.unpause({ abortSignal }));
+    return createAndStart(context, cmd, options);
+  }
 }
 
 /** Resolves when the exec's stream has ended (its process and everything holding its output are gone). */
@@ -54,7 +81,7 @@ const ended = (stream: Duplex) =>
 /** The exit code Docker recorded for a finished exec. */
 async function exitCodeOf(exec: Docker.Exec): Promise<number | null> {
   for (let i = 0; i < 50; i++) {
-    const info = await exec.inspect();
+    const info = await engineCall('exec inspect', (abortSignal) => exec.inspect({ abortSignal }));
     if (!info.Running) return info.ExitCode ?? null;
     await new Promise((resolve) => setTimeout(resolve, 10));
   }
@@ -76,16 +103,9 @@ class CappedSink extends Writable {
     this.dropped += Math.max(0, chunk.length - room);
     done();
   }
-  text(): string {
-    return Buffer.concat(this.chunks).toString('utf8');
+  bytes(): Buffer {
+    return Buffer.concat(this.chunks);
   }
-}
-
-/** Sends `signal` to the processes of call `token`: all of them, or all but its top process. */
-async function signalCall(context: ExecContext, token: string, signal: 'KILL' | 'INT', scope: 'all' | 'foreground') {
-  const { stream } = await startExec(context, ['/bin/sh', '-c', SIGNAL_SCRIPT, 'signal', token, signal, scope], {});
-  stream.resume();
-  await ended(stream);
 }
 
 /** How long each way of killing a call is given before the next one is tried. */
@@ -93,23 +113,62 @@ const KILL_GRACE_MS = 2000;
 
 const pause = (ms: number) => delay(ms, undefined, { ref: false });
 /** Resolves true when `done` settles within `ms`. */
-const within = (done: Promise<void>, ms: number) => Promise.race([done.then(() => true), pause(ms).then(() => false)]);
-
-/** Whether processes of call `token` are still alive (seen from the host: a local daemon's are visible). */
-const leftovers = (token: string) => pidsWithVariable(MARKER, token).length > 0;
+const within = (done: Promise<unknown>, ms: number) =>
+  Promise.race([done.then(() => true), pause(ms).then(() => false)]);
 
 /**
- * Kills every process of call `token` and resolves when its stream has ended. The sweep runs in
- * the container; when it cannot finish (a fork bomb has filled the pids limit, so nothing new
- * starts there), the call's processes are killed from the host. As a last resort the stream is
- * dropped: whatever is left goes with the container.
+ * Sends `signal` to the processes of call `token`, from inside the container: all of them, or all
+ * but its top process. Says whether the sweep ended within its grace (it cannot start, or not
+ * finish, while a fork bomb fills the pids limit).
+ */
+async function signalCall(
+  context: ExecContext,
+  token: string,
+  signal: 'KILL' | 'INT',
+  scope: 'all' | 'foreground',
+): Promise<boolean> {
+  const sweep = startExec(context, ['/bin/sh', '-c', SIGNAL_SCRIPT, 'signal', token, signal, scope], {});
+  const swept = sweep.then(({ stream }) => {
+    stream.resume();
+    return ended(stream);
+  });
+  const finished = await within(swept, KILL_GRACE_MS).catch(() => false);
+  if (!finished) void sweep.then(({ stream }) => stream.destroy()).catch(() => {});
+  return finished;
+}
+
+/** Host kills of a call before the container is restarted instead. */
+const HOST_KILL_TRIES = 3;
+
+/**
+ * Kills what is left of call `token`: from the host when it sees the container (a fork loop
+ * cannot outrun it there, see killMarked), else by the sweep inside. When neither ends it, the
+ * container is restarted: its init killed, the kernel kills every other process of it at once.
+ */
+async function killLeft(context: ExecContext, token: string, done?: Promise<void>): Promise<void> {
+  const view = context.host();
+  if (view) {
+    for (let i = 0; i < HOST_KILL_TRIES; i++) if (await killMarked(view, MARKER, token).catch(() => true)) return;
+  } else if ((await signalCall(context, token, 'KILL', 'all')) && (!done || (await within(done, KILL_GRACE_MS)))) {
+    return;
+  }
+  await context.restart().catch(() => {});
+}
+
+/**
+ * Kills every process of call `token` and resolves when its stream has ended — or, should a
+ * process that left the call's marker behind still hold its output, once the stream is dropped.
  */
 async function killCall(context: ExecContext, token: string, stream: Duplex, done: Promise<void>): Promise<void> {
-  await Promise.race([signalCall(context, token, 'KILL', 'all').catch(() => {}), pause(KILL_GRACE_MS)]);
-  const finished = await within(done, KILL_GRACE_MS);
-  if (!finished || leftovers(token)) await killFromHost(context.container, token);
-  if (!finished && !(await within(done, KILL_GRACE_MS))) stream.destroy();
+  await killLeft(context, token, done);
+  if (!(await within(done, KILL_GRACE_MS))) stream.destroy();
   await reaped(context);
+}
+
+/** Whether processes of call `token` are still alive (only a local daemon's are seen). */
+async function leftovers(context: ExecContext, token: string): Promise<boolean> {
+  const view = context.host();
+  return view !== undefined && (await processesWith(view, MARKER, token).catch(() => [])).length > 0;
 }
 
 /**
@@ -117,46 +176,9 @@ async function killCall(context: ExecContext, token: string, stream: Duplex, don
  * until then they still count against its pids limit, and the next command could not start.
  */
 async function reaped(context: ExecContext): Promise<void> {
-  if (context.hostPid === undefined) return;
-  for (let i = 0; i < 150 && unreapedIn(context.hostPid) > 0; i++) await pause(20);
-}
-
-/** SIGKILLs the processes of call `token` the host sees; says how many there were. */
-function killSeen(token: string): number {
-  const pids = pidsWithVariable(MARKER, token);
-  for (const pid of pids) {
-    try {
-      process.kill(pid, 'SIGKILL');
-    } catch {
-      // Ended, or not ours to kill.
-    }
-  }
-  return pids.length;
-}
-
-/** Rounds of host kills before what is left is given up to the container's removal. */
-const HOST_KILL_ROUNDS = 200;
-
-/**
- * Kills the processes of call `token` from the host: first in the frozen container (no process
- * can fork then; thawed, the killed ones die before they run another instruction), then round
- * after round until none is left — all of them that way when the daemon cannot freeze the
- * container (a cgroup v1 freezer often fails under a fork loop): each round's kills free pids a
- * fork loop takes, so the rounds go on until none forks any more.
- */
-async function killFromHost(container: Docker.Container, token: string): Promise<void> {
-  const frozen = await container.pause().then(
-    () => true,
-    () => false,
-  );
-  if (frozen) {
-    try {
-      killSeen(token);
-    } finally {
-      await container.unpause().catch(() => {});
-    }
-  }
-  for (let round = 0; round < HOST_KILL_ROUNDS && killSeen(token) > 0; round++) await setImmediatePromise();
+  const view = context.host();
+  if (!view) return;
+  for (let i = 0; i < 150 && (await unreaped(view)); i++) await pause(20);
 }
 
 const newToken = () => randomBytes(12).toString('hex');
@@ -172,12 +194,21 @@ const wrapped = (token: string, cwd: string, command: readonly string[]) => [
   ...command,
 ];
 
-/** Runs one command to its end (or its time limit) and says how it ended. */
-export async function execInContainer(
+/** How a command ended, its output as bytes. */
+interface RawResult {
+  readonly ending: ReturnType<typeof endingOfStatus>;
+  readonly stdout: Buffer;
+  readonly stderr: Buffer;
+  readonly timedOut: boolean;
+  readonly droppedBytes: number;
+}
+
+/** Runs one command to its end (or its time limit, or an abort): nothing it started runs after. */
+async function runInContainer(
   context: ExecContext,
   command: readonly string[],
   options: ExecOptions & { readonly cwd: string },
-): Promise<ExecResult> {
+): Promise<RawResult> {
   if (command.length === 0) throw new Error('exec: the command is empty');
   options.signal?.throwIfAborted();
   const token = newToken();
@@ -212,18 +243,36 @@ export async function execInContainer(
   // The command's own end sweeps what it started; should that sweep have failed (no room left
   // under the pids limit), what remains is killed now.
   if (killing) await killing;
-  else if (leftovers(token)) {
-    await killFromHost(context.container, token);
+  else if (await leftovers(context, token)) {
+    await killLeft(context, token);
     await reaped(context);
   }
   // Stopped, it was killed with SIGKILL; else the shell in between passes a signal on as 128 + n.
-  const ending = stopped ? { exitCode: null, signal: 'SIGKILL' } : endingOfStatus(await exitCodeOf(exec));
+  const ending = stopped
+    ? { exitCode: null, signal: 'SIGKILL' }
+    : endingOfStatus(await exitCodeOf(exec).catch(() => null));
   return {
-    ...ending,
-    stdout: stdout.text(),
-    stderr: stderr.text(),
+    ending,
+    stdout: stdout.bytes(),
+    stderr: stderr.bytes(),
     timedOut: stopped === 'timeout',
     droppedBytes: stdout.dropped + stderr.dropped,
+  };
+}
+
+/** Runs one command to its end (or its time limit) and says how it ended. */
+export async function execInContainer(
+  context: ExecContext,
+  command: readonly string[],
+  options: ExecOptions & { readonly cwd: string },
+): Promise<ExecResult> {
+  const result = await runInContainer(context, command, options);
+  return {
+    ...result.ending,
+    stdout: result.stdout.toString('utf8'),
+    stderr: result.stderr.toString('utf8'),
+    timedOut: result.timedOut,
+    droppedBytes: result.droppedBytes,
   };
 }
 
@@ -261,7 +310,7 @@ export async function spawnInContainer(
     onStdout: (listener) => void listeners.stdout.push(listener),
     onStderr: (listener) => void listeners.stderr.push(listener),
     onExit: (listener) => void exit.then((ending) => listener(ending.exitCode, ending.signal)),
-    interrupt: () => void signalCall(context, token, 'INT', 'foreground').catch(() => {}),
+    interrupt: () => void signalCall(context, token, 'INT', 'foreground'),
     kill: async () => {
       await killCall(context, token, stream, done);
       await exit;
@@ -269,22 +318,26 @@ export async function spawnInContainer(
   };
 }
 
-/** Runs a helper script as the sandbox's user and returns its output, or throws its stderr. */
-export async function runScript(context: ExecContext, script: string, args: readonly string[]): Promise<Buffer> {
-  const { exec, stream } = await startExec(context, ['/bin/sh', '-c', script, 'sandbox', ...args], {});
-  const chunks: Buffer[] = [];
-  const errors: Buffer[] = [];
-  const collect = (into: Buffer[]) =>
-    new Writable({
-      write(chunk: Buffer, _encoding, next) {
-        into.push(chunk);
-        next();
-      },
-    });
-  const done = ended(stream);
-  context.modem.demuxStream(stream, collect(chunks), collect(errors));
-  await done;
-  const code = await exitCodeOf(exec);
-  if (code !== 0) throw new Error(Buffer.concat(errors).toString('utf8').trim() || `exit code ${code}`);
-  return Buffer.concat(chunks);
+/** How long a helper script (a file operation) may run. */
+const SCRIPT_TIMEOUT_MS = 120_000;
+
+/**
+ * Runs a helper script as the sandbox's user with `stdin`, and returns its output (at most
+ * `maxOutputBytes`), or throws its stderr.
+ */
+export async function runScript(
+  context: ExecContext,
+  script: string,
+  args: readonly string[],
+  options: { readonly stdin?: Uint8Array; readonly maxOutputBytes?: number } = {},
+): Promise<Buffer> {
+  const result = await runInContainer(context, ['/bin/sh', '-c', script, 'sandbox', ...args], {
+    cwd: '/',
+    timeoutMs: SCRIPT_TIMEOUT_MS,
+    ...options,
+  });
+  if (result.timedOut) throw new Error(`it took longer than ${SCRIPT_TIMEOUT_MS / 1000} s`);
+  if (result.ending.exitCode !== 0)
+    throw new Error(result.stderr.toString('utf8').trim() || `exit code ${result.ending.exitCode}`);
+  return result.stdout;
 }

@@ -9,6 +9,8 @@ import { canSwitchUser, leaseUid, lendWorkspace, type SandboxProvider, type Sand
 import Docker from 'dockerode';
 import type { Owner } from './archive.js';
 import { type DockerSandbox, dockerSandbox } from './dockerSandbox.js';
+import { CONTAINER_CALL_MS, engineCall } from './engineCall.js';
+import { hostViewOf } from './hostProcesses.js';
 import { currentOwner, ownerHasEnded } from './owner.js';
 import { DEFAULT_SANDBOX_SETTINGS, memoryBytes, type SandboxSettings } from './settings.js';
 
@@ -101,15 +103,20 @@ export function createDockerSandboxProvider(options: DockerSandboxOptions = {}):
   const docker = options.docker ?? new Docker();
   let reaped: Promise<unknown> | undefined;
 
+  /** Removes a container, whatever its state (a paused one included); never waits past its time limit. */
+  const removeContainer = (container: Docker.Container) =>
+    engineCall('remove', (abortSignal) => container.remove({ force: true, abortSignal }), CONTAINER_CALL_MS).catch(
+      () => {},
+    );
+
   const reapOrphans = async (): Promise<string[]> => {
-    const containers = await docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] } });
+    const containers = await engineCall('list', (abortSignal) =>
+      docker.listContainers({ all: true, filters: { label: [`${SANDBOX_LABEL}=1`] }, abortSignal }),
+    );
     const orphans = containers.filter((info) => ownerHasEnded(info.Labels[OWNER_LABEL]));
     await Promise.all(
       orphans.map(async (info) => {
-        await docker
-          .getContainer(info.Id)
-          .remove({ force: true })
-          .catch(() => {});
+        await removeContainer(docker.getContainer(info.Id));
         const temp = info.Labels[TEMP_WORKSPACE_LABEL];
         if (temp) await rm(temp, { recursive: true, force: true });
         else
@@ -130,40 +137,44 @@ export function createDockerSandboxProvider(options: DockerSandboxOptions = {}):
     const user = await sandboxUser(hostDir);
     let container: Docker.Container | undefined;
     const dispose = async () => {
-      if (container) await container.remove({ force: true }).catch(() => {});
+      if (container) await removeContainer(container);
       await user.release();
       if (temp) await rm(temp, { recursive: true, force: true });
     };
     try {
-      container = await docker.createContainer({
-        name: `sandbox_${randomBytes(4).toString('hex')}`,
-        Image: settings.image,
-        // An idle command keeps the container up; docker-init (Init) reaps orphaned processes.
-        Cmd: ['tail', '-f', '/dev/null'],
-        User: `${user.owner.uid}:${user.owner.gid}`,
-        WorkingDir: settings.workDir,
-        Env: ['HOME=/tmp', 'LANG=C.UTF-8'],
-        Labels: {
-          [SANDBOX_LABEL]: '1',
-          [RUN_LABEL]: request.runId,
-          [OWNER_LABEL]: currentOwner(),
-          ...(temp ? { [TEMP_WORKSPACE_LABEL]: temp } : {}),
-        },
-        HostConfig: {
-          Init: true,
-          Mounts: [{ Type: 'bind', Source: hostDir, Target: settings.workDir, ReadOnly: false }],
-          Memory: memory,
-          // No swap beyond the limit: a memory hog is killed, not slowed down.
-          MemorySwap: memory,
-          NanoCpus: Math.round(settings.cpuLimit * 1e9),
-          PidsLimit: options.pidsLimit ?? 256,
-          ...(settings.networkEnabled ? {} : { NetworkMode: 'none' }),
-          CapDrop: ['ALL'],
-          SecurityOpt: ['no-new-privileges'],
-        },
-      });
+      const made = await engineCall('create', (abortSignal) =>
+        docker.createContainer({
+          name: `sandbox_${randomBytes(4).toString('hex')}`,
+          Image: settings.image,
+          // An idle command keeps the container up; docker-init (Init) reaps orphaned processes.
+          Cmd: ['tail', '-f', '/dev/null'],
+          User: `${user.owner.uid}:${user.owner.gid}`,
+          WorkingDir: settings.workDir,
+          Env: ['HOME=/tmp', 'LANG=C.UTF-8'],
+          Labels: {
+            [SANDBOX_LABEL]: '1',
+            [RUN_LABEL]: request.runId,
+            [OWNER_LABEL]: currentOwner(),
+            ...(temp ? { [TEMP_WORKSPACE_LABEL]: temp } : {}),
+          },
+          HostConfig: {
+            Init: true,
+            Mounts: [{ Type: 'bind', Source: hostDir, Target: settings.workDir, ReadOnly: false }],
+            Memory: memory,
+            // No swap beyond the limit: a memory hog is killed, not slowed down.
+            MemorySwap: memory,
+            NanoCpus: Math.round(settings.cpuLimit * 1e9),
+            PidsLimit: options.pidsLimit ?? 256,
+            ...(settings.networkEnabled ? {} : { NetworkMode: 'none' }),
+            CapDrop: ['ALL'],
+            SecurityOpt: ['no-new-privileges'],
+          },
+          abortSignal,
+        } as Docker.ContainerCreateOptions),
+      );
+      container = made;
       request.signal.throwIfAborted();
-      await container.start();
+      await engineCall('start', (abortSignal) => made.start({ abortSignal }), CONTAINER_CALL_MS);
       request.signal.throwIfAborted();
     } catch (error) {
       await dispose();
@@ -175,12 +186,16 @@ export function createDockerSandboxProvider(options: DockerSandboxOptions = {}):
       }
       throw new Error(`docker sandbox: could not start a container: ${describe(error)}`);
     }
-    const { State } = await container.inspect().catch(() => ({ State: { Pid: 0 } }));
+    const started = container;
+    const { State } = await engineCall('inspect', (abortSignal) => started.inspect({ abortSignal })).catch(() => ({
+      State: { Pid: 0 },
+    }));
+    const hostView = State.Pid > 0 ? await hostViewOf(State.Pid, container.id) : undefined;
     return dockerSandbox({
       docker,
       container,
       owner: user.owner,
-      ...(State.Pid > 0 ? { hostPid: State.Pid } : {}),
+      ...(hostView ? { hostView } : {}),
       workspace: settings.workDir,
       defaultTimeoutMs: settings.timeout * 1000,
       dispose,

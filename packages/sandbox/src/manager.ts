@@ -82,7 +82,7 @@ export function createSandboxManager(provider: SandboxProvider, options: Sandbox
       workspace: inner.workspace,
       exec: (command, execOptions) => using(entry, () => inner.exec(command, execOptions)),
       spawn: (command, spawnOptions) => using(entry, () => inner.spawn(command, spawnOptions)),
-      readFile: (path) => using(entry, () => inner.readFile(path)),
+      readFile: (path, readOptions) => using(entry, () => inner.readFile(path, readOptions)),
       writeFile: (path, data) => using(entry, () => inner.writeFile(path, data)),
       list: (path) => using(entry, () => inner.list(path)),
       remove: (path) => using(entry, () => inner.remove(path)),

@@ -7,13 +7,28 @@
 // environment, so that deleting the sandbox ends them all, as deleting a real one does.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdir, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, join } from 'node:path';
 import { type WebSocket, WebSocketServer } from 'ws';
-import { pidsWithVariable } from '../src/hostProcesses.js';
+
+/** The host pids whose environment holds `variable=value` (the stand-in's processes run on the host). */
+function pidsWithVariable(variable: string, value: string): number[] {
+  const needle = `\0${variable}=${value}\0`;
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((entry) => {
+      try {
+        return `\0${readFileSync(`/proc/${entry}/environ`, 'latin1')}`.includes(needle);
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
 
 export interface StandInCall {
   readonly method: string;
