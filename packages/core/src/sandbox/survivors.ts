@@ -15,11 +15,13 @@ const MARKERS = [EXEC_MARKER, PROCESS_MARKER];
 /** A marker's value: the process that set it (`pid.start`), then the call. */
 export const markerToken = (): string => `${ownMark()}.${randomUUID()}`;
 
-/** Whether an environment carries a marker whose process is gone. */
+/** Whether an environment carries a marker naming a process that is gone (one naming none is left alone). */
 function orphaned(environ: string): boolean {
   for (const entry of environ.split('\0')) {
     const at = entry.indexOf('=');
-    if (at > 0 && MARKERS.includes(entry.slice(0, at)) && !markAlive(entry.slice(at + 1))) return true;
+    if (at <= 0 || !MARKERS.includes(entry.slice(0, at))) continue;
+    const value = entry.slice(at + 1);
+    if (/^\d+\.\d+\./.test(value) && !markAlive(value)) return true;
   }
   return false;
 }

@@ -449,6 +449,22 @@ describe('processes the code detaches', () => {
   });
 });
 
+describe('the scan for marked processes', () => {
+  it('lets the event loop run while it reads every process (thousands of processes must not stall the host)', async () => {
+    const { reapMarked } = await import('../../src/sandbox/reaping.js');
+    let turns = 0;
+    let counting = true;
+    const count = () => {
+      turns++;
+      if (counting) setImmediate(count);
+    };
+    setImmediate(count);
+    await reapMarked('OPENMANUS_PYTHON_CALL', randomUUID());
+    counting = false;
+    expect(turns).toBeGreaterThan(1);
+  });
+});
+
 describe('the sandbox by default', () => {
   it.skipIf(!bwrapWorks)('is bubblewrap where it works', async () => {
     const result = await call({ workspace }, { code: 'print(open("/proc/1/cmdline").read().split(chr(0))[0])' });

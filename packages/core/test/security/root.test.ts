@@ -217,8 +217,11 @@ describe.skipIf(!isRoot || !bwrapWorks)('as root, the bubblewrap sandbox', () =>
 // sweeps them. A real agent process each time, on the built library.
 describe.skipIf(!isRoot)('processes a killed agent left behind', () => {
   const markers: string[] = [];
-  afterEach(() => {
-    for (const marker of markers.splice(0)) for (const pid of processesMatching(marker)) process.kill(pid, 'SIGKILL');
+  afterEach(async () => {
+    for (const marker of markers.splice(0)) {
+      for (const pid of processesMatching(marker)) process.kill(pid, 'SIGKILL');
+      for (const path of leftIn(marker)) await rm(path, { force: true });
+    }
   });
   const dist = new URL('../../dist/index.js', import.meta.url).href;
   const testing = new URL('../../dist/testing/index.js', import.meta.url).href;
@@ -284,7 +287,6 @@ describe.skipIf(!isRoot)('processes a killed agent left behind', () => {
     expect(JSON.parse(next)).toEqual({ output: 'next', isError: false });
     expect(processesMatching(marker)).toEqual([]);
     if (uid === 0) expect(leftIn(marker)).toEqual([]);
-    for (const path of leftIn(marker)) await rm(path, { force: true });
   });
 });
 
