@@ -1,19 +1,22 @@
 import type { PendingInput } from '@openmanus/core';
+import { durableUsage } from './durableOptions.js';
 import { type RunCommand, runCommand, runOrFlowStep } from './runCommand.js';
 import type { SessionIo } from './session.js';
 
-export const answerUsage = `Usage: openmanus answer <runId> "<text>" [--effect <id>] [--database-url <url>]
+export const answerUsage = `Usage: openmanus answer <runId> "<text>" [--effect <id>] [options]
 
 Answers the question a durable run asked a person (\`ask_human\`): the model reads the text and
 the run goes on. \`openmanus status\` shows the question. Given a flow's id (\`openmanus enqueue
---flow\`), the run of its step in flight.
+--flow\`), the run of its step in flight. Signed with the workers' decision key, as \`openmanus
+approve\`: the first answer stands, a second is told "already decided".
 
 Options:
   --effect <id>         the question to answer when the run asked several (its id in brackets
                         in \`openmanus status\`)
-  --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
+${durableUsage}
   -h, --help            show this help
-Exit codes: 0 answered, 1 no such run, no question or the database unreachable, 2 bad input.`;
+Exit codes: 0 answered, 1 no such run, no question, already answered, no decision key or the
+database unreachable, 2 bad input.`;
 
 const answer: RunCommand = {
   name: 'answer',

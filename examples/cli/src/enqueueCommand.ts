@@ -2,7 +2,7 @@ import { parseArgs } from 'node:util';
 import { messageOf } from '@openmanus/core';
 import type { DurableClient } from '@openmanus/durable';
 import { AGENT_NAMES, isAgentName } from './agents.js';
-import { DURABLE_FLOW, databaseUrlOption, withDurableClient } from './durableOptions.js';
+import { DURABLE_FLOW, databaseUrlOption, durableArgs, durableUsage, withConnectedClient } from './durableOptions.js';
 import { reportFlowOutcome } from './flowCommand.js';
 import { failure } from './options.js';
 import { planView } from './planView.js';
@@ -10,7 +10,7 @@ import { paint, runLines } from './progress.js';
 import { runEventLines } from './runEventLines.js';
 import { readTask, reportOutcome, type SessionIo, useColor } from './session.js';
 
-export const enqueueUsage = `Usage: openmanus enqueue --database-url <url> [options] [task...]
+export const enqueueUsage = `Usage: openmanus enqueue [options] [task...]
 
 Puts a run of an agent on the durable queue, for whichever \`openmanus worker\` takes it, then
 follows it: its progress on stderr, the answer on stdout, the exit code as \`openmanus\`'s.
@@ -19,7 +19,7 @@ step a run of its own), follows its steps' runs, then prints the plan and the su
 Ctrl+C stops following; the run goes on. Without a task, asks for one.
 
 Options:
-  --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
+${durableUsage}
   --agent <name>        ${AGENT_NAMES.join(', ')} (default manus)
   --flow                a planning flow instead of one agent's run (exit codes as \`openmanus flow\`)
   -p, --prompt <task>   the task (the same as giving it as arguments)
@@ -34,7 +34,7 @@ const parseArguments = (args: string[]) =>
     args,
     allowPositionals: true,
     options: {
-      'database-url': { type: 'string' },
+      ...durableArgs,
       agent: { type: 'string' },
       flow: { type: 'boolean', default: false },
       prompt: { type: 'string', short: 'p' },
@@ -63,16 +63,17 @@ export async function enqueueCommand(argv: string[], io: SessionIo): Promise<num
     return fail('--flow and --agent do not go together: a flow has its own agents');
   const agent = values.agent ?? 'manus';
   if (!isAgentName(agent)) return fail(`--agent must be one of ${AGENT_NAMES.join(', ')}, got "${agent}"`);
-  const databaseUrl = databaseUrlOption(values['database-url'], io);
+  // Enqueueing decides nothing: no key is read.
+  const databaseUrl = databaseUrlOption(values, io);
   if (!databaseUrl.ok) return fail(databaseUrl.error);
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
 
   const version = values['app-version'] ? { applicationVersion: values['app-version'] } : {};
-  return withDurableClient(
+  return withConnectedClient(
     io,
     'openmanus enqueue',
-    databaseUrl.value,
+    { databaseUrl: databaseUrl.value },
     async (client) => {
       if (values.flow) {
         const flowId = await client.enqueueFlow({

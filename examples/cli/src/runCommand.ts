@@ -1,7 +1,7 @@
 import { type ParseArgsConfig, parseArgs } from 'node:util';
 import { messageOf } from '@openmanus/core';
 import type { DurableClient, RunInfo } from '@openmanus/durable';
-import { withDurableClient } from './durableOptions.js';
+import { durableArgs, withDurableClient } from './durableOptions.js';
 import { failure } from './options.js';
 import type { SessionIo } from './session.js';
 
@@ -10,7 +10,7 @@ export interface RunCommand {
   /** `openmanus <name>`. */
   readonly name: string;
   readonly usage: string;
-  /** Its own options, besides `--database-url` and `--help`. */
+  /** Its own options, besides the database's and the key's (`durableArgs`) and `--help`. */
   readonly options?: NonNullable<ParseArgsConfig['options']>;
   /** The words it takes after the run id (`answer`: the text). */
   readonly words?: readonly string[];
@@ -35,7 +35,7 @@ export async function runCommand(command: RunCommand, argv: string[], io: Sessio
       allowPositionals: true,
       options: {
         ...command.options,
-        'database-url': { type: 'string' },
+        ...durableArgs,
         help: { type: 'boolean', short: 'h', default: false },
       },
     }) as typeof parsed;
@@ -52,9 +52,7 @@ export async function runCommand(command: RunCommand, argv: string[], io: Sessio
     return fail(`expected ${wanted.join(' ')}, got ${positionals.length} argument(s)\n\n${command.usage}`);
   }
   const [runId = '', ...words] = positionals;
-  return withDurableClient(io, name, values['database-url'] as string | undefined, (client) =>
-    command.run(client, { runId, values, words, io }),
-  );
+  return withDurableClient(io, name, values, (client) => command.run(client, { runId, values, words, io }));
 }
 
 /**

@@ -1,9 +1,10 @@
 import type { FlowInfo, RunInfo } from '@openmanus/durable';
+import { durableUsage } from './durableOptions.js';
 import { type RunCommand, runCommand } from './runCommand.js';
 import { flowStatusLines, runStatusLines } from './runStatusLines.js';
 import type { SessionIo } from './session.js';
 
-export const statusUsage = `Usage: openmanus status <runId> [--database-url <url>] [--json]
+export const statusUsage = `Usage: openmanus status <runId> [options] [--json]
 
 Where a durable run is: queued, running (on which worker, at which step, and what it waits for
 from a person), or ended (its answer), cancelled or failed. A long run is one run throughout,
@@ -11,7 +12,7 @@ however many times it continued as a fresh workflow. Given a flow's id (\`openma
 --flow\`): its plan as far as it got, the run of its step in flight, and at the end its summary.
 
 Options:
-  --database-url <url>  the workers' Postgres database (default: $OPENMANUS_DATABASE_URL)
+${durableUsage}
   --json                the status as JSON (the outcome without the run's whole state)
   -h, --help            show this help
 Exit codes: 0 found, 1 no such run or flow or the database unreachable, 2 bad input.`;
@@ -25,8 +26,16 @@ const status: RunCommand = {
     const flow = info ? undefined : await client.getFlow(runId);
     if (!info && !flow) throw new Error(`no run or flow has the id "${runId}"`);
     const lines = info ? runStatusLines(info) : flow ? flowStatusLines(flow) : [];
-    if (values.json) io.stdout.write(`${JSON.stringify(withoutState(info ?? flow))}\n`);
-    else for (const line of lines) io.stdout.write(`${line}\n`);
+    // Decisions the workers refused: someone without the key tried to approve, answer or cancel.
+    const refusals = await client.refusals(runId);
+    if (values.json) {
+      const json = { ...withoutState(info ?? flow), ...(refusals.length > 0 ? { refusals } : {}) };
+      io.stdout.write(`${JSON.stringify(json)}\n`);
+      return 0;
+    }
+    for (const line of lines) io.stdout.write(`${line}\n`);
+    for (const refusal of refusals)
+      io.stdout.write(`  ! refused at ${refusal.noticedAt}: ${refusal.subject} (${refusal.reason})\n`);
     return 0;
   },
 };

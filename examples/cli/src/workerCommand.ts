@@ -3,12 +3,19 @@ import { parseArgs } from 'node:util';
 import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
 import { startWorker, type WorkerAgent, type WorkerFlow } from '@openmanus/durable';
 import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
-import { cliVersion, DURABLE_FLOW, databaseUrlOption } from './durableOptions.js';
+import {
+  cliVersion,
+  DURABLE_FLOW,
+  databaseUrlOption,
+  durableArgs,
+  durableUsage,
+  workerKeyOption,
+} from './durableOptions.js';
 import { useDataAnalysisAgent } from './flowOptions.js';
 import { failure, maxStepsOption, sandboxOption } from './options.js';
 import type { SessionIo } from './session.js';
 
-export const workerUsage = `Usage: openmanus worker --database-url <url> [options]
+export const workerUsage = `Usage: openmanus worker [options]
 
 Starts a durable worker: it takes runs that \`openmanus enqueue\` (or any durable client) put on
 the Postgres-backed queue and runs them with this CLI's agents (${AGENT_NAMES.join(', ')}),
@@ -16,10 +23,12 @@ each model and tool call a step recorded in Postgres. It runs planning flows too
 (\`openmanus enqueue --flow\`, the flow named "${DURABLE_FLOW}"): the plan and the summary with [llm],
 each step a run of manus, or of data_analysis when [runflow] use_data_analysis_agent = true. A worker restarted under its id resumes the runs it had
 in flight; the runs of a worker that does not come back are handed on to a live one.
-Ctrl+C or SIGTERM stops it cleanly.
+Ctrl+C or SIGTERM stops it cleanly. It takes people's approvals, answers and cancels only when
+signed with its decision key (--key-file): on first use it creates the key file (0600); give the
+same key to every worker and to whoever approves, answers or cancels.
 
 Options:
-  --database-url <url>  the Postgres database (default: $OPENMANUS_DATABASE_URL)
+${durableUsage}
   --worker-id <id>      unique among live workers and the same across restarts (default: the
                         host name)
   --concurrency <n>     most runs at once (default 10; a setting of the shared queue, so the
@@ -38,7 +47,7 @@ const parseArguments = (args: string[]) =>
   parseArgs({
     args,
     options: {
-      'database-url': { type: 'string' },
+      ...durableArgs,
       'worker-id': { type: 'string' },
       concurrency: { type: 'string' },
       'app-version': { type: 'string' },
@@ -79,7 +88,7 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
     io.stdout.write(`${workerUsage}\n`);
     return 0;
   }
-  const databaseUrl = databaseUrlOption(values['database-url'], io);
+  const databaseUrl = databaseUrlOption(values, io);
   if (!databaseUrl.ok) return fail(databaseUrl.error);
   const concurrency = Number(values.concurrency ?? 10);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
@@ -130,12 +139,19 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
       llm: createLlmFromConfig(config.value),
     },
   };
+  const key = workerKeyOption(values, io);
+  if (!key.ok) return fail(key.error);
+  if (key.value.created)
+    io.stderr.write(
+      `openmanus worker: created the decision key file ${key.value.created} (0600): give the same key to every worker and to whoever approves, answers or cancels (--key-file or OPENMANUS_DURABLE_KEY)\n`,
+    );
   const stopped = stopSignal();
   const applicationVersion = values['app-version'] ?? cliVersion();
   let worker: Awaited<ReturnType<typeof startWorker>>;
   try {
     worker = await startWorker({
       databaseUrl: databaseUrl.value,
+      decisionKey: key.value.key,
       workerId,
       applicationVersion,
       concurrency,

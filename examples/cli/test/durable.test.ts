@@ -1,7 +1,9 @@
 import { type ChildProcess, spawn } from 'node:child_process';
+import { chmod, rm, stat, writeFile } from 'node:fs/promises';
+import { join } from 'node:path';
 import type { PendingInput } from '@openmanus/core';
 import { type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
-import { createDurableClient, type DurableClient } from '@openmanus/durable';
+import { createDurableClient, type DurableClient, generateDecisionKey } from '@openmanus/durable';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { type Postgres, startPostgres } from '../../../packages/durable/test/postgres.js';
 import { until } from '../../../packages/durable/test/until.js';
@@ -11,10 +13,15 @@ let postgres: Postgres;
 let databaseUrl: string;
 let client: DurableClient | undefined;
 const workers: WorkerProcess[] = [];
+// The workers' decision key, given to every command through the environment with the URL (its
+// password is kept off command lines).
+const decisionKey = generateDecisionKey();
+let durableEnv: Record<string, string> = {};
 
 beforeAll(async () => {
   postgres = await startPostgres();
   databaseUrl = postgres.url('openmanus_cli');
+  durableEnv = { OPENMANUS_DATABASE_URL: databaseUrl, OPENMANUS_DURABLE_KEY: decisionKey };
 });
 // A worker left running would take the next test's runs (with this test's model).
 afterEach(async () => {
@@ -44,18 +51,12 @@ function startCliWorker(
 ): WorkerProcess {
   const child = spawn(
     process.execPath,
-    [
-      dist('cli.js'),
-      'worker',
-      '--database-url',
-      databaseUrl,
-      '--worker-id',
-      workerId,
-      '--workspace',
-      workspace,
-      ...options,
-    ],
-    { cwd: workspace, env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...env }, stdio: 'pipe' },
+    [dist('cli.js'), 'worker', '--worker-id', workerId, '--workspace', workspace, ...options],
+    {
+      cwd: workspace,
+      env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/root', ...durableEnv, ...env },
+      stdio: 'pipe',
+    },
   );
   let stderr = '';
   const exited = new Promise<number | string>((resolve) =>
@@ -90,11 +91,9 @@ describe('openmanus worker and openmanus enqueue', () => {
     const worker = startCliWorker('cli-worker-1', await tempDir(), env);
     try {
       await worker.ready;
-      const { code, stdout, stderr } = await runNode(
-        'cli.js',
-        ['enqueue', '--database-url', databaseUrl, '--agent', 'manus', 'What is 6*7?'],
-        { env },
-      );
+      const { code, stdout, stderr } = await runNode('cli.js', ['enqueue', '--agent', 'manus', 'What is 6*7?'], {
+        env: { ...durableEnv, ...env },
+      });
       expect(code, stderr).toBe(0);
       expect(stdout).toBe('The answer is 42.\n');
       expect(stderr).toMatch(/^Run [\w-]+ queued for manus/);
@@ -134,11 +133,9 @@ describe('openmanus worker and openmanus enqueue', () => {
     try {
       const first = startCliWorker('cli-worker-2', workspace, env);
       await first.ready;
-      const queued = await runNode(
-        'cli.js',
-        ['enqueue', '--database-url', databaseUrl, '--no-wait', '--run-id', 'cli-crash-run', 'What is 6*7?'],
-        { env },
-      );
+      const queued = await runNode('cli.js', ['enqueue', '--no-wait', '--run-id', 'cli-crash-run', 'What is 6*7?'], {
+        env: { ...durableEnv, ...env },
+      });
       expect(queued.code, queued.stderr).toBe(0);
       expect(queued.stdout).toBe('cli-crash-run\n');
       await held;
@@ -148,11 +145,9 @@ describe('openmanus worker and openmanus enqueue', () => {
       const restarted = startCliWorker('cli-worker-2', workspace, env);
       await restarted.ready;
       // Enqueueing the same id again follows the run already there.
-      const followed = await runNode(
-        'cli.js',
-        ['enqueue', '--database-url', databaseUrl, '--run-id', 'cli-crash-run', 'What is 6*7?'],
-        { env },
-      );
+      const followed = await runNode('cli.js', ['enqueue', '--run-id', 'cli-crash-run', 'What is 6*7?'], {
+        env: { ...durableEnv, ...env },
+      });
       expect(followed.code, followed.stderr).toBe(0);
       expect(followed.stdout).toBe('The answer is 42.\n');
       // The python step completed before the crash is read back, not run again: 1 + 2 model calls.
@@ -178,11 +173,11 @@ describe('openmanus worker and openmanus enqueue', () => {
 
 /** `openmanus <command> <runId> …` against the file's database. */
 const onRun = (command: string, args: readonly string[], env: Record<string, string> = {}) =>
-  runNode('cli.js', [command, '--database-url', databaseUrl, ...args], { env });
+  runNode('cli.js', [command, ...args], { env: { ...durableEnv, ...env } });
 
 /** What the run waits for from a person, once its progress shows it (read by a client in this process). */
 async function waitingFor(runId: string): Promise<PendingInput> {
-  client ??= await createDurableClient({ databaseUrl, pollingIntervalMs: 100 });
+  client ??= await createDurableClient({ databaseUrl, decisionKey, pollingIntervalMs: 100 });
   const durable = client;
   return until(async () => {
     const info = await durable.getRun(runId);
@@ -191,7 +186,7 @@ async function waitingFor(runId: string): Promise<PendingInput> {
 }
 
 const awaited = async (runId: string) => {
-  client ??= await createDurableClient({ databaseUrl, pollingIntervalMs: 100 });
+  client ??= await createDurableClient({ databaseUrl, decisionKey, pollingIntervalMs: 100 });
   return client.waitForRun(runId);
 };
 
@@ -400,7 +395,7 @@ describe('durable planning flows from the CLI', () => {
     try {
       await worker.ready;
       const follower = onRun('enqueue', ['--flow', '--run-id', 'cli-flow-approved', 'What is 6*7?'], env);
-      client ??= await createDurableClient({ databaseUrl, pollingIntervalMs: 100 });
+      client ??= await createDurableClient({ databaseUrl, decisionKey, pollingIntervalMs: 100 });
       const durable = client;
       await until(async () => {
         const flow = await durable.getFlow('cli-flow-approved');
@@ -429,6 +424,116 @@ describe('durable planning flows from the CLI', () => {
       expect(again.stderr).toBe('openmanus approve: flow "cli-flow-approved" has no step in flight (it is ended)\n');
     } finally {
       await server.close();
+    }
+  });
+});
+
+describe('decisions need the workers\u2019 key; the database URL stays off command lines', () => {
+  it('approve without the key or with another is refused; of an approve and a reject at once one wins, the other is told', async () => {
+    const server = await startOpenAiServer({
+      script: (request: RecordedRequest) => (turnsDone(request) === 0 ? computing : answered),
+    });
+    const env = { OPENAI_API_KEY: 'sk-test', OPENAI_BASE_URL: server.baseURL };
+    const home = await tempDir();
+    const worker = startCliWorker('cli-guarded', await tempDir(), env, ['--approve', 'python_execute']);
+    try {
+      await worker.ready;
+      await onRun('enqueue', ['--no-wait', '--run-id', 'cli-guarded', 'task cli-guarded'], env);
+      await waitingFor('cli-guarded');
+
+      // Another local user with the database's URL (or with none of the workers' secrets).
+      const keyless = await runNode('cli.js', ['approve', 'cli-guarded'], {
+        env: { OPENMANUS_DATABASE_URL: databaseUrl, HOME: home },
+      });
+      expect(keyless.code).toBe(1);
+      expect(keyless.stderr).toContain('openmanus approve: deciding for a run needs the workers\u2019 decision key');
+      const cancelled = await runNode('cli.js', ['cancel', 'cli-guarded'], {
+        env: { OPENMANUS_DATABASE_URL: databaseUrl, HOME: home },
+      });
+      expect(cancelled.code).toBe(1);
+      const otherKey = await onRun('approve', ['cli-guarded'], { OPENMANUS_DURABLE_KEY: generateDecisionKey() });
+      expect(otherKey.code).toBe(1);
+      expect(otherKey.stderr).toContain('this decision key is not the workers\u2019');
+      expect((await onRun('status', ['cli-guarded'])).stdout).toContain('Waiting for approval of python_execute');
+
+      const [approve, reject] = await Promise.all([
+        onRun('approve', ['cli-guarded']),
+        onRun('approve', ['cli-guarded', '--reject', 'not now']),
+      ]);
+      expect([approve.code, reject.code].sort()).toEqual([0, 1]);
+      const loser = approve.code === 0 ? reject : approve;
+      expect(loser.stderr).toMatch(
+        approve.code === 0
+          ? /^openmanus approve: already decided: approved by \S+ at \S+\n$/
+          : /^openmanus approve: already decided: rejected \("not now"\) by \S+ at \S+\n$/,
+      );
+      const outcome = await awaited('cli-guarded');
+      expect(outcome.status).toBe('finished');
+      const toolResult = String(
+        server.requests.find((request) => turnsDone(request) === 1)?.messages.find((m) => m.role === 'tool')?.content,
+      );
+      expect(toolResult).toContain(approve.code === 0 ? '42' : 'not now');
+    } finally {
+      await server.close();
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a worker makes its key file on first use (0600); a key file others can read is refused', async () => {
+    const home = await tempDir();
+    const keyFile = join(home, '.openmanus', 'durable.key');
+    try {
+      const worker = startCliWorker('cli-keymaker', await tempDir(), { HOME: home, OPENMANUS_DURABLE_KEY: '' });
+      await worker.ready;
+      expect(worker.stderr()).toContain(`created the decision key file ${keyFile} (0600)`);
+      expect((await stat(keyFile)).mode & 0o777).toBe(0o600);
+      expect((await stat(join(home, '.openmanus'))).mode & 0o777).toBe(0o700);
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+
+      await chmod(keyFile, 0o644);
+      const exposed = startCliWorker('cli-keymaker', await tempDir(), { HOME: home, OPENMANUS_DURABLE_KEY: '' });
+      await expect(exposed.ready).rejects.toThrow('exited (2)');
+      expect(await exposed.exited).toBe(2);
+      expect(exposed.stderr()).toContain(`is readable by others: chmod 600 ${keyFile}`);
+      const client = await runNode('cli.js', ['approve', 'cli-nobody', '--key-file', keyFile], {
+        env: { OPENMANUS_DATABASE_URL: databaseUrl },
+      });
+      expect(client.code).toBe(2);
+    } finally {
+      await rm(home, { recursive: true, force: true });
+    }
+  });
+
+  it('a password in --database-url draws a warning; the environment and --database-url-file do not', async () => {
+    const dir = await tempDir();
+    try {
+      const onCommandLine = await runNode('cli.js', ['status', 'cli-nobody', '--database-url', databaseUrl]);
+      expect(onCommandLine.code).toBe(1);
+      expect(onCommandLine.stderr).toContain(
+        'openmanus: warning: the password in --database-url is readable by every local user (/proc/<pid>/cmdline)',
+      );
+      const urlFile = join(dir, 'database-url');
+      await writeFile(urlFile, `${databaseUrl}\n`, { mode: 0o600 });
+      for (const ran of [
+        await runNode('cli.js', ['status', 'cli-nobody', '--database-url-file', urlFile]),
+        await runNode('cli.js', ['status', 'cli-nobody'], { env: { OPENMANUS_DATABASE_URL: databaseUrl } }),
+      ]) {
+        expect(ran.code).toBe(1);
+        expect(ran.stderr).toBe('openmanus status: no run or flow has the id "cli-nobody"\n');
+      }
+      await chmod(urlFile, 0o640);
+      const exposed = await runNode('cli.js', ['status', 'cli-nobody', '--database-url-file', urlFile]);
+      expect(exposed.code).toBe(2);
+      expect(exposed.stderr).toContain('is readable by others');
+      // A bad URL is named without its password.
+      const bad = await runNode('cli.js', ['status', 'x'], {
+        env: { OPENMANUS_DATABASE_URL: 'mysql://u:hunter2@h/d' },
+      });
+      expect(bad.code).toBe(2);
+      expect(bad.stderr).not.toContain('hunter2');
+    } finally {
+      await rm(dir, { recursive: true, force: true });
     }
   });
 });
