@@ -7,7 +7,7 @@ import { type DirectoryEntry, NotRegularFileError } from '@openmanus/core';
 import { LIST_SCRIPT, MKDIR_SCRIPT, READ_SCRIPT, REMOVE_SCRIPT, WRITE_SCRIPT } from './containerScripts.js';
 import { type ExecContext, runScript } from './dockerExec.js';
 
-/** The largest file `readFile` returns (the editor's limit is 10 MB; an image for the model is smaller). */
+/** The largest file `readFile` returns whole (the editor reads at most 10 MB; an image for the model is smaller). */
 export const MAX_READ_BYTES = 64 * 1024 * 1024;
 
 const ENTRY_TYPES: Readonly<Record<string, DirectoryEntry['type']>> = { f: 'file', d: 'directory', l: 'symlink' };
@@ -30,7 +30,8 @@ const refusal = (path: string) => (error: Error) => {
 };
 
 export interface ContainerFiles {
-  readFile(path: string): Promise<Buffer>;
+  /** The file's bytes; with `maxBytes`, the read stops there (the rest is not read). */
+  readFile(path: string, maxBytes?: number): Promise<Buffer>;
   writeFile(path: string, data: Uint8Array): Promise<void>;
   list(path: string): Promise<DirectoryEntry[]>;
   remove(path: string): Promise<void>;
@@ -49,11 +50,10 @@ export function containerFiles(context: ExecContext, workspace: string): Contain
   };
 
   return {
-    async readFile(path) {
-      const bytes = await run(READ_SCRIPT, path, [...split(path), String(MAX_READ_BYTES + 1)], {
-        maxOutputBytes: MAX_READ_BYTES + 1,
-      });
-      if (bytes.length > MAX_READ_BYTES)
+    async readFile(path, maxBytes) {
+      const most = maxBytes ?? MAX_READ_BYTES + 1;
+      const bytes = await run(READ_SCRIPT, path, [...split(path), String(most)], { maxOutputBytes: most });
+      if (maxBytes === undefined && bytes.length > MAX_READ_BYTES)
         throw new Error(
           `${path}: larger than ${MAX_READ_BYTES / 1024 / 1024} MiB, too large to read here (copy it out)`,
         );

@@ -57,9 +57,9 @@ export function dockerSandbox(parts: DockerSandboxParts): DockerSandbox {
       open();
       return spawnInContainer(context, command, { ...options, cwd: resolve(options.cwd ?? '.') });
     },
-    readFile: async (path) => {
+    readFile: async (path, options) => {
       open();
-      return files.readFile(resolve(path));
+      return files.readFile(resolve(path), options?.maxBytes);
     },
     writeFile: async (path, data) => {
       open();

@@ -127,6 +127,25 @@ describe('files in and out (OpenManus test_client.py)', () => {
     expect(copied.mode & 0o4000).toBe(0);
   });
 
+  it("makes files and copies owned by the sandbox's user, who can append to them", async () => {
+    await sandbox.writeFile('owned/by-api.txt', 'first\n');
+    await writeFile(join(host, 'to-copy.txt'), 'copied\n');
+    await sandbox.copyIn(join(host, 'to-copy.txt'), '/workspace/owned/copied.txt');
+    const result = await sandbox.exec([
+      'sh',
+      '-c',
+      'id -u; stat -c %u owned owned/by-api.txt owned/copied.txt; echo more >> owned/by-api.txt && echo more >> owned/copied.txt && cat owned/by-api.txt owned/copied.txt',
+    ]);
+    const [uid, ...rest] = result.stdout.split('\n');
+    expect(rest).toEqual([uid, uid, uid, 'first', 'more', 'copied', 'more', '']);
+  });
+
+  it('reads at most maxBytes of a file', async () => {
+    await sandbox.writeFile('long.txt', 'x'.repeat(100_000));
+    expect(text(await sandbox.readFile('long.txt', { maxBytes: 10 }))).toBe('x'.repeat(10));
+    expect((await sandbox.readFile('long.txt')).length).toBe(100_000);
+  });
+
   it('sees the bound workspace: host files inside, sandbox files on the host', async () => {
     expect(text(await sandbox.readFile('/workspace/from-host.txt'))).toBe('Volume test');
     await sandbox.exec(['sh', '-c', 'echo written inside > /workspace/from-sandbox.txt']);

@@ -112,3 +112,15 @@ describe('a file link', () => {
     expect(view).toMatchObject({ isError: false, output: expect.stringContaining('through') });
   });
 });
+
+describe('a file the editor creates', () => {
+  it("belongs to the container's user, who can append to it", async () => {
+    expect((await edit({ command: 'create', path: '/workspace/made/new.txt', file_text: 'first\n' })).isError).toBe(
+      false,
+    );
+    const [uid, owner, dirOwner] = (await sh('id -u; stat -c %u /workspace/made/new.txt /workspace/made')).split('\n');
+    expect(owner).toBe(uid);
+    expect(dirOwner).toBe(uid);
+    expect(await sh('echo more >> /workspace/made/new.txt && cat /workspace/made/new.txt')).toBe('first\nmore\n');
+  });
+});
