@@ -11,6 +11,7 @@ export default defineConfig({
       // it needs a build, and would exercise the built code, never Stryker's mutated sources.
       'packages/core/test/readme.test.ts',
     ],
+    setupFiles: ['./vitest.setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 30_000,
   },
