@@ -5,6 +5,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type ApprovalRule,
+  askHuman,
   createAgent,
   createFileStore,
   createOpenAiLlm,
@@ -191,6 +192,22 @@ describe('arguments are checked before a person is asked', () => {
     // Without a callback the run would have paused for a person: it goes on instead.
     const unattended = await run(agent, 'deploy', { llm: scriptedLlm([bad, { content: 'fixed' }]) });
     expect(unattended).toMatchObject({ status: 'finished', answer: 'fixed', pending: [] });
+  });
+
+  it('a question whose arguments ask_human refuses is not put to a person either', async () => {
+    const asked: string[] = [];
+    const outcome = await run(createAgent({ name: 'asker', tools: [askHuman] }), 'ask', {
+      llm: scriptedLlm([{ toolCalls: [{ name: 'ask_human', arguments: { inquire: 42 } }] }, { content: 'ok' }]),
+      onHuman: (question) => {
+        asked.push(question);
+        return 'yes';
+      },
+    });
+    expect(asked).toEqual([]);
+    expect(outcome).toMatchObject({ status: 'finished', pending: [] });
+    expect(outcome.state.messages.find((m) => m.role === 'tool')?.content).toMatch(
+      /^Error: invalid arguments for ask_human:\n.*inquire/s,
+    );
   });
 
   it('whoever performs the asking: a host performer of its own is not called either', async () => {

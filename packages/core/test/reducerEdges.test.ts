@@ -576,6 +576,7 @@ describe('approvals, people and waiting', () => {
         id: 'human-1-0',
         call: { id: 'c', name: 'confirm', arguments: '{"q":"Ship it?"}' },
         question: 'Ship it?',
+        args: { q: 'Ship it?' },
       },
     ]);
   });

@@ -34,7 +34,13 @@ export type Effect =
       /** A person's answer for the tool's paused work (a child agent's approval), ids relative to this call. */
       readonly answer?: HostAnswer;
     }
-  | { readonly type: 'askHuman'; readonly id: string; readonly call: ToolCall; readonly question: string }
+  | {
+      readonly type: 'askHuman';
+      readonly id: string;
+      readonly call: ToolCall;
+      readonly question: string;
+      readonly args: unknown;
+    }
   | { readonly type: 'requestApproval'; readonly id: string; readonly call: ToolCall; readonly args: unknown }
   | { readonly type: 'gatherContext'; readonly id: string; readonly provider: string }
   | { readonly type: 'emit'; readonly observation: Observation }

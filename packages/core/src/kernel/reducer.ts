@@ -516,7 +516,7 @@ function dispatch(
   const id = callEffectId(state, pending, index);
   if (pending.phase === 'approval') return { type: 'requestApproval', id, call: pending.call, args: pending.args };
   if (pending.phase === 'human')
-    return { type: 'askHuman', id, call: pending.call, question: questionOf(pending, spec) };
+    return { type: 'askHuman', id, call: pending.call, question: questionOf(pending, spec), args: pending.args };
   return {
     type: 'callTool',
     id,

@@ -92,24 +92,28 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
 }
 
 /**
- * A person is asked to approve only a call whose arguments the tool takes: arguments its schema
- * refuses are answered with the usual error at once, whoever performs the asking (the default
- * performer, a host's, a durable engine's). A call to a tool without an implementation here is
- * left to the performers (a host's may run it).
+ * A person is asked about a call (to approve it, or the question it asks) only when the tool
+ * takes its arguments: arguments its schema refuses are answered with the usual error at once,
+ * whoever performs the asking (the default performer, a host's, a durable engine's). A call to a
+ * tool without an implementation here is left to the performers (a host's may run it).
  */
-export function approvalAfterCheck<P extends { readonly requestApproval?: AgentPerformer<'requestApproval'> }>(
-  performers: P,
-  tools: ReadonlyMap<string, Tool>,
-): P {
-  const ask = performers.requestApproval;
-  if (!ask) return performers;
-  const requestApproval: AgentPerformer<'requestApproval'> = (effect, context) => {
+export function askingAfterCheck<
+  P extends {
+    readonly requestApproval?: AgentPerformer<'requestApproval'>;
+    readonly askHuman?: AgentPerformer<'askHuman'>;
+  },
+>(performers: P, tools: ReadonlyMap<string, Tool>): P {
+  const refused = (effect: Extract<Effect, { type: 'requestApproval' | 'askHuman' }>): AnyEvent | undefined => {
     const tool = tools.get(effect.call.name);
     const parsed = tool ? parseArguments(tool, effect.call.name, effect.args) : undefined;
-    if (parsed && !parsed.ok) return { type: 'callRefused', effectId: effect.id, error: parsed.error };
-    return ask(effect, context);
+    return parsed && !parsed.ok ? { type: 'callRefused', effectId: effect.id, error: parsed.error } : undefined;
   };
-  return { ...performers, requestApproval };
+  const { requestApproval: approve, askHuman: ask } = performers;
+  const requestApproval: AgentPerformer<'requestApproval'> | undefined =
+    approve && ((effect, context) => refused(effect) ?? approve(effect, context));
+  const askHuman: AgentPerformer<'askHuman'> | undefined =
+    ask && ((effect, context) => refused(effect) ?? ask(effect, context));
+  return { ...performers, requestApproval, askHuman };
 }
 
 /** Every call of the turn may run alongside the others (indexed: this runs unoptimised, once per call). */

@@ -13,7 +13,7 @@ import { admitRun } from './admission.js';
 import { drive, type Machine } from './driver.js';
 import { type ItemSink, itemStream } from './itemStream.js';
 import { liveProperty } from './liveProperty.js';
-import { type AgentPerformers, agentPerformers, approvalAfterCheck, type HostPerformers } from './performers.js';
+import { type AgentPerformers, agentPerformers, askingAfterCheck, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
 import type { SandboxProvider } from './sandboxPort.js';
@@ -292,7 +292,7 @@ async function runFrom(
     ...(options.maxParallelTools !== undefined ? { maxParallelTools: options.maxParallelTools } : {}),
   });
   const hosts = typeof options.performers === 'function' ? options.performers(defaults) : options.performers;
-  const performers = approvalAfterCheck({ ...defaults, ...hosts }, tools);
+  const performers = askingAfterCheck({ ...defaults, ...hosts }, tools);
 
   let driven: Awaited<ReturnType<typeof drive<AgentState, AnyEvent, AnyEffect>>>;
   try {
