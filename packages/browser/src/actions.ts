@@ -7,6 +7,7 @@ import { firstLine } from './launch.js';
 import { REFUSAL_HEADER } from './networkGuard.js';
 import { type Acted, ActionError, type Session } from './session.js';
 import type { BrowserSearch } from './settings.js';
+import { shown } from './shown.js';
 import { findInSnapshot } from './snapshot/find.js';
 import { readUpload } from './upload.js';
 
@@ -56,10 +57,15 @@ async function navigate(page: Page, url: string, session: Session): Promise<void
     throw new ActionError(`could not open ${url}: ${firstLine(error)}`);
   }
   if (response?.headers()[REFUSAL_HEADER] === undefined) return;
+  // Only the guard's own record counts: a site can send the header too (through a proxy of yours,
+  // or a browser reached by cdp_url), and what it wrote is not read.
   const landed = page.url();
-  const why = await response.text();
+  const why = session.refusalFor(landed);
+  if (why === undefined) return;
   throw new ActionError(
-    landed === url ? `${url} was not opened: ${why}` : `${url} redirected to ${landed}, which was not opened: ${why}`,
+    landed === url
+      ? `${url} was not opened: ${why}`
+      : `${url} redirected to ${shown(landed, 300)}, which was not opened: ${why}`,
   );
 }
 
@@ -321,7 +327,10 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
   }),
 
   async find({ text, regex }, { session }) {
-    const snapshot = await (await session.page()).ariaSnapshot({ mode: 'ai' });
+    const snapshot = await (await session.page()).ariaSnapshot({
+      mode: 'ai',
+      timeout: session.config.navigationTimeoutMs,
+    });
     return findInSnapshot(snapshot, { text, ...(regex !== undefined ? { regex } : {}) });
   },
 

@@ -13,6 +13,7 @@ import { type ActionName, type BrowserAction, browserUseParameters, parseAction 
 import { ACTIONS, type ActionContext, stateOutput } from './actions.js';
 import { createBrowserHost } from './host.js';
 import { BrowserUnavailableError, firstLine, launchBrowser } from './launch.js';
+import { PAGE_CONTENT_NOTE } from './pageContent.js';
 import { ActionError, type BrowserSession, CLOSED, createSession, type Session, StaleRefError } from './session.js';
 import type { BrowserSearch, BrowserUseOptions } from './settings.js';
 import { UploadRefusedError } from './upload.js';
@@ -33,7 +34,8 @@ Actions and their parameters:
 - find(text, regex?): the lines of the whole page that match, with refs (free; use it before scrolling through long pages)
 - extract_content(goal, start_from_char?): read the page's main content and extract what the goal asks (a model call)
 - open_tab(url), switch_tab(tab_id), close_tab(tab_id?)
-- wait(seconds? | text | text_gone), handle_dialog(accept, prompt_text?), screenshot(full_page?, ref?), get_current_state`;
+- wait(seconds? | text | text_gone), handle_dialog(accept, prompt_text?), screenshot(full_page?, ref?), get_current_state
+${PAGE_CONTENT_NOTE}`;
 
 /** Actions that work while a dialog blocks the page. */
 const WHILE_DIALOG = new Set<ActionName>(['handle_dialog', 'get_current_state']);
@@ -91,6 +93,7 @@ export function createBrowserUse(options: BrowserUseOptions = {}): BrowserUseToo
           dialogs: options.dialogs ?? 'accept',
           maxStateChars: options.maxStateChars ?? 4000,
           maxDownloadBytes: options.maxDownloadBytes ?? 100 * 1024 * 1024,
+          maxDownloads: options.maxDownloads ?? 20,
           ...(options.onContext ? { onContext: options.onContext } : {}),
         }),
       (session) => session.close(),

@@ -36,15 +36,18 @@ const HOP_BY_HOP = new Set([
   'upgrade',
 ]);
 
-/** Raw header pairs (`[name, value, name, value…]`) without the hop-by-hop ones. */
-function forwardable(raw: readonly string[]): string[] {
+/** Raw header pairs (`[name, value, name, value…]`) without the hop-by-hop ones (and any others named). */
+function forwardable(raw: readonly string[], dropped: ReadonlySet<string> = HOP_BY_HOP): string[] {
   const out: string[] = [];
   for (let i = 0; i + 1 < raw.length; i += 2) {
     const name = raw[i] ?? '';
-    if (!HOP_BY_HOP.has(name.toLowerCase())) out.push(name, raw[i + 1] ?? '');
+    if (!dropped.has(name.toLowerCase())) out.push(name, raw[i + 1] ?? '');
   }
   return out;
 }
+
+/** A site's response loses the hop-by-hop headers and any refusal mark it wrote itself. */
+const NOT_FROM_SITES = new Set([...HOP_BY_HOP, REFUSAL_HEADER]);
 
 const DEFAULT_PORTS: Readonly<Record<string, string>> = { 'http:': '80', 'ws:': '80', 'https:': '443', 'wss:': '443' };
 
@@ -108,7 +111,11 @@ export async function startGuardProxy(policy: NetworkPolicy, resolve?: Resolver)
         agent,
       },
       (response) => {
-        res.writeHead(response.statusCode ?? 502, response.statusMessage, forwardable(response.rawHeaders));
+        res.writeHead(
+          response.statusCode ?? 502,
+          response.statusMessage,
+          forwardable(response.rawHeaders, NOT_FROM_SITES),
+        );
         response.pipe(res);
       },
     );
@@ -190,11 +197,16 @@ export async function startGuardProxy(policy: NetworkPolicy, resolve?: Resolver)
   };
 }
 
+/** Run in every frame before the page's own scripts, in route mode. */
+const ROUTE_GUARD_SCRIPT = `for (const name of ['SharedWorker', 'RTCPeerConnection', 'webkitRTCPeerConnection', 'RTCDataChannel']) {
+  try { delete globalThis[name]; } catch {}
+}`;
+
 /**
  * The weaker guard, for a browser this process cannot put its proxy in front of (one reached by
  * `cdp_url` or `wss_url`, or one behind a proxy of yours): each request's URL is checked before the
  * browser makes it, its name resolved here. It cannot see redirects (the browser follows them
- * itself) nor what the browser's own DNS lookup answers later.
+ * itself) nor what the browser's own DNS lookup answers later. Pages get no SharedWorker or WebRTC.
  */
 export async function routeGuard(
   context: BrowserContext,
@@ -215,6 +227,10 @@ export async function routeGuard(
     if (refusal) log.record(url, refusal.message);
     return refusal === undefined;
   };
+  // A shared worker's requests pass no route (Playwright does not see them): a page gets none.
+  // WebRTC goes too: a browser reached by cdp_url or wss_url may not have been started with the
+  // switch that keeps its UDP behind the proxy.
+  await context.addInitScript(ROUTE_GUARD_SCRIPT);
   await context.route('**/*', async (route) =>
     (await check(route.request().url())) ? route.fallback() : route.abort('blockedbyclient'),
   );

@@ -1,3 +1,5 @@
+import { clip, escapeInvisible, shown } from './shown.js';
+
 /** One tab as the state lists it. */
 export interface TabSummary {
   readonly id: number;
@@ -33,7 +35,15 @@ export interface PageFacts {
   readonly dialog?: OpenDialog;
 }
 
-const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max - 1)}…` : text);
+/** Characters of a URL, a title, an event or a dialog's message the state shows at most. */
+const MAX_URL = 300;
+const MAX_TITLE = 120;
+const MAX_TAB_TITLE = 40;
+const MAX_TAB_URL = 100;
+const MAX_EVENT = 200;
+const MAX_EVENTS = 10;
+const MAX_TABS = 12;
+const MAX_MESSAGE = 300;
 
 /** A tab's URL as short as it can be read: a path when it is on the current page's origin. */
 function relativeTo(url: string, current: string): string {
@@ -47,12 +57,15 @@ function relativeTo(url: string, current: string): string {
 }
 
 function tabsLine(facts: PageFacts): string {
-  const tabs = facts.tabs.map((tab) => {
+  // The current tab is always listed, the others up to the cap.
+  const listed = facts.tabs.filter((tab, i) => i < MAX_TABS - 1 || tab.id === facts.currentTab).slice(0, MAX_TABS);
+  const tabs = listed.map((tab) => {
     const mark = tab.id === facts.currentTab ? '*' : '';
     const where = tab.id === facts.currentTab ? tab.url : relativeTo(tab.url, facts.url);
-    return `[${tab.id}]${mark} ${clip(tab.title || '(untitled)', 40)} — ${clip(where, 100)}`;
+    return `[${tab.id}]${mark} ${shown(tab.title || '(untitled)', MAX_TAB_TITLE)} — ${shown(where, MAX_TAB_URL)}`;
   });
-  return `Tabs: ${tabs.join(' | ')}`;
+  const more = facts.tabs.length > listed.length ? ` | ${facts.tabs.length - listed.length} more tabs` : '';
+  return `Tabs: ${tabs.join(' | ')}${more}`;
 }
 
 function scrollLine({ y, height, viewportHeight }: ScrollPosition): string {
@@ -67,17 +80,18 @@ function scrollLine({ y, height, viewportHeight }: ScrollPosition): string {
 /** The head of the page state, one fact per line (tabs and scroll position when given). */
 export function describePage(facts: PageFacts): string {
   const status = facts.status === undefined ? '' : `   (HTTP ${facts.status})`;
-  const lines = [`URL: ${facts.url}   Title: ${clip(facts.title, 120) || '(none)'}${status}`];
+  const lines = [`URL: ${shown(facts.url, MAX_URL)}   Title: ${shown(facts.title, MAX_TITLE) || '(none)'}${status}`];
   if (facts.tabs.length > 0) lines.push(tabsLine(facts));
   if (facts.scroll) lines.push(scrollLine(facts.scroll));
-  const events = [...facts.events];
+  const events = facts.events.slice(0, MAX_EVENTS).map((event) => shown(event, MAX_EVENT));
+  if (facts.events.length > MAX_EVENTS) events.push(`${facts.events.length - MAX_EVENTS} more events`);
   if (facts.consoleErrors > 0) {
     events.push(`${facts.consoleErrors} console error${facts.consoleErrors === 1 ? '' : 's'}`);
   }
   if (events.length > 0) lines.push(`Events: ${events.join('; ')}`);
   if (facts.dialog) {
     lines.push(
-      `Dialog: ${facts.dialog.type} ${JSON.stringify(clip(facts.dialog.message, 300))} is open — ` +
+      `Dialog: ${facts.dialog.type} ${escapeInvisible(JSON.stringify(clip(facts.dialog.message, MAX_MESSAGE)))} is open — ` +
         'call handle_dialog (accept true or false) before anything else',
     );
   }

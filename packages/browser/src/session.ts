@@ -1,14 +1,17 @@
 import type { ImageData } from '@openmanus/core';
 import type { NetworkPolicy, Resolver } from '@openmanus/tools';
-import type { Browser, BrowserContext, Dialog, Locator, Page, Request } from 'playwright-core';
+import type { Browser, BrowserContext, Dialog, Download, Locator, Page, Request } from 'playwright-core';
 import { REF_PATTERN } from './actionSchema.js';
+import { type DownloadSizes, watchDownloadSizes } from './downloadSizes.js';
 import { saveDownload } from './downloads.js';
 import type { BrowserLease } from './host.js';
 import { firstLine } from './launch.js';
 import { createLock, type Lock } from './lock.js';
 import { type GuardProxy, type RefusalLog, routeGuard, startGuardProxy } from './networkGuard.js';
+import { pageContent } from './pageContent.js';
 import { describePage, type OpenDialog, type PageFacts, type ScrollPosition } from './pageState.js';
 import type { DialogPolicy } from './settings.js';
+import { clip } from './shown.js';
 import { ariaNodes } from './snapshot/ariaNode.js';
 import { compactElements } from './snapshot/compact.js';
 import { describeChanges, diffElements } from './snapshot/diff.js';
@@ -36,6 +39,8 @@ export interface SessionConfig {
   readonly dialogs: DialogPolicy;
   readonly maxStateChars: number;
   readonly maxDownloadBytes: number;
+  /** Downloads a run may keep. */
+  readonly maxDownloads: number;
   readonly onContext?: (context: BrowserContext) => void | Promise<void>;
 }
 
@@ -133,6 +138,8 @@ interface Baseline {
 }
 
 const SETTLE_MS = 50;
+/** Characters a state may have besides its elements (`maxStateChars`): the URL, tabs, events, a dialog. */
+const MAX_HEAD_CHARS = 4000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits for `work`, at most `ms` (its timer cleared then, so it keeps nothing alive). */
@@ -163,11 +170,13 @@ export function createSession(config: SessionConfig): Session {
   const tabs = new Map<number, Tab>();
   let events: string[] = [];
   let consoleErrors = 0;
+  /** Downloads the run's actions started so far. */
+  let downloads = 0;
   let baseline: Baseline | undefined;
   let openDialog: { dialog: Dialog; tab: number; blocked?: Promise<unknown> } | undefined;
   let dialogOpened: (() => void) | undefined;
   /** While an action runs: what it started. */
-  let watch: { requests: Set<Request>; seen: number; newTabs: number[]; downloads: Promise<void>[] } | undefined;
+  let watch: { requests: Set<Request>; seen: number; newTabs: number[]; downloads: Promise<unknown>[] } | undefined;
   let closed = false;
   /** Tabs the page closed itself since the last state. */
   let closedByPage: { id: number; context: BrowserContext }[] = [];
@@ -204,14 +213,14 @@ export function createSession(config: SessionConfig): Session {
     });
     page.on('pageerror', () => void consoleErrors++);
     page.on('dialog', (dialog) => onDialog(dialog, tab));
+    const sizes = watchDownloadSizes(page);
     page.on('download', (download) => {
-      const saving = saveDownload(download, config.workspace, config.maxDownloadBytes).then(
-        (saved) => note(`downloaded ${download.suggestedFilename()} → ${saved.path} (${saved.bytes} bytes)`),
-        (error: unknown) => note(`the download of ${download.suggestedFilename()} failed: ${firstLine(error)}`),
-      );
+      const asked = watch !== undefined;
+      const saving = sizes.then((watching) => onDownload(download, watching, asked));
       if (watch) watch.downloads.push(saving);
     });
     page.on('close', () => {
+      void sizes.then((watching) => watching.close());
       // A tab of a context gone with its browser is not one of the tabs now.
       if (tabs.get(tab.id) !== tab) return;
       tabList = removeTab(tabList, tab.id);
@@ -221,6 +230,38 @@ export function createSession(config: SessionConfig): Session {
       if (!tab.closedByUs) closedByPage.push({ id: tab.id, context: page.context() });
     });
     return tab;
+  }
+
+  /**
+   * Keeps a download the model's action started, within the run's count of files and the byte cap
+   * (cancelled as soon as it passes it); one the page starts between actions is cancelled. The
+   * browser's own copy is deleted either way.
+   */
+  async function onDownload(download: Download, sizes: DownloadSizes, asked: boolean): Promise<void> {
+    const name = download.suggestedFilename();
+    const cancel = async (why: string) => {
+      note(`the download of ${name} was cancelled: ${why}; nothing was kept`);
+      await download.cancel().catch(() => {});
+    };
+    try {
+      if (!asked) return await cancel('the page started it between actions');
+      if (++downloads > config.maxDownloads) {
+        return await cancel(`this run has had its ${config.maxDownloads} downloads`);
+      }
+      const max = config.maxDownloadBytes;
+      const saving = saveDownload(download, config.workspace, max).then(
+        (saved) => () => note(`downloaded ${name} → ${saved.path} (${saved.bytes} bytes)`),
+        (error: unknown) => () => note(`the download of ${name} failed: ${firstLine(error)}`),
+      );
+      const tooLarge = sizes.passes(download, max).then((bytes) => async () => {
+        await cancel(`it is larger than ${max} bytes (${bytes} and more)`);
+        // Its save fails with the cancel, and removes what it began.
+        await saving;
+      });
+      await (await Promise.race([saving, tooLarge]))();
+    } finally {
+      await download.delete().catch(() => {});
+    }
   }
 
   function onDialog(dialog: Dialog, tab: Tab) {
@@ -325,7 +366,7 @@ export function createSession(config: SessionConfig): Session {
       requests: new Set<Request>(),
       seen: 0,
       newTabs: [] as number[],
-      downloads: [] as Promise<void>[],
+      downloads: [] as Promise<unknown>[],
     };
     watch = watching;
     const until = Date.now() + config.actionTimeoutMs;
@@ -405,7 +446,8 @@ export function createSession(config: SessionConfig): Session {
     for (let attempt = 0; ; attempt++) {
       try {
         const [snapshot, scroll, title] = await Promise.all([
-          tab.page.ariaSnapshotJSON({ mode: 'ai', boxes: true }),
+          // Reading a long page is no action on an element: it may take as long as a page load.
+          tab.page.ariaSnapshotJSON({ mode: 'ai', boxes: true, timeout: config.navigationTimeoutMs }),
           tab.page.evaluate(readScroll),
           tab.page.title(),
         ]);
@@ -418,7 +460,13 @@ export function createSession(config: SessionConfig): Session {
     }
   }
 
+  /** The state as the model reads it: marked as the page's words, and never longer than the cap allows. */
   async function render(acted: Acted | undefined): Promise<string> {
+    const state = await unmarked(acted);
+    return pageContent(clip(state, config.maxStateChars + MAX_HEAD_CHARS));
+  }
+
+  async function unmarked(acted: Acted | undefined): Promise<string> {
     await page();
     const tab = current();
     if (!tab) throw new ActionError('no tab is open');

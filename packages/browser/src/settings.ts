@@ -49,8 +49,10 @@ export interface BrowserUseOptions extends NetworkAccess {
   readonly dialogs?: DialogPolicy;
   /** The web_search action's search: a function, or options for @openmanus/tools' searchWeb (the default). */
   readonly search?: BrowserSearch | WebSearchOptions;
-  /** Bytes a download may have (default 100 MB). */
+  /** Bytes a download may have (default 100 MB): one that passes them is cancelled as it arrives. */
   readonly maxDownloadBytes?: number;
+  /** Downloads a run may keep (default 20); later ones, and any a page starts between actions, are cancelled. */
+  readonly maxDownloads?: number;
   /** How the network guard looks host names up (default: the system's DNS), e.g. to map test names. */
   readonly resolve?: Resolver;
   /** Called with each new browser context before any page opens: tracing, logging, routes of your own. */

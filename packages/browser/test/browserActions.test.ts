@@ -18,7 +18,7 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     const run = await h.run();
     const state = await run.ok({ action: 'go_to_url', url: home() });
     expect(state).toMatch(
-      /^Navigated to http:\/\/127\.0\.0\.1:\d+\/\.\n\nURL: http:\/\/127\.0\.0\.1:\d+\/ {3}Title: Fixture Home {3}\(HTTP 200\)\n/,
+      /^Navigated to http:\/\/127\.0\.0\.1:\d+\/\.\n\n<page_content untrusted="true">\nURL: http:\/\/127\.0\.0\.1:\d+\/ {3}Title: Fixture Home {3}\(HTTP 200\)\n/,
     );
     const typed = await run.ok({ action: 'input_text', ref: refIn(state, 'textbox "Name"'), text: 'Alice' });
     expect(typed).toContain('~ textbox "Name" [ref=e5] placeholder="Your name": "Alice"');
@@ -45,9 +45,11 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     expect(two).toMatch(/Title: Page Two {3}\(HTTP 200\)/);
     expect(two).toContain('heading "Page two" [level=1]');
     expect(await run.ok({ action: 'go_back' })).toMatch(
-      /^Navigated back\.\n\nURL: http:\/\/127\.0\.0\.1:\d+\/ {3}Title: Fixture Home/,
+      /^Navigated back\.\n\n<page_content untrusted="true">\nURL: http:\/\/127\.0\.0\.1:\d+\/ {3}Title: Fixture Home/,
     );
-    expect(await run.ok({ action: 'refresh' })).toMatch(/^Reloaded the page\.\n\nURL: .*Fixture Home/);
+    expect(await run.ok({ action: 'refresh' })).toMatch(
+      /^Reloaded the page\.\n\n<page_content untrusted="true">\nURL: .*Fixture Home/,
+    );
     const missing = await run.ok({ action: 'go_to_url', url: `${h.site.url}/no-such-page` });
     expect(missing).toMatch(/Title: Not Found {3}\(HTTP 404\)/);
   });
@@ -151,7 +153,7 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     expect(Date.now() - started).toBeLessThan(1500);
     expect(stale).toMatch(
       new RegExp(
-        `^Error: ref ${old} is not on the page any more \\(it changed since the state you saw\\): use a ref from this state\\.\\n\\nURL: `,
+        `^Error: ref ${old} is not on the page any more \\(it changed since the state you saw\\): use a ref from this state\\.\\n\\n<page_content untrusted="true">\\nURL: `,
       ),
     );
     const fresh = refIn(stale, 'Done: Book train');
@@ -254,7 +256,7 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     expect(jpeg.length).toBeLessThan(60_000);
     // Without vision, a result has no image; a page state comes with its brief (what the action did).
     expect(await direct.call({ action: 'get_current_state' })).toEqual({
-      output: expect.stringMatching(/^URL: http:\/\/127/),
+      output: expect.stringMatching(/^<page_content untrusted="true">\nURL: http:\/\/127/),
       brief: 'Read the page state.\n[the page state after this action is left out: a newer one follows]',
     });
     const vision = await h.direct(h.tool({ vision: true }));
@@ -284,7 +286,7 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     await new Promise((resolve) => setTimeout(resolve, 150));
     const seen = await session.state();
     await typing;
-    expect(seen).toMatch(/^URL: http:\/\/127\.0\.0\.1:\d+\/ {3}Title: Fixture Home/);
+    expect(seen).toMatch(/^<page_content untrusted="true">\nURL: http:\/\/127\.0\.0\.1:\d+\/ {3}Title: Fixture Home/);
     expect(seen).toContain(`"${text}"`);
     expect((await session.screenshot()).mimeType).toBe('image/jpeg');
   });
@@ -347,7 +349,7 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     const run = await h.run(tool);
     const result = await run.ok({ action: 'web_search', query: 'kyoto temples' });
     expect(result).toMatch(
-      /^Searched for "kyoto temples" \(google\):\n1\. Kyoto guide — http:\/\/127\.0\.0\.1:\d+\/travel\/kyoto\.html\n2\. Nara guide — .*\nOpened the first result, .*kyoto\.html\.\n\nURL: .*Title: Kyoto: temples and gardens/,
+      /^Searched for "kyoto temples" \(google\):\n1\. Kyoto guide — http:\/\/127\.0\.0\.1:\d+\/travel\/kyoto\.html\n2\. Nara guide — .*\nOpened the first result, .*kyoto\.html\.\n\n<page_content untrusted="true">\nURL: .*Title: Kyoto: temples and gardens/,
     );
     expect(await run.fails({ action: 'web_search', query: 'nothing' })).toMatch(
       /^Error: web_search: the search for "nothing" gave no results: All search engines failed: google: no results/,

@@ -45,15 +45,25 @@ describe('pageContext', () => {
     expect(provider.when(stateWith(later))).toBe(false);
   });
 
-  it('puts the state before the next-step prompt, and a screenshot after the history; nothing when it failed', () => {
+  it('gives the state after the history as the result of a get_current_state call, the screenshot with it; nothing when it failed', () => {
     const request = { nextStepPrompt: 'Next?', messages: [] };
     const image = { base64: '/9j/', mimeType: 'image/jpeg' };
+    const pageCall = assistantMessage('', [
+      { id: 'browser_page_state', name: 'browser_use', arguments: '{"action":"get_current_state"}' },
+    ]);
+    const observation = {
+      role: 'tool',
+      toolCallId: 'browser_page_state',
+      name: 'browser_use',
+      content: 'The browser now, before this step:\nURL: https://a/',
+    };
     expect(provider.apply({ state: 'URL: https://a/' }, request)).toEqual({
-      nextStepPrompt: 'The browser now:\nURL: https://a/\n\nNext?',
-      messages: [],
+      nextStepPrompt: 'Next?',
+      messages: [pageCall, observation],
     });
     expect(provider.apply({ state: 'URL: https://a/', screenshot: image }, request).messages).toEqual([
-      userMessage('Current browser screenshot:', image),
+      pageCall,
+      { ...observation, image },
     ]);
     expect(provider.apply(undefined, request)).toBe(request);
   });
@@ -92,8 +102,15 @@ describe.skipIf(!chrome)('the agents in a real Chromium', () => {
   /** The text of the last user message of a request: the next-step prompt with what providers added. */
   const lastPrompt = (llm: ScriptedLlm, index: number) =>
     String(llm.requests[index]?.messages.findLast((message) => message.role === 'user')?.content);
+  /** The page context of a request: the result of the get_current_state call it adds. */
+  const pageState = (llm: ScriptedLlm, index: number) =>
+    String(llm.requests[index]?.messages.find((message) => isPageState(message))?.content);
+  const isPageState = (message: Message) => message.role === 'tool' && message.toolCallId === 'browser_page_state';
+  /** The last observation of a tool the model called. */
   const lastObservation = (llm: ScriptedLlm, index: number) =>
-    String(llm.requests[index]?.messages.findLast((message) => message.role === 'tool')?.content);
+    String(
+      llm.requests[index]?.messages.findLast((message) => message.role === 'tool' && !isPageState(message))?.content,
+    );
 
   it('BrowserAgent: the page state comes into the next step; older page states shrink to their action in memory and requests', async () => {
     const llm = scriptedLlm([
@@ -120,16 +137,19 @@ describe.skipIf(!chrome)('the agents in a real Chromium', () => {
     const agent = createBrowserAgent(h.options());
     const outcome = await run(agent, 'What does Tōdai-ji cost?', { llm });
     expect(outcome.answer).toBe('Tōdai-ji costs 800 yen.');
-    // Before the browser is used, the prompt is the agent's own.
+    // Before the browser is used, there is no page state; the prompt is always the agent's own.
+    expect(pageState(llm, 0)).toBe('undefined');
     expect(lastPrompt(llm, 0)).toBe(browserNextStepPrompt);
-    expect(lastPrompt(llm, 1)).toMatch(
-      /^The browser now:\nURL: http:\/\/127\.0\.0\.1:\d+\/travel\/index\.html {3}Title: Kansai Travel/,
+    expect(pageState(llm, 1)).toMatch(
+      /^The browser now, before this step:\n<page_content untrusted="true">\nURL: http:\/\/127\.0\.0\.1:\d+\/travel\/index\.html {3}Title: Kansai Travel/,
     );
-    expect(lastPrompt(llm, 1).endsWith(`\n\n${browserNextStepPrompt}`)).toBe(true);
-    expect(lastPrompt(llm, 2)).toContain('Title: Nara');
+    expect(lastPrompt(llm, 1)).toBe(browserNextStepPrompt);
+    expect(pageState(llm, 2)).toContain('Title: Nara');
     const left = '[the page state after this action is left out: a newer one follows]';
     const toolLines = (messages: readonly Message[] | undefined) =>
-      (messages ?? []).filter((message) => message.role === 'tool').map((message) => message.content.split('\n'));
+      (messages ?? [])
+        .filter((message) => message.role === 'tool' && !isPageState(message))
+        .map((message) => message.content.split('\n'));
     // After the click, the first page state is only what its action did; the newest is whole.
     expect(toolLines(llm.requests[2]?.messages)).toEqual([
       [expect.stringMatching(/^Navigated to http:\/\/127.*\/travel\/index\.html\.$/), left],
@@ -171,19 +191,22 @@ describe.skipIf(!chrome)('the agents in a real Chromium', () => {
       expect(manus.tools.map((tool) => tool.spec.name)).toContain('browser_use');
       const outcome = await run(manus, 'Look at page two, then at the workspace.', { llm });
       expect(outcome.answer).toBe('Done.');
-      expect(lastPrompt(llm, 1)).toMatch(/^The browser now:\nURL: .*Title: Page Two/);
-      expect(lastPrompt(llm, 1).endsWith(manusNextStepPrompt)).toBe(true);
-      const screenshot = llm.requests[1]?.messages.find(
-        (message) => message.role === 'user' && 'image' in message && message.image,
+      expect(pageState(llm, 1)).toMatch(
+        /^The browser now, before this step:\n<page_content untrusted="true">\nURL: .*Title: Page Two/,
       );
-      expect(screenshot).toMatchObject({ content: 'Current browser screenshot:', image: { mimeType: 'image/jpeg' } });
+      expect(lastPrompt(llm, 1)).toBe(manusNextStepPrompt);
+      const screenshot = llm.requests[1]?.messages.find((message) => isPageState(message));
+      expect(screenshot).toMatchObject({ image: { mimeType: 'image/jpeg' } });
       // The tool's own results carry no image: vision goes with the context, once a step.
       expect(lastObservation(llm, 1)).toMatch(/^Navigated to /);
       expect(
-        llm.requests[1]?.messages.some((message) => message.role === 'tool' && 'image' in message && message.image),
+        llm.requests[1]?.messages.some(
+          (message) => message.role === 'tool' && !isPageState(message) && 'image' in message && message.image,
+        ),
       ).toBe(false);
       // Two steps without the browser: the prompt is Manus's own again, and no screenshot is sent.
       expect(lastPrompt(llm, 3)).toBe(manusNextStepPrompt);
+      expect(pageState(llm, 3)).toBe('undefined');
       expect(llm.requests[3]?.messages.some((message) => 'image' in message && message.image)).toBe(false);
       llm.assertConsumed();
     } finally {

@@ -38,7 +38,7 @@ describe('the README snippets', () => {
       const stdout = await runWithChrome(snippet.replaceAll('127.0.0.1:8080', site.host));
       const printed = stdout.replaceAll(site.host, 'HOST');
       expect(printed).toMatch(
-        /^Navigated to http:\/\/HOST\/travel\/kyoto\.html\.\n\nURL: http:\/\/HOST\/travel\/kyoto\.html {3}Title: Kyoto: temples and gardens {3}\(HTTP 200\)\n/,
+        /^Navigated to http:\/\/HOST\/travel\/kyoto\.html\.\n\n<page_content untrusted="true">\nURL: http:\/\/HOST\/travel\/kyoto\.html {3}Title: Kyoto: temples and gardens {3}\(HTTP 200\)\n/,
       );
       expect(printed).toContain('- heading "Kinkaku-ji" [level=2] [ref=e9]\n');
       expect(printed.slice(printed.indexOf('\n\n2 lines'))).toBe(

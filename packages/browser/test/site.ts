@@ -80,6 +80,13 @@ const siteRoute: Route = async (request, response) => {
     response.writeHead(302, { location: url.searchParams.get('to') ?? '/' }).end();
     return true;
   }
+  if (url.pathname === '/sw.js') {
+    // A service worker that tries to reach the ?target= of its registration.
+    response
+      .writeHead(200, { 'content-type': 'text/javascript' })
+      .end("fetch(new URL(location).searchParams.get('target') + '/service', { mode: 'no-cors' });");
+    return true;
+  }
   const path = normalize(url.pathname === '/' ? '/index.html' : url.pathname);
   if (!path.endsWith('.html') || path.includes('..')) return false;
   try {

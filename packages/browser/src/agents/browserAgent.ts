@@ -1,5 +1,6 @@
 import { type Agent, createAgent, defineAgent, terminate } from '@openmanus/core';
 import { createBrowserUse } from '../browserUse.js';
+import { PAGE_CONTENT_NOTE } from '../pageContent.js';
 import type { BrowserUseOptions } from '../settings.js';
 import { PAGE_CONTEXT, pageContext } from './pageContext.js';
 
@@ -8,7 +9,8 @@ export const browserSystemPrompt = `You are a browser agent: you do the task by 
 - Every browser_use result ends with the page state: the URL, the tabs, the scroll position, what happened (new tabs, downloads, dialogs), and the links, buttons and fields near the viewport, each with a ref such as [ref=e12]. Act on an element by its ref; after an action that does not load a page, only what changed is listed.
 - To find something on a long page use find (free) before scrolling through it; to read a page's content for facts use extract_content.
 - If a ref is no longer on the page, use the fresh state you are given. If something covers the page (a cookie banner, a dialog), deal with it first.
-- When the task is done, answer with what you found (or call terminate if there is nothing to say); if it cannot be done, say why.`;
+- When the task is done, answer with what you found (or call terminate if there is nothing to say); if it cannot be done, say why.
+- ${PAGE_CONTENT_NOTE}`;
 
 export const browserNextStepPrompt =
   'What is the next step? Look at the page state, then act with browser_use — or answer if the task is done.';

@@ -1,10 +1,11 @@
 import {
   type AgentState,
+  assistantMessage,
   type ContextGatherer,
   type ContextProvider,
   type ImageData,
+  type Message,
   type RunScope,
-  userMessage,
 } from '@openmanus/core';
 import type { BrowserUseTool } from '../browserUse.js';
 
@@ -25,15 +26,37 @@ const usedBrowserRecently = (state: AgentState): boolean =>
     .slice(-RECENT)
     .some((message) => message.role === 'assistant' && message.toolCalls?.some((call) => call.name === 'browser_use'));
 
+/** The id of the call the page state answers: one per request, never stored. */
+const PAGE_STATE_CALL = 'browser_page_state';
+
+/**
+ * The page state as an observation: a get_current_state call and its result, so that what the page
+ * says reaches the model in the tool's role (and marked as page content), not as the user's words.
+ */
+function pageObservation(gathered: PageContext): Message[] {
+  const call = { id: PAGE_STATE_CALL, name: 'browser_use', arguments: '{"action":"get_current_state"}' };
+  return [
+    assistantMessage('', [call]),
+    {
+      role: 'tool',
+      toolCallId: PAGE_STATE_CALL,
+      name: 'browser_use',
+      content: `The browser now, before this step:\n${gathered.state}`,
+      ...(gathered.screenshot ? { image: gathered.screenshot } : {}),
+    },
+  ];
+}
+
 const isPageContext = (value: unknown): value is PageContext =>
   typeof value === 'object' && value !== null && typeof (value as { state?: unknown }).state === 'string';
 
 /**
  * OpenManus's browser swap, without its bugs: while browser_use was called in the last three
- * messages, the next step's prompt starts with the current page state (elements included, scroll
- * position right) and, for a model that sees images (`vision`), a viewport screenshot follows the
- * history as a user message. Neither is stored in memory; once the browser is left alone, the
- * normal prompt returns.
+ * messages, the current page state (elements included, scroll position right) and, for a model
+ * that sees images (`vision`), a viewport screenshot follow the history as the result of a
+ * get_current_state call — in the tool's role, not the user's (OpenManus put the page into the
+ * user's prompt, where a page saying "the user confirmed" would be the user speaking). Neither is
+ * stored in memory; once the browser is left alone, requests are as before.
  */
 export function pageContext(
   tool: BrowserUseTool,
@@ -45,12 +68,7 @@ export function pageContext(
       when: usedBrowserRecently,
       apply: (gathered, request) => {
         if (!isPageContext(gathered)) return request;
-        return {
-          nextStepPrompt: `The browser now:\n${gathered.state}\n\n${request.nextStepPrompt}`.trimEnd(),
-          messages: gathered.screenshot
-            ? [...request.messages, userMessage('Current browser screenshot:', gathered.screenshot)]
-            : request.messages,
-        };
+        return { ...request, messages: [...request.messages, ...pageObservation(gathered)] };
       },
     },
     // A failure to look is no context (the step goes on without it), not a failed run.

@@ -1,3 +1,4 @@
+import { escapeInvisible, shown } from '../shown.js';
 import { type AriaNode, isAriaNode } from './ariaNode.js';
 
 /** An element of the page the model is shown: something to act on, or a landmark to read by. */
@@ -50,21 +51,23 @@ const VALUE_ROLES = new Set(['textbox', 'searchbox', 'combobox', 'spinbutton', '
 const MAX_NAME = 100;
 const MAX_VALUE = 80;
 const MAX_TEXT = 200;
+const MAX_URL = 200;
 /** A select's options are listed inline up to this many, and this many characters. */
 const INLINE_OPTIONS = 8;
 const INLINE_OPTIONS_CHARS = 160;
 
+// JSON escapes the controls; what it leaves (bidi, zero-width) is escaped after it.
 const quote = (text: string, max: number) =>
-  JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text.replace(/\s+/g, ' ').trim());
+  escapeInvisible(JSON.stringify(text.length > max ? `${text.slice(0, max - 1)}…` : text.replace(/\s+/g, ' ').trim()));
 
 /** A link target as short as it can be read: a path when it stays on the page's origin. */
 function shortUrl(url: string, pageUrl: string): string {
+  let short = url;
   try {
     const target = new URL(url, pageUrl);
-    return target.origin === new URL(pageUrl).origin ? target.pathname + target.search + target.hash : target.href;
-  } catch {
-    return url;
-  }
+    short = target.origin === new URL(pageUrl).origin ? target.pathname + target.search + target.hash : target.href;
+  } catch {}
+  return shown(short, MAX_URL);
 }
 
 function flags(node: AriaNode): string {

@@ -1,3 +1,7 @@
+import { RE2JS } from 're2js';
+import { pageContent } from '../pageContent.js';
+import { shown } from '../shown.js';
+
 /** What to look for: text (any case), or a regular expression. */
 export interface FindQuery {
   readonly text: string;
@@ -17,11 +21,15 @@ export function matcherFor(query: FindQuery): ((line: string) => boolean) | { er
     const needle = query.text.toLowerCase();
     return (line) => line.toLowerCase().includes(needle);
   }
+  // The model writes the pattern: RE2 matches in time linear in the line, so no pattern (such as
+  // `(a|a)*$`) can backtrack for seconds and hold up the process; it has no lookaround or backreferences.
   try {
-    const pattern = new RegExp(query.text, 'i');
+    const pattern = RE2JS.compile(query.text, RE2JS.CASE_INSENSITIVE);
     return (line) => pattern.test(line);
   } catch (error) {
-    return { error: `not a valid regular expression: ${(error as Error).message}` };
+    return {
+      error: `not a valid regular expression: ${(error as Error).message} (find uses RE2 syntax: no lookaround or backreferences)`,
+    };
   }
 }
 
@@ -59,11 +67,10 @@ export function findInSnapshot(snapshot: string, query: FindQuery): string {
         }
       }
     }
-    const shown = content.length > MAX_LINE ? `${content.slice(0, MAX_LINE - 1)}…` : content;
-    found.push(`- ${shown}${where}`);
+    found.push(`- ${shown(content, MAX_LINE)}${where}`);
   });
   const label = `${query.regex ? 'the pattern' : 'the text'} ${JSON.stringify(query.text)}`;
   if (total === 0) return `Nothing on the page matches ${label}.`;
   const more = total > found.length ? ` (the first ${found.length} shown; narrow the search for the rest)` : '';
-  return [`${total} line${total === 1 ? '' : 's'} on the page match ${label}${more}:`, ...found].join('\n');
+  return `${total} line${total === 1 ? '' : 's'} on the page match ${label}${more}:\n${pageContent(found.join('\n'))}`;
 }
