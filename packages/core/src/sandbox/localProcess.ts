@@ -79,8 +79,8 @@ async function launchFor(
         cleanup: () => stripSetuid(workspace),
       };
     }
-    // Host root: the process runs as a uid leased for its life, the workspace lent to it for
-    // each input until it settles.
+    // Host root: the process runs as a uid leased for its life, the workspace lent to it from
+    // each input until another call needs it.
     const lease = leaseUid();
     const loan = workspaceLoan(workspace, lease.uid);
     const launch = await bwrapLaunch(command, workspace, ['--info-fd', '3'], { ...bwrap, uid: lease.uid });
@@ -94,7 +94,6 @@ async function launchFor(
       args: launch.args,
       ...(launch.seccomp ? { seccomp: launch.seccomp } : {}),
       beforeInput: () => loan.lend(),
-      settle: () => loan.giveBack(),
       cleanup: async () => {
         await reapUid(lease.uid);
         await loan.giveBack();

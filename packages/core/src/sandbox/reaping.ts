@@ -331,9 +331,11 @@ export async function stripSetuid(workspace: string): Promise<void> {
 }
 
 const queues = new Map<string, Promise<unknown>>();
+const watchers = new Map<string, Set<() => void>>();
 
 /** Runs `task` after every earlier task for the same key has settled (one lent workspace at a time). */
 export function serialized<T>(key: string, task: () => Promise<T>): Promise<T> {
+  for (const told of watchers.get(key) ?? []) told();
   const previous = queues.get(key) ?? Promise.resolve();
   const next = previous.then(task, task);
   const tail = next.catch(() => {});
@@ -342,6 +344,27 @@ export function serialized<T>(key: string, task: () => Promise<T>): Promise<T> {
     if (queues.get(key) === tail) queues.delete(key);
   });
   return next;
+}
+
+/**
+ * Resolves when the next task is queued for `key`: a task that may keep the key as long as no
+ * one else needs it (a long-lived shell's loan) lets go then.
+ */
+export function nextQueued(key: string): { readonly queued: Promise<void>; stop(): void } {
+  const set = watchers.get(key) ?? new Set<() => void>();
+  watchers.set(key, set);
+  let told!: () => void;
+  const queued = new Promise<void>((resolve) => {
+    told = resolve;
+  });
+  set.add(told);
+  return {
+    queued,
+    stop: () => {
+      set.delete(told);
+      if (set.size === 0 && watchers.get(key) === set) watchers.delete(key);
+    },
+  };
 }
 
 /** Settles once every task queued so far for `key` has (a lent workspace is given back). */

@@ -134,33 +134,47 @@ describe.skipIf(!isRoot || !bwrapWorks)('as root, the bubblewrap sandbox', () =>
     expect(lstatSync(data).uid).toBe(0);
   });
 
-  it("runs a long-lived shell as a leased uid; what it makes is the host's once its command settles", async () => {
+  it("runs a long-lived shell as a leased uid; the host's files are writable by it, and the host's again at its end", async () => {
     const workspace = await newWorkspace();
     const sandbox = await createLocalSandboxProvider({ isolation: 'bwrap', workspace }).create({
       runId: 'root-shell',
       signal: new AbortController().signal,
     });
     let shell: SandboxProcess | undefined;
+    let text = '';
+    const said = (what: string) => until(() => text.includes(what), what);
     try {
       await writeFile(join(workspace, 'host.txt'), 'host');
       shell = await sandbox.spawn(['/bin/bash', '--noprofile', '--norc']);
-      const said = new Promise<string>((resolve) => {
-        let text = '';
-        shell?.onStdout((chunk) => {
-          text += Buffer.from(chunk).toString();
-          if (text.includes('done')) resolve(text);
-        });
+      shell.onStdout((chunk) => {
+        text += Buffer.from(chunk).toString();
       });
-      shell.write('id -u; echo "+shell" >> host.txt; mkdir made; echo x > made/file; echo done\n');
-      const [uid] = (await said).split('\n');
-      expect(inSandboxRange(Number(uid)), uid).toBe(true);
+      // A background job keeps working in the workspace after its command is over.
+      shell.write('id -u; echo "+shell" >> host.txt; mkdir made; (sleep 0.5; echo later > made/later) & echo one\n');
+      await said('one');
+      expect(inSandboxRange(Number(text.split('\n')[0])), text).toBe(true);
       await shell.settle?.();
-      expect(await readFile(join(workspace, 'host.txt'), 'utf8')).toBe('host+shell\n');
-      for (const path of ['host.txt', 'made', 'made/file']) expect(lstatSync(join(workspace, path)).uid, path).toBe(0);
+      await until(() => existsSync(join(workspace, 'made/later')), 'the background job writes');
+      // What the host makes between commands, the next command can change.
+      await writeFile(join(workspace, 'made/by-host.txt'), 'host');
+      shell.write('echo "+shell" >> made/by-host.txt && echo two\n');
+      await said('two');
+      expect(await readFile(join(workspace, 'made/by-host.txt'), 'utf8')).toBe('host+shell\n');
+      // A call of another uid on the same workspace takes its turn, and the shell goes on after it.
+      expect(await python(workspace, 'bwrap', 'open("made/by-host.txt", "a").write("+python")\nprint("ok")')).toEqual({
+        output: 'ok',
+        isError: false,
+      });
+      shell.write('echo "+again" >> made/by-host.txt && echo three\n');
+      await said('three');
+      expect(await readFile(join(workspace, 'made/by-host.txt'), 'utf8')).toBe('host+shell\n+python+again\n');
     } finally {
       await shell?.kill();
       await sandbox.close();
     }
+    for (const path of ['', 'host.txt', 'made', 'made/later', 'made/by-host.txt'])
+      expect(lstatSync(join(workspace, path)).uid, path).toBe(0);
+    expect(await readFile(join(workspace, 'host.txt'), 'utf8')).toBe('host+shell\n');
   });
 
   it('never lets a file in the workspace be setuid or setgid, not even while the code runs', async () => {
