@@ -1,4 +1,5 @@
 import type { PendingInput } from '@openmanus/core';
+import { AlreadyDecidedError } from '@openmanus/durable';
 import { durableUsage } from './durableOptions.js';
 import { type RunCommand, runCommand, runOrFlowStep } from './runCommand.js';
 import type { SessionIo } from './session.js';
@@ -32,7 +33,12 @@ const answer: RunCommand = {
         input.kind === 'human' && (values.effect === undefined || input.effectId === values.effect),
     );
     const [question, ...more] = asked;
-    if (!question) throw new Error(`run "${target}" is not waiting for an answer (it is ${info.status})`);
+    if (!question) {
+      const waits = `run "${target}" is not waiting for an answer (it is ${info.status})`;
+      // It may have been a moment ago: whoever answered first is named.
+      const before = await client.lastDecision(target, 'human', values.effect as string | undefined);
+      throw before ? new AlreadyDecidedError(before, waits) : new Error(waits);
+    }
     if (more.length > 0) {
       const ids = asked.map((input) => input.effectId).join(', ');
       throw new Error(`run "${target}" asked ${asked.length} questions: choose one with --effect (${ids})`);

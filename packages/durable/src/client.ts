@@ -3,7 +3,14 @@ import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { HostAnswer, PendingInput, RunOutcome } from '@openmanus/core';
 import { RunCancelledError } from './cancelled.js';
 import { decisionStore, type Refusal } from './decisionStore.js';
-import { AlreadyDecidedError, answerSubject, type Decision, DecisionKeyError, decisionKey } from './decisions.js';
+import {
+  AlreadyDecidedError,
+  answerSubject,
+  type Decision,
+  DecisionKeyError,
+  decisionKey,
+  type SignedDecision,
+} from './decisions.js';
 import { type DurableFlowClient, flowClient } from './durableFlowClient.js';
 import type { RunEventItem, RunProgress } from './durableRun.js';
 import { APPLICATION, checkRunId, RUN_WORKFLOW, type RunRequest } from './names.js';
@@ -68,6 +75,11 @@ export interface DurableClient extends DurableFlowClient {
   cancel(runId: string): Promise<RunInfo | undefined>;
   /** The decisions about a run or a flow that the workers refused (not signed with their key), oldest first. */
   refusals(runId: string): Promise<Refusal[]>;
+  /**
+   * The newest decision recorded about what the run waited for, of a kind (`approval`: an
+   * approval or a denial; `human`: an answer), or about `effectId`: who decided, and when.
+   */
+  lastDecision(runId: string, kind: 'approval' | 'human', effectId?: string): Promise<SignedDecision | undefined>;
   /** The run's transitions from the first, as they happen; ends when the run ends. */
   streamEvents(runId: string): AsyncIterable<RunEventItem>;
   /** Waits for the run's outcome (a pause for a person is an outcome too); a `RunCancelledError` if it was cancelled. */
@@ -117,6 +129,19 @@ export async function createDurableClient(options: DurableClientOptions): Promis
     if (before) throw new AlreadyDecidedError(before);
   };
 
+  const lastDecision: DurableClient['lastDecision'] = async (runId, kind, effectId) => {
+    // Only a key holder's decisions count; without the key, none can be told from a forgery.
+    if (!key) return undefined;
+    for (const stored of await store.answersOf(runId)) {
+      const verdict = key.verify(stored);
+      if (!verdict.ok || verdict.decision.runId !== runId || !('answer' in verdict.decision)) continue;
+      const { answer } = verdict.decision;
+      const ofKind = kind === 'human' ? answer.type === 'humanReplied' : answer.type !== 'humanReplied';
+      if (ofKind && (effectId === undefined || answer.effectId === effectId)) return verdict.decision;
+    }
+    return undefined;
+  };
+
   /** Records a signed cancel of `id` (kept when one is there), then cancels it through DBOS. */
   const cancel = async (id: string) => {
     const { key: signing, decision } = await signed({ runId: id, subject: 'cancel' });
@@ -142,7 +167,10 @@ export async function createDurableClient(options: DurableClientOptions): Promis
       );
       if (approvals.length === 0) {
         const what = effectId === undefined ? 'an approval' : `the approval of ${effectId}`;
-        throw new Error(`run "${runId}" is not waiting for ${what} (it is ${info.status})`);
+        const waits = `run "${runId}" is not waiting for ${what} (it is ${info.status})`;
+        // It may have been a moment ago: whoever decided first is named.
+        const before = await lastDecision(runId, 'approval', effectId);
+        throw before ? new AlreadyDecidedError(before, waits) : new Error(waits);
       }
       for (const { effectId: id } of approvals)
         await answer(
@@ -159,6 +187,7 @@ export async function createDurableClient(options: DurableClientOptions): Promis
       return getRun(runId);
     },
     refusals: (runId) => store.refusals(runId),
+    lastDecision,
     streamEvents: (runId) => runs.events<RunEventItem>(runId),
     waitForRun: (runId) => runs.result<RunOutcome>(runId, 'run'),
     close: async () => {

@@ -28,6 +28,8 @@ export interface DecisionStore {
     decision: SignedDecision,
     deliver?: (client: pg.PoolClient) => Promise<void>,
   ): Promise<SignedDecision | undefined>;
+  /** The run's recorded answers, newest first, as stored (to be verified by the caller). */
+  answersOf(runId: string): Promise<unknown[]>;
   /** The recorded cancels of these ids, as stored (to be verified by the caller). */
   cancelsOf(ids: readonly string[]): Promise<unknown[]>;
   /** Of these cancels of workflows (each with the time it was cancelled), the ones no worker has judged yet. */
@@ -116,6 +118,14 @@ export function decisionStore(databaseUrl: string): DecisionStore {
         return undefined;
       });
     },
+    answersOf: async (runId) =>
+      (
+        await query<{ decision: unknown }>(
+          `SELECT decision FROM openmanus.decisions WHERE run_id = $1 AND starts_with(subject, 'answer:')
+           ORDER BY decided_at DESC LIMIT 100`,
+          [runId],
+        )
+      ).map((row) => row.decision),
     cancelsOf: async (ids) =>
       (
         await query<{ decision: unknown }>(

@@ -134,8 +134,12 @@ export function describeDecision(decision: SignedDecision): string {
 /** Thrown to the second of two decisions about the same thing: the first one stands. */
 export class AlreadyDecidedError extends Error {
   override readonly name = 'AlreadyDecidedError';
-  constructor(readonly decision: SignedDecision) {
-    super(`already decided: ${describeDecision(decision)}`);
+  /** `context`: what the caller found besides (the run no longer waits for it). */
+  constructor(
+    readonly decision: SignedDecision,
+    context?: string,
+  ) {
+    super(`already decided: ${describeDecision(decision)}${context ? `; ${context}` : ''}`);
   }
 }
 
