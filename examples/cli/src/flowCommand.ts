@@ -10,6 +10,7 @@ import { failure, isolationOf, maxStepsOption, providerOf, recordedTo, runSandbo
 import { createProfiledLlm } from './profiledLlm.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { askOnTerminal, cancelOnSigint, readTask, type SessionIo, useColor } from './session.js';
+import { terminalText } from './terminalText.js';
 
 export const flowUsage = `Usage: openmanus flow [options] [task...]
 
@@ -72,7 +73,7 @@ export function flowExitCode(outcome: FlowOutcome): number {
 
 /** The summary on stdout and, when the flow stopped short, why on stderr; returns the exit code. */
 export function reportFlowOutcome(outcome: FlowOutcome, io: SessionIo, command: string): number {
-  if (outcome.answer) io.stdout.write(`${outcome.answer}\n`);
+  if (outcome.answer) io.stdout.write(`${terminalText(outcome.answer)}\n`);
   const code = flowExitCode(outcome);
   if (code !== 0)
     failure(io, command)(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}`);

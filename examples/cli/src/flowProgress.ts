@@ -3,6 +3,7 @@ import { type FlowItem, type FlowObservation, type Plan, planOf } from '@openman
 import type { LiveView } from './liveView.js';
 import { planView } from './planView.js';
 import { createProgress, paint, preview } from './progress.js';
+import { terminalText } from './terminalText.js';
 
 export interface FlowProgressOptions {
   readonly view: LiveView;
@@ -80,7 +81,7 @@ export function createFlowProgress(options: FlowProgressOptions): (item: FlowIte
         return;
       }
       case 'observation':
-        log(yellow(observed(item.observation)));
+        log(yellow(terminalText(observed(item.observation))));
         return;
       case 'result': {
         const r = item.result;

@@ -23,6 +23,8 @@ export interface McpAgentSettings {
 /** The MCP agent with its server connected: runs tasks until `close` disconnects (and stops a stdio server). */
 export interface ConnectedMcpAgent {
   readonly agent: Agent;
+  /** What the person is told once it is connected: tools of the server that were left out, and why. */
+  readonly notes?: readonly string[];
   close(): Promise<void>;
 }
 
@@ -52,7 +54,10 @@ export const connectMcpAgent: ConnectMcpAgent = async ({ server, maxSteps, maxIn
   });
   await agent.mcp.connect();
   const status = agent.mcp.status()[MCP_SERVER_ID];
-  if (status?.state === 'connected') return ok({ agent, close: () => agent.close() });
+  if (status?.state === 'connected') {
+    const notes = status.leftOut.map(({ tool, reason }) => `the server's tool "${tool}" is left out: ${reason}`);
+    return ok({ agent, notes, close: () => agent.close() });
+  }
   // The client would retry in the background; the command gives up instead.
   await agent.close();
   return err(`cannot connect to the MCP server (${describe(server)}): ${status?.error ?? 'no answer'}`);

@@ -15,6 +15,7 @@ import { MCP_AGENT_NAME } from '@openmanus/mcp';
 import { type ConnectedMcpAgent, type ConnectMcpAgent, connectMcpAgent, type McpServerTarget } from './mcpAgent.js';
 import { failure, maxStepsOption, sandboxOption } from './options.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
+import { terminalText } from './terminalText.js';
 
 export const mcpUsage = `Usage: openmanus mcp [options] [task...]
 
@@ -211,6 +212,7 @@ export async function mcpCommand(argv: string[], io: SessionIo, options: McpComm
     ...(maxInputTokens ? { maxInputTokens } : {}),
   });
   if (!connected.ok) return fail(connected.error, 1);
+  for (const note of connected.value.notes ?? []) io.stderr.write(`openmanus mcp: ${terminalText(note)}\n`);
   const llm = createLlmFromConfig(config.value, MCP_AGENT_NAME);
   const cancel = cancelOnSigint(io, (code) => process.exit(code));
   try {

@@ -6,6 +6,7 @@ import { createMcpServer } from '@openmanus/mcp';
 import { failure, sandboxOption } from './options.js';
 import { SERVED_TOOLS, type ServedTool } from './servedTools.js';
 import type { SessionIo } from './session.js';
+import { terminalText } from './terminalText.js';
 
 export const mcpServerUsage = `Usage: openmanus mcp-server [--transport stdio|http] [--port <n>] [--token <token>]
 
@@ -98,7 +99,7 @@ export async function mcpServerCommand(
   const server = createMcpServer(tools, {
     workspace,
     instructions: `Files are in ${workspace}: bash starts there (one shell per session: cd and variables carry over), and str_replace_editor takes absolute paths inside it.`,
-    onError: (error) => io.stderr.write(`openmanus mcp-server: ${error.message}\n`),
+    onError: (error) => io.stderr.write(`openmanus mcp-server: ${terminalText(error.message)}\n`),
   });
   const signal = firstStopSignal();
   try {

@@ -2,12 +2,16 @@ import { resolve } from 'node:path';
 import { err, type LlmPort, ok, type Result, recordLlm, type SandboxMode } from '@openmanus/core';
 import { isProviderName, PROVIDER_NAMES, type ProviderName } from './sandboxProvider.js';
 import type { SessionIo } from './session.js';
+import { terminalText } from './terminalText.js';
 
-/** Writes `<command>: message` to stderr and gives the exit code (2: bad input or config). */
+/**
+ * Writes `<command>: message` to stderr and gives the exit code (2: bad input or config). The
+ * message may carry a server's, a model's or a tool's text: its control characters are escaped.
+ */
 export const failure =
   (io: SessionIo, command: string) =>
   (message: string, code = 2): number => {
-    io.stderr.write(`${command}: ${message}\n`);
+    io.stderr.write(`${command}: ${terminalText(message)}\n`);
     return code;
   };
 

@@ -1,4 +1,5 @@
 import type { RunItem, RunOutcome, Usage } from '@openmanus/core';
+import { terminalText } from './terminalText.js';
 
 export interface ProgressOptions {
   readonly write: (line: string) => void;
@@ -9,9 +10,9 @@ export interface ProgressOptions {
 /** `text` in the ANSI colour or style `code`, when `on`. */
 export const paint = (on: boolean, code: number) => (text: string) => (on ? `\u001b[${code}m${text}\u001b[0m` : text);
 
-/** One line, at most `max` characters, for previews of arguments and observations. */
+/** One line, at most `max` characters, for previews of arguments and observations; control characters escaped. */
 export function preview(text: string, max: number): string {
-  const flat = text.replace(/\s+/g, ' ').trim();
+  const flat = terminalText(text.replace(/\s+/g, ' ').trim(), { oneLine: true });
   return flat.length > max ? `${flat.slice(0, max - 1)}…` : flat;
 }
 
@@ -50,7 +51,7 @@ export function runLines(color: boolean) {
     /** What the model said, if anything. */
     said: (content: string) => (content.trim() ? [`  ${preview(content, 160)}`] : []),
     /** A tool call, with its arguments as shown (`previewArgs`). */
-    toolCall: (name: string, args: string) => cyan(`  → ${name}`) + dim(`(${args})`),
+    toolCall: (name: string, args: string) => cyan(`  → ${terminalText(name, { oneLine: true })}`) + dim(`(${args})`),
     toolResult: (output: string, isError = false) => {
       const line = `  ← ${preview(output, 120)}`;
       return isError ? red(line) : dim(line);
@@ -61,7 +62,9 @@ export function runLines(color: boolean) {
       const ok = run.finishReason === 'answered' || run.finishReason === 'terminated';
       const counts = [`${run.state.step} step(s)`, ...(elapsed ? [elapsed] : []), `${run.usage.llmCalls} model calls`];
       const summary = `${run.finishReason ?? run.status} after ${counts.join(', ')}, ${tokensOf(run.usage)}`;
-      return paint(color, ok ? 32 : 31)(`■ ${summary}`) + (run.error && !ok ? red(` — ${run.error}`) : '');
+      return (
+        paint(color, ok ? 32 : 31)(`■ ${summary}`) + (run.error && !ok ? red(` — ${terminalText(run.error)}`) : '')
+      );
     },
   };
 }
@@ -94,7 +97,8 @@ export function createProgress(options: ProgressOptions) {
         const e = item.effect;
         if (e.type === 'callTool') options.write(lines.toolCall(e.call.name, previewArgs(e.args)));
         if (e.type === 'askHuman') options.write(cyan('  → ask_human') + dim(`(${preview(e.question, 80)})`));
-        if (e.type === 'requestApproval') options.write(yellow(`  ? approval needed for ${e.call.name}`));
+        if (e.type === 'requestApproval')
+          options.write(yellow(`  ? approval needed for ${terminalText(e.call.name, { oneLine: true })}`));
         return;
       }
       case 'event': {

@@ -2,6 +2,7 @@ import type { PendingInput, Usage } from '@openmanus/core';
 import type { FlowInfo, RunInfo } from '@openmanus/durable';
 import { planView } from './planView.js';
 import { preview, previewArgs } from './progress.js';
+import { terminalText } from './terminalText.js';
 
 /** Where a durable run is, for a person: its status, its counts, its answer, and what it waits for. */
 export function runStatusLines(info: RunInfo): string[] {
@@ -22,15 +23,15 @@ export function runStatusLines(info: RunInfo): string[] {
       const { outcome } = info;
       return [
         `Run ${runId}: ${outcome.finishReason ?? outcome.status}${on(info.workerId)} after ${outcome.state.step} step(s), ${counts(outcome.usage)}`,
-        ...(outcome.error ? [`Error: ${outcome.error}`] : []),
+        ...(outcome.error ? [`Error: ${terminalText(outcome.error)}`] : []),
         ...outcome.pending.map((input) => waitingLine(runId, input)),
-        ...(outcome.answer ? [`Answer: ${outcome.answer}`] : []),
+        ...(outcome.answer ? [`Answer: ${terminalText(outcome.answer)}`] : []),
       ];
     }
     case 'cancelled':
       return [`Run ${runId}: cancelled`];
     case 'errored':
-      return [`Run ${runId}: failed: ${info.error}`];
+      return [`Run ${runId}: failed: ${terminalText(info.error)}`];
   }
 }
 
@@ -55,15 +56,15 @@ export function flowStatusLines(info: FlowInfo): string[] {
       const { outcome } = info;
       return [
         `Flow ${flowId}: ${outcome.finishReason ?? outcome.status}${on(info.workerId)}, ${counts(outcome.usage)}`,
-        ...(outcome.error ? [`Error: ${outcome.error}`] : []),
+        ...(outcome.error ? [`Error: ${terminalText(outcome.error)}`] : []),
         ...plan(outcome.plan),
-        ...(outcome.answer ? [`Summary: ${outcome.answer}`] : []),
+        ...(outcome.answer ? [`Summary: ${terminalText(outcome.answer)}`] : []),
       ];
     }
     case 'cancelled':
       return [`Flow ${flowId}: cancelled`];
     case 'errored':
-      return [`Flow ${flowId}: failed: ${info.error}`];
+      return [`Flow ${flowId}: failed: ${terminalText(info.error)}`];
   }
 }
 
@@ -81,4 +82,4 @@ export function waitingLine(runId: string, input: PendingInput): string {
 
 /** `python_execute(code: "print(1)")`. */
 export const callText = (input: Extract<PendingInput, { kind: 'approval' }>) =>
-  `${input.call.name}(${previewArgs(input.args)})`;
+  `${terminalText(input.call.name, { oneLine: true })}(${previewArgs(input.args)})`;

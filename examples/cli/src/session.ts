@@ -12,6 +12,7 @@ import {
   run,
 } from '@openmanus/core';
 import { createProgress } from './progress.js';
+import { terminalText } from './terminalText.js';
 
 export interface SessionIo {
   readonly stdin: NodeJS.ReadableStream & { isTTY?: boolean };
@@ -42,7 +43,7 @@ export async function askOnTerminal(io: SessionIo, question: string): Promise<st
     return '(No one can answer: openmanus is not attached to a terminal. Continue with your best judgement.)';
   const rl = createInterface({ input: io.stdin, output: io.stderr });
   try {
-    return (await rl.question(`\nManus asks: ${question}\nYou: `)).trim();
+    return (await rl.question(`\nManus asks: ${terminalText(question)}\nYou: `)).trim();
   } finally {
     rl.close();
   }
@@ -79,7 +80,7 @@ export async function runTask(options: TaskOptions): Promise<RunOutcome> {
     ...(options.state ? { state: options.state } : {}),
     ...(options.resources ? { resources: options.resources } : {}),
   });
-  if (!options.json && outcome.answer) io.stdout.write(`${outcome.answer}\n`);
+  if (!options.json && outcome.answer) io.stdout.write(`${terminalText(outcome.answer)}\n`);
   return outcome;
 }
 
@@ -94,7 +95,7 @@ export function reportOutcome(outcome: RunOutcome, io: SessionIo, json: boolean,
   const code = exitCodeOf(outcome);
   if (code !== 0 && !json) {
     io.stderr.write(
-      `${command}: stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}\n`,
+      `${command}: stopped (${outcome.finishReason ?? outcome.status}): ${terminalText(outcome.error ?? 'no reason given')}\n`,
     );
   }
   return code;
