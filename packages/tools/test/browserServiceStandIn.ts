@@ -16,7 +16,8 @@ export interface ServiceRequest {
 export async function startBrowserService(browser: Browser) {
   const context = await browser.newContext({ viewport: { width: 800, height: 600 } });
   const page = await context.newPage();
-  page.setDefaultTimeout(2_000);
+  // Only an action that never ends reaches this: the test's own time-out comes first.
+  page.setDefaultTimeout(600_000);
   const requests: ServiceRequest[] = [];
   const elements = () => page.locator('a, button, input, select, textarea');
   const actions: Record<string, (params: Record<string, unknown>) => Promise<string>> = {

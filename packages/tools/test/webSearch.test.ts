@@ -1,9 +1,9 @@
-import { mkdir, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, onTestFinished } from 'vitest';
 import {
   builtInEngines,
   createWebSearch,
@@ -66,8 +66,9 @@ describe('the engine order', () => {
   });
 
   it('comes from [search] in config.toml', async () => {
-    const dir = join(tmpdir(), `openmanus-search-${process.pid}-${Date.now()}`);
-    await mkdir(join(dir, 'config'), { recursive: true });
+    const dir = await mkdtemp(join(tmpdir(), 'openmanus-search-'));
+    onTestFinished(() => rm(dir, { recursive: true, force: true }));
+    await mkdir(join(dir, 'config'));
     await writeFile(
       join(dir, 'config', 'config.toml'),
       '[llm]\nmodel = "m"\napi_key = "k"\n[search]\nengine = "Bing"\nfallback_engines = ["Brave"]\nbrave_api_key = "bk"\nretry_delay = 5\nmax_retries = 1\nlang = "de"\ncountry = "at"\n',

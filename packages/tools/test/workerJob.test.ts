@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { runWorkerJob, WorkerTimeoutError } from '../src/web/workerJob.js';
+import { runWorkerJob, WorkerTimeoutError, workerJobs } from '../src/web/workerJob.js';
 import { whileTicking } from './ticking.js';
 
 const job = (name: string) => new URL(`./fixtures/jobs/${name}.js`, import.meta.url);
@@ -7,7 +7,7 @@ const limits = { task: 'the test job', timeoutMs: 600_000, maxMemoryMb: 256 };
 
 describe('a job in a worker thread', () => {
   it("answers with the job's result, or rejects with its error", async () => {
-    expect(await runWorkerJob(job('echo'), { text: 'hi' }, limits)).toEqual({ echoed: 'hi' });
+    expect(await runWorkerJob(job('echo'), { text: 'hi' }, limits)).toMatchObject({ echoed: 'hi' });
     await expect(runWorkerJob(job('echo'), { text: 'hi', fail: true }, limits)).rejects.toThrow('no: hi');
   });
 
@@ -22,8 +22,8 @@ describe('a job in a worker thread', () => {
   });
 
   it('stops a job that takes all the memory it can, with an error that says so', async () => {
-    await expect(runWorkerJob(job('hoard'), {}, limits)).rejects.toThrow(
-      'the test job needed more than 256 MB of memory and was stopped',
+    await expect(runWorkerJob(job('hoard'), {}, { ...limits, maxMemoryMb: 64 })).rejects.toThrow(
+      'the test job needed more than 64 MB of memory and was stopped',
     );
   });
 
@@ -40,5 +40,18 @@ describe('a job in a worker thread', () => {
     controller.abort();
     await expect(running).rejects.toThrow('cancelled');
     await expect(runWorkerJob(job('spin'), {}, { ...limits, signal: controller.signal })).rejects.toThrow('cancelled');
+  });
+
+  it('runs a batch of jobs in one worker; one that is stopped ends it, and the next gets a new one', async () => {
+    const jobs = workerJobs<{ text: string; fail?: boolean; spin?: boolean }, { thread: number }>(job('echo'), limits);
+    try {
+      const first = await jobs.run({ text: 'a' }, limits);
+      await expect(jobs.run({ text: 'b', fail: true }, limits)).rejects.toThrow('no: b');
+      expect((await jobs.run({ text: 'c' }, limits)).thread).toBe(first.thread);
+      await expect(jobs.run({ text: 'd', spin: true }, { timeoutMs: 1000 })).rejects.toThrow(WorkerTimeoutError);
+      expect((await jobs.run({ text: 'e' }, limits)).thread).not.toBe(first.thread);
+    } finally {
+      jobs.close();
+    }
   });
 });

@@ -43,8 +43,8 @@ export function sandboxChartFiles(sandbox: Sandbox): ChartFiles {
         const opened = await at(path).open('read');
         if (opened.kind === 'directory') throw Object.assign(new Error('directory'), { code: 'EISDIR' });
         if (opened.size > maxBytes) throw tooLarge(path, opened.size, maxBytes);
-        const bytes = await opened.read();
-        // It may have grown since it was listed.
+        // One byte more than allowed tells a file that grew since it was listed.
+        const bytes = await opened.read(maxBytes + 1);
         if (bytes.length > maxBytes) throw tooLarge(path, bytes.length, maxBytes);
         return bytes.toString('utf8');
       }),

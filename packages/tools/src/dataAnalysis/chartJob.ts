@@ -1,8 +1,8 @@
 // One chart drawn from its CSV text: the rows parsed, the Vega-Lite spec made and compiled, the
 // SVG drawn, the figures computed. The spec is the model's, so this happens in a worker thread
-// of its own (chartWorker.ts), within a time, memory and row limit: whatever the spec makes Vega
+// (chartWorker.ts), within a time, memory and row limit: whatever the spec makes Vega
 // do ends there, as an error for the model. Vega loads in that thread, never in this one.
-import { runWorkerJob } from '../web/workerJob.js';
+import { workerJobs } from '../web/workerJob.js';
 import type { ChartRequest } from './chartPlan.js';
 import type { VegaLiteSpec } from './chartSpec.js';
 import type { ChartLanguage } from './insights.js';
@@ -26,12 +26,20 @@ export interface DrawnChart {
   readonly columns: readonly string[];
 }
 
-export interface ChartLimits {
-  readonly timeoutMs: number;
-  readonly maxMemoryMb: number;
-  readonly signal?: AbortSignal;
+export interface ChartDrawing {
+  /** The chart, drawn in the worker within the limits; rejects with what stopped it. */
+  draw(job: ChartJob, limits: { readonly timeoutMs: number; readonly signal: AbortSignal }): Promise<DrawnChart>;
+  close(): void;
 }
 
-/** The chart, drawn in a worker thread within the limits; rejects with what stopped it. */
-export const drawChartOffThread = (job: ChartJob, limits: ChartLimits): Promise<DrawnChart> =>
-  runWorkerJob(new URL('./chartWorker.js', import.meta.url), job, { task: 'drawing the chart', ...limits });
+/**
+ * The charts of one call, drawn one after another in a worker thread (Vega loads once for them):
+ * a chart stopped by a limit ends the worker, and the next chart gets a new one.
+ */
+export function chartDrawing(maxMemoryMb: number): ChartDrawing {
+  const jobs = workerJobs<ChartJob, DrawnChart>(new URL('./chartWorker.js', import.meta.url), {
+    task: 'drawing the chart',
+    maxMemoryMb,
+  });
+  return { draw: (job, limits) => jobs.run(job, limits), close: () => jobs.close() };
+}

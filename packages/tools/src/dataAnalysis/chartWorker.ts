@@ -1,5 +1,5 @@
 // The worker thread that draws one chart (see chartJob.ts).
-import { answerJob } from '../web/workerJob.js';
+import { answerJobs } from '../web/workerJob.js';
 import type { ChartJob, DrawnChart } from './chartJob.js';
 import { chartSpec } from './chartSpec.js';
 import { parseCsv } from './csvTable.js';
@@ -24,4 +24,4 @@ async function drawChart(job: ChartJob): Promise<DrawnChart> {
   };
 }
 
-answerJob(drawChart);
+answerJobs(drawChart);

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { ChartError } from './chartError.js';
 import { type ChartFiles, hostChartFiles, sandboxChartFiles } from './chartFiles.js';
 import { chartHtml } from './chartHtml.js';
-import { drawChartOffThread } from './chartJob.js';
+import { type ChartDrawing, chartDrawing } from './chartJob.js';
 import { type ChartRequest, chartPlan } from './chartPlan.js';
 import { CHART_LANGUAGES, type ChartLanguage, insightsMarkdown } from './insights.js';
 
@@ -103,15 +103,16 @@ export function createDataVisualization(options: DataVisualizationOptions) {
 
   const makeChart = async (
     files: ChartFiles,
+    drawing: ChartDrawing,
     request: ChartRequest,
     output: ChartOutput,
     language: ChartLanguage,
     signal: AbortSignal,
   ) => {
     const csv = await files.read(request.csvFilePath, maxCsvBytes);
-    const { spec, svg, warnings, figures, rows, columns } = await drawChartOffThread(
+    const { spec, svg, warnings, figures, rows, columns } = await drawing.draw(
       { csv, request, language, maxRows },
-      { timeoutMs, maxMemoryMb: MAX_MEMORY_MB, signal },
+      { timeoutMs, signal },
     );
     const chart = output === 'svg' ? svg : await chartHtml(spec, request.chartTitle, language);
     const extensions = [`.${output}`, '.md', '.vl.json'] as const;
@@ -161,12 +162,17 @@ export function createDataVisualization(options: DataVisualizationOptions) {
       }
       const made: string[] = [];
       const failed: string[] = [];
-      for (const [index, request] of requests.entries()) {
-        try {
-          made.push(await makeChart(files, request, output_type, language, scope.signal));
-        } catch (error) {
-          failed.push(`- chart ${index + 1} (${request.chartTitle}): ${messageOf(error)}`);
+      const drawing = chartDrawing(MAX_MEMORY_MB);
+      try {
+        for (const [index, request] of requests.entries()) {
+          try {
+            made.push(await makeChart(files, drawing, request, output_type, language, scope.signal));
+          } catch (error) {
+            failed.push(`- chart ${index + 1} (${request.chartTitle}): ${messageOf(error)}`);
+          }
         }
+      } finally {
+        drawing.close();
       }
       const charts = (n: number) => `${n} chart${n === 1 ? '' : 's'}`;
       if (failed.length === 0) return ok(`Made ${charts(made.length)}.\n\n${made.join('\n\n')}`);

@@ -14,16 +14,25 @@ const tooMany = (max: number) =>
     `The chart makes more than ${max} rows (its CSV's and those the spec generates: sequences, folds, flattens, facets, layers); draw fewer, e.g. aggregate them.`,
   );
 
-/** Makes every Vega dataflow in this thread stop once more than `max` rows have been made. */
+let cap: { max: number; start: number } | undefined;
+
+/**
+ * Makes every Vega dataflow in this thread stop once more than `max` rows have been made from
+ * now on: for the chart drawn next.
+ */
 export function capRows(max: number): void {
   // Vega numbers each row it makes; a row made now tells how many were made before it.
   const made = () => tupleid(ingest({}));
-  const start = made();
+  if (!cap) patchVega(made);
+  cap = { max, start: made() };
+}
+
+function patchVega(made: () => number): void {
   const transform = Transform.prototype as unknown as { run: Run };
   const run = transform.run;
   transform.run = function (this: unknown, pulse: unknown) {
     const out = run.call(this, pulse);
-    if (made() - start > max) throw tooMany(max);
+    if (cap && made() - cap.start > cap.max) throw tooMany(cap.max);
     return out;
   };
   // A sequence is refused before it is made: a long one alone would fill the memory.
@@ -31,7 +40,7 @@ export function capRows(max: number): void {
   if (!sequence) return;
   const generate = sequence.prototype.transform;
   sequence.prototype.transform = function (this: unknown, params: SequenceParams, pulse: unknown) {
-    if (Math.ceil((params.stop - params.start) / (params.step || 1)) > max) throw tooMany(max);
+    if (cap && Math.ceil((params.stop - params.start) / (params.step || 1)) > cap.max) throw tooMany(cap.max);
     return generate.call(this, params, pulse);
   };
 }

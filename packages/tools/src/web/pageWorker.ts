@@ -2,8 +2,8 @@
 import { pageText, parseHtml } from './html.js';
 import { pageMarkdown } from './markdown.js';
 import type { PageJob } from './pageReading.js';
-import { answerJob } from './workerJob.js';
+import { answerJobs } from './workerJob.js';
 
-answerJob(async (job: PageJob) =>
+answerJobs(async (job: PageJob) =>
   job.kind === 'markdown' ? pageMarkdown(job.html, job.url) : pageText(await parseHtml(job.html)),
 );
