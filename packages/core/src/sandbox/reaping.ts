@@ -291,10 +291,7 @@ export async function lendWorkspace(workspace: string, uid: number): Promise<() 
   recordLent(uid, workspace);
   let live: Set<number> | undefined;
   const running = (id: number) => {
-    if (!live) {
-      live = new Set<number>();
-      for (const p of processes()) for (const found of p.uids) if (inSandboxRange(found)) live.add(found);
-    }
+    live ??= runningSandboxUids();
     return live.has(id);
   };
   const owners = new Map<number, { uid: number; gid: number }>();
