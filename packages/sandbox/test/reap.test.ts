@@ -107,4 +107,30 @@ describe("a crashed process's sandboxes", () => {
       await rm(workspace, { recursive: true, force: true });
     }
   });
+
+  it("are removed even when left paused, and a live process's paused sandbox holds up no new one", async () => {
+    const orphan = await crashWithSandbox();
+    await docker.getContainer(orphan).pause();
+    const live = await createDockerSandboxProvider({ image: TEST_IMAGE }).create({
+      runId: 'paused-live',
+      signal: new AbortController().signal,
+    });
+    try {
+      await docker.getContainer(live.containerId).pause();
+      const fresh = await createDockerSandboxProvider({ image: TEST_IMAGE }).create({
+        runId: 'after-paused',
+        signal: new AbortController().signal,
+      });
+      try {
+        expect(await exists(orphan)).toBe(false);
+        expect((await fresh.exec(['echo', 'new'])).stdout).toBe('new\n');
+        expect(await exists(live.containerId)).toBe(true);
+      } finally {
+        await fresh.close();
+      }
+    } finally {
+      await live.close();
+    }
+    expect(await exists(live.containerId)).toBe(false);
+  });
 });

@@ -8,6 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { restartable } from '../../src/containerRestart.js';
+import { hostViewOf, processesOf } from '../../src/hostProcesses.js';
 import { createDockerSandboxProvider, type DockerSandbox } from '../../src/index.js';
 import { docker, dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from '../docker.js';
 
@@ -35,6 +37,42 @@ describe('a fork bomb', () => {
     // The container was never left frozen.
     expect((await docker.getContainer(sandbox.containerId).inspect()).State.Paused).toBe(false);
   }, 240_000);
+});
+
+describe('the last resort: a restart', () => {
+  it.each([
+    ['seen from the host', true],
+    ['through the daemon only (a remote one)', false],
+  ])(
+    'ends a fork bomb at once, %s, and the container runs again',
+    async (_, local) => {
+      const other = await createDockerSandboxProvider({ image: TEST_IMAGE, memoryLimit: '256m' }).create(
+        request('restarted'),
+      );
+      try {
+        const container = docker.getContainer(other.containerId);
+        const before = (await container.inspect()).State.Pid;
+        // Not a call of the sandbox: no marker, nothing but the restart can end it.
+        const bomb = await container.exec({ Cmd: FORK_BOMB, User: (await container.inspect()).Config.User });
+        await bomb.start({ Detach: true });
+        const seen = await hostViewOf(before, container.id);
+        if (!seen) throw new Error('the test needs a local daemon');
+        while ((await processesOf(seen)).length < 50) await new Promise((resolve) => setTimeout(resolve, 50));
+        const life = restartable(container, local ? seen : undefined);
+        await life.restart();
+        const after = await container.inspect();
+        expect(after.State).toMatchObject({ Running: true, Paused: false });
+        expect(after.State.Pid).not.toBe(before);
+        expect(life.host()?.initPid).toBe(local ? after.State.Pid : undefined);
+        const ps = await other.exec(['ps', '-eo', 'args=']);
+        expect(ps.stdout).not.toContain('os.fork');
+        expect((await other.exec(['echo', 'alive'])).stdout).toBe('alive\n');
+      } finally {
+        await other.close();
+      }
+    },
+    120_000,
+  );
 });
 
 describe('a container left paused', () => {
