@@ -128,6 +128,10 @@ interface Tab {
   /** Documents loaded in it so far: a new one means the old refs are gone. */
   documents: number;
   closedByUs: boolean;
+  /** Its renderer crashed: the page is opened again in a new tab when the tab is next used. */
+  crashed: boolean;
+  /** How many crashed tabs before it held its page (a page that crashes again is not opened again). */
+  reopened: number;
 }
 
 interface Baseline {
@@ -189,7 +193,7 @@ export function createSession(config: SessionConfig): Session {
   function register(page: Page): Tab {
     const added = addTab(tabList, tabList.current === undefined);
     tabList = added.tabs;
-    const tab: Tab = { id: added.id, page, title: '', documents: 0, closedByUs: false };
+    const tab: Tab = { id: added.id, page, title: '', documents: 0, closedByUs: false, crashed: false, reopened: 0 };
     tabs.set(tab.id, tab);
     const refreshTitle = () =>
       page.title().then(
@@ -213,6 +217,9 @@ export function createSession(config: SessionConfig): Session {
     });
     page.on('pageerror', () => void consoleErrors++);
     page.on('dialog', (dialog) => onDialog(dialog, tab));
+    page.on('crash', () => {
+      tab.crashed = true;
+    });
     const sizes = watchDownloadSizes(page);
     page.on('download', (download) => {
       const asked = watch !== undefined;
@@ -328,9 +335,33 @@ export function createSession(config: SessionConfig): Session {
   async function page(): Promise<Page> {
     const ready = await ensureContext();
     const tab = current();
+    if (tab?.crashed) return reopen(ready, tab);
     if (tab) return tab.page;
     // The 'page' event registers it (and makes it current, as no tab is).
     return newTab(ready);
+  }
+
+  /**
+   * A crashed tab ("Page crashed" to every call) is replaced by a new tab with its page opened
+   * again, and the model is told; a page that crashes again gets a blank tab.
+   */
+  async function reopen(ready: BrowserContext, crashed: Tab): Promise<Page> {
+    const url = crashed.page.url();
+    const fresh = await newTab(ready);
+    const tab = [...tabs.values()].find((candidate) => candidate.page === fresh);
+    crashed.closedByUs = true;
+    await crashed.page.close({ runBeforeUnload: false }).catch(() => {});
+    if (!tab) return fresh;
+    tabList = focusTab(tabList, tab.id) ?? tabList;
+    tab.reopened = crashed.reopened + 1;
+    const again = crashed.reopened === 0 && /^https?:/.test(url);
+    if (again) await fresh.goto(url, { waitUntil: 'domcontentloaded' }).catch(() => {});
+    note(
+      again
+        ? `the page in tab [${crashed.id}] crashed; it was opened again in tab [${tab.id}]`
+        : `the page in tab [${crashed.id}] crashed again; tab [${tab.id}] is blank instead`,
+    );
+    return fresh;
   }
 
   async function newTab(ready: BrowserContext): Promise<Page> {

@@ -302,7 +302,7 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     await run.ok({ action: 'go_to_url', url: `${h.site.url}/travel/kyoto.html` });
     const first = await run.ok({ action: 'extract_content', goal: 'opening hours and prices' });
     expect(first).toMatch(
-      /^Extracted from http:\/\/127\.0\.0\.1:\d+\/travel\/kyoto\.html \(characters 0–\d+ of \d+\):\nKinkaku-ji: 9:00–17:00, 500 yen\.\n\[The page goes on: extract_content with start_from_char=(\d+) reads the next part\.\]$/,
+      /^Extracted from http:\/\/127\.0\.0\.1:\d+\/travel\/kyoto\.html \(characters 0–\d+ of \d+\):\n<page_content untrusted="true">\nKinkaku-ji: 9:00–17:00, 500 yen\.\n<\/page_content>\n\[The page goes on: extract_content with start_from_char=(\d+) reads the next part\.\]$/,
     );
     const next = Number(/start_from_char=(\d+)/.exec(first)?.[1]);
     const [request] = llm.requests;

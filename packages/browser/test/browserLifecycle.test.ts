@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createAgent, run } from '@openmanus/core';
 import { processesMatching, scriptedLlm, toolSession } from '@openmanus/core/testing';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type BrowserUseOptions, createBrowserUse } from '../src/index.js';
 import { chromePath, refIn, testResolver } from './harness.js';
@@ -100,6 +101,37 @@ describe.skipIf(!chrome)('the browser lifecycle', () => {
       await session.close();
     }
     await eventually(() => browsers(marker).length === 0);
+  });
+
+  it('opens the page of a tab whose renderer crashed again in a new tab, and says so', async () => {
+    const marker = `renderer-${process.pid}-${Date.now()}`;
+    let context: BrowserContext | undefined;
+    const session = toolSession(
+      ownBrowser(marker, {
+        onContext: (created) => {
+          context = created;
+        },
+      }),
+    );
+    try {
+      await session.call({ action: 'go_to_url', url: `${site.url}/page2.html` });
+      const page = context?.pages()[0];
+      if (!context || !page) throw new Error('no page');
+      const crashed = new Promise((resolve) => page.once('crash', resolve));
+      const devtools = await context.newCDPSession(page);
+      // The call gets no answer: its page is gone.
+      void devtools.send('Page.crash').catch(() => {});
+      await crashed;
+      const state = await session.call({ action: 'get_current_state' });
+      expect(state.isError, state.output).toBe(false);
+      expect(state.output).toContain('Events: the page in tab [0] crashed; it was opened again in tab [1]');
+      expect(state.output).toMatch(/URL: http:\/\/127\.0\.0\.1:\d+\/page2\.html {3}Title: Page Two/);
+      expect(state.output).toMatch(/Tabs: \[1\]\* Page Two/);
+      const next = await session.call({ action: 'go_to_url', url: `${site.url}/tab.html` });
+      expect(next.output).toContain('Title: New Tab Page');
+    } finally {
+      await session.close();
+    }
   });
 
   it('a failed action leaves the browser and the page as they were; calls of one run never interleave', async () => {
