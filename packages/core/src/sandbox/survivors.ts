@@ -3,9 +3,9 @@
 // Docker provider removes the containers a dead process left.
 import { randomUUID } from 'node:crypto';
 import { markAlive, ownMark } from './processOwner.js';
-import { canSwitchUser, processesWithEnviron, reapUid, runningSandboxUids } from './reaping.js';
+import { canSwitchUser, processesWithEnviron, reapUid } from './reaping.js';
 import { removeLeftovers } from './tmpLeftovers.js';
-import { dropLease, leaseDir, leaseHolderAlive, lentWorkspaces, staleLeases } from './uidLeases.js';
+import { dropLease, leaseDir, lentWorkspaces, staleLeases } from './uidLeases.js';
 
 /** Carried by every process of a same-user command (and of a same-user long-lived process). */
 export const EXEC_MARKER = 'OPENMANUS_EXEC_CALL';
@@ -43,20 +43,18 @@ async function sweepMarked(): Promise<void> {
 }
 
 /**
- * Per-call uids no running process holds: their processes are killed; for those whose lease
- * file a dead process left, what they left in the shared temporary directories is removed too
- * (never a workspace they were lent) and the lease dropped. Only with lease files to tell a uid
- * in use from an abandoned one.
+ * Per-call uids whose lease file names a process that is gone: their processes are killed, what
+ * they left in the shared temporary directories removed (never a workspace they were lent), the
+ * lease dropped. A uid with no lease file is left alone: it may be a live process's that keeps
+ * none (an older version, or no place for lease files).
  */
 async function sweepUids(): Promise<void> {
   if (!leaseDir()) return;
-  // Files are removed only with a lease file, which names the workspaces the uid was lent.
   for (const uid of staleLeases()) {
     await reapUid(uid);
     await removeLeftovers(uid, lentWorkspaces(uid));
     dropLease(uid);
   }
-  for (const uid of runningSandboxUids()) if (!leaseHolderAlive(uid)) await reapUid(uid);
 }
 
 let swept: Promise<void> | undefined;
