@@ -1,5 +1,6 @@
 import { accessSync, constants, statSync } from 'node:fs';
 import type { Browser } from 'playwright-core';
+import { markOwnProfiles, sweepStaleProfiles } from './profiles.js';
 
 /** How the browser is started, or which running one is used: OpenManus's `[browser]` keys. */
 export interface LaunchSettings {
@@ -119,8 +120,11 @@ export async function launchBrowser(settings: LaunchSettings, env = process.env)
     });
   }
   const executablePath = findChrome(settings.executablePath, env);
+  // What a process killed outright left behind: its browsers' profiles (cookies, storage).
+  await sweepStaleProfiles();
+  let browser: Browser;
   try {
-    return await chromium.launch({
+    browser = await chromium.launch({
       executablePath,
       headless: settings.headless,
       args: chromiumArgs(settings),
@@ -134,6 +138,8 @@ export async function launchBrowser(settings: LaunchSettings, env = process.env)
     const display = settings.headless ? '' : ' (headless = false needs a display: set DISPLAY, or run headless)';
     throw new BrowserUnavailableError(`${executablePath} could not be started${display}: ${firstLine(error)}`);
   }
+  await markOwnProfiles();
+  return browser;
 }
 
 export const firstLine = (error: unknown): string =>

@@ -2,6 +2,9 @@
 // run ends and when the process exits, started again after a crash; one action at a time; an
 // action's failure never closes the browser; a missing browser is a clear error.
 import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { createAgent, run } from '@openmanus/core';
@@ -190,5 +193,52 @@ describe.skipIf(!chrome)('the browser lifecycle', () => {
       await eventually(() => browsers(marker).length === 0);
     });
     await Promise.all(ended);
+  });
+
+  it('removes at the next start the profile a killed process left in the temporary directory: only its own', async () => {
+    const dist = join(import.meta.dirname, '..', 'dist', 'index.js');
+    const marker = `profile-${process.pid}-${Date.now()}`;
+    const script = `
+      import { toolSession } from '@openmanus/core/testing';
+      import { createBrowserUse } from ${JSON.stringify(dist)};
+      const tool = createBrowserUse({ allowHosts: [${JSON.stringify(site.host)}], extraChromiumArgs: ['--openmanus-test-marker=${marker}'] });
+      const result = await toolSession(tool).call({ action: 'go_to_url', url: ${JSON.stringify(`${site.url}/`)} });
+      console.log(result.isError ? 'error' : process.pid);
+      process.kill(process.pid, 'SIGKILL');
+    `;
+    const { stdout } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script], {
+      cwd: join(import.meta.dirname, '..'),
+    }).catch((error: { stdout: string }) => error);
+    const killed = Number(stdout.trim());
+    expect(killed).toBeGreaterThan(0);
+    await eventually(() => browsers(marker).length === 0);
+    const profilesOf = async (pid: number) => {
+      const found: string[] = [];
+      for (const entry of await readdir(tmpdir())) {
+        if (!entry.startsWith('playwright_chromiumdev_profile-')) continue;
+        const owner = await readFile(join(tmpdir(), entry, 'openmanus-owner.json'), 'utf8').catch(() => '{}');
+        if (JSON.parse(owner).pid === pid) found.push(entry);
+      }
+      return found;
+    };
+    const left = await profilesOf(killed);
+    expect(left).toHaveLength(1);
+    // A profile of no one's marking, and one of a process that lives (this one), are not touched.
+    const unmarked = await mkdtemp(join(tmpdir(), 'playwright_chromiumdev_profile-'));
+    const alive = await mkdtemp(join(tmpdir(), 'playwright_chromiumdev_profile-'));
+    const started = (await readFile('/proc/self/stat', 'utf8')).split(') ')[1]?.split(' ')[19];
+    await writeFile(join(alive, 'openmanus-owner.json'), JSON.stringify({ pid: process.pid, started }));
+    const session = toolSession(ownBrowser(`${marker}-next`));
+    try {
+      expect((await session.call({ action: 'go_to_url', url: `${site.url}/` })).isError).toBe(false);
+      expect(await profilesOf(killed)).toEqual([]);
+      expect(existsSync(unmarked)).toBe(true);
+      expect(existsSync(alive)).toBe(true);
+    } finally {
+      await session.close();
+      await rm(unmarked, { recursive: true, force: true });
+      await rm(alive, { recursive: true, force: true });
+      for (const entry of left) await rm(join(tmpdir(), entry), { recursive: true, force: true });
+    }
   });
 });
