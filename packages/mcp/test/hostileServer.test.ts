@@ -1,6 +1,6 @@
 // A hostile MCP server (a real process, over stdio and over HTTP) must not take the host down: tool
 // schemas nested 5,000 deep or megabytes long, a tool the protocol's schema refuses, results nested
-// 10,000 deep, 5 MB of text, a 7 MB image. The bad tools are left out with a note naming each and
+// 10,000 deep, 5 MB of text, a 7 MB image, a message of 20 MB. The bad tools are left out with a note naming each and
 // why; the others work; an agent on the client runs, and the host lives on after it.
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
@@ -10,7 +10,7 @@ import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RESULT_CHARS } from '../src/client/results.js';
 import { createMcpClient, type McpClient, type McpServerConfig, withMcp } from '../src/index.js';
-import { newMarker, observe, toolNamed } from './helpers.js';
+import { newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const hostile = join(import.meta.dirname, 'fixtures', 'hostileServer.mjs');
 
@@ -25,6 +25,7 @@ const OFFERED = [
   'mcp_hostile_deep_result',
   'mcp_hostile_deep_text_result',
   'mcp_hostile_huge_result',
+  'mcp_hostile_flood',
   'mcp_hostile_huge_image',
   'mcp_hostile_escapes',
 ];
@@ -130,6 +131,15 @@ describe.each([
     await client.refresh();
     expect(client.status().hostile?.state).toBe('connected');
     expect(client.tools().map((tool) => tool.spec.name)).toEqual(OFFERED);
+  });
+
+  it('a message of 20 MB is refused before it is read whole (over 10 MB, as the SDK bounds a stdio line); the server is reconnected', async () => {
+    const reconnected = nextEvent(client, (event) => event.type === 'connected');
+    const flooded = await observe(toolNamed(client, 'mcp_hostile_flood'), {});
+    expect(flooded.isError).toBe(true);
+    expect(flooded.output.length).toBeLessThan(10_000);
+    await reconnected;
+    expect((await observe(toolNamed(client, 'mcp_hostile_echo'), { text: 'back' })).output).toBe('echo: back');
   });
 });
 

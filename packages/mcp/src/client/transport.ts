@@ -2,6 +2,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { boundedFetch } from './boundedFetch.js';
 import type { McpServerConfig, RemoteServerConfig } from './config.js';
 
 /** How a connection reaches its server. */
@@ -76,7 +77,10 @@ function stdioTransport(config: McpServerConfig): Omit<OpenTransport, 'kind' | '
 
 function remoteTransport(config: RemoteServerConfig, kind: 'http' | 'sse'): Omit<OpenTransport, 'kind' | 'ended'> {
   const url = new URL(config.url);
-  const options = config.headers ? { requestInit: { headers: { ...config.headers } } } : {};
+  const options = {
+    fetch: boundedFetch(),
+    ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}),
+  };
   const transport =
     kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
   return { transport, stderrTail: () => '', kill: () => {} };
