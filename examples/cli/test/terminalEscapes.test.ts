@@ -3,15 +3,26 @@
 // scripted model, Python that prints escapes, a hostile MCP server (a real process) and a server
 // that fails with escapes on its stderr; our own colours stay.
 import { spawn } from 'node:child_process';
+import { rm } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import type { Plan } from '@openmanus/flow';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { planView } from '../src/planView.js';
 import { createProgress } from '../src/progress.js';
 import { terminalText } from '../src/terminalText.js';
 import { dist, runNode, scriptedModels, tempDir } from './helpers.js';
 
 const endpoint = scriptedModels();
+const made: string[] = [];
+/** A workspace of the test's own, removed after it. */
+const workspace = async () => {
+  const dir = await tempDir();
+  made.push(dir);
+  return dir;
+};
+afterEach(async () => {
+  await Promise.all(made.splice(0).map((dir) => rm(dir, { recursive: true, force: true })));
+});
 
 /** A window title, a hidden link and a clear screen. */
 const ESCAPES = '\u001b]0;pwned title\u0007\u001b]8;;http://evil.example/\u0007click\u001b]8;;\u0007\u001b[2J';
@@ -39,7 +50,7 @@ describe('control characters from models, tools and servers, in the built CLI', 
       { content: `Running${ESCAPES}`, toolCalls: [python] },
       { content: `Done${ESCAPES}\nsecond line` },
     ]);
-    const ran = await runNode('cli.js', ['--sandbox', 'none', '--workspace', await tempDir(), 'print it'], { env });
+    const ran = await runNode('cli.js', ['--sandbox', 'none', '--workspace', await workspace(), 'print it'], { env });
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toBe(`Done${SHOWN}\nsecond line\n`);
     expect(ran.stderr).toContain(`  Running${SHOWN}`);
@@ -53,7 +64,7 @@ describe('control characters from models, tools and servers, in the built CLI', 
       { content: `Done${ESCAPES}` },
     ]);
     // `script` gives the CLI a real pseudo-terminal: `screen` is what it shows.
-    const command = `${process.execPath} ${dist('cli.js')} --sandbox none --workspace ${await tempDir()} 'print it'`;
+    const command = `${process.execPath} ${dist('cli.js')} --sandbox none --workspace ${await workspace()} 'print it'`;
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: { PATH: process.env.PATH ?? '', ...env } });
     let screen = '';
     child.stdout.on('data', (chunk: Buffer) => (screen += chunk.toString()));

@@ -1,4 +1,5 @@
 // The HTTP transport's defences, each probed with raw requests as a hostile page or process would send them.
+import { rm } from 'node:fs/promises';
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
@@ -8,11 +9,14 @@ import { testTools } from './fixtures/tools.mjs';
 import { callTool, eventually, httpClient, tempWorkspace, textOf } from './helpers.js';
 
 let server: McpToolServer;
+let workspace: string;
 beforeEach(async () => {
-  server = createMcpServer(testTools({ workspace: await tempWorkspace(), marker: '0' }));
+  workspace = await tempWorkspace();
+  server = createMcpServer(testTools({ workspace, marker: '0' }));
 });
 afterEach(async () => {
   await server.close();
+  await rm(workspace, { recursive: true, force: true });
 });
 
 const serve = (options: HttpServeOptions = {}) => server.serveHttp({ port: 0, ...options });
