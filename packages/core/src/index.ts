@@ -148,7 +148,7 @@ export {
   type ToolSuspension,
 } from './tools/defineTool.js';
 export { type EditorPath, type OpenedPath, sandboxPath } from './tools/editorFiles.js';
-export { createPythonExecute, type PythonExecuteOptions, pythonCommand } from './tools/pythonExecute.js';
+export { createPythonExecute, type PythonExecuteOptions } from './tools/pythonExecute.js';
 export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
 export { confine, confineIn, inside, WorkspaceError } from './tools/workspace.js';

@@ -280,13 +280,20 @@ export async function bwrapLaunch(
   return { program: 'bwrap', args, ...(seccomp ? { seccomp } : {}) };
 }
 
-/** `bwrap` and its arguments for `command`, with the features this bubblewrap has. */
+/**
+ * `bwrap` and its arguments for `command`, with the features this bubblewrap has. As host root a
+ * `uid` to run the program as is required (`leaseUid`, with the workspace lent to it): without one
+ * the program would be host root.
+ */
 export async function bwrapCommand(
   command: readonly string[],
   workspace: string,
   extra: readonly string[] = [],
   options: Pick<BwrapOptions, 'env' | 'cwd' | 'uid'> = {},
 ): Promise<[string, string[]]> {
+  if (options.uid === undefined && bwrapAsHostRoot()) {
+    throw new Error('bwrapCommand: this process is host root; pass the uid the program runs as (leaseUid)');
+  }
   const { program, args } = await bwrapLaunch(command, workspace, extra, options);
   return [program, args];
 }

@@ -1,7 +1,6 @@
 // What a killed agent left running: processes of its calls that it had no chance to reap (it was
 // SIGKILLed, or crashed). The next process that sandboxes anything sweeps them once, as the
 // Docker provider removes the containers a dead process left.
-import { randomUUID } from 'node:crypto';
 import { markAlive, ownMark } from './processOwner.js';
 import { canSwitchUser, processesWithEnviron, reapUid } from './reaping.js';
 import { removeLeftovers } from './tmpLeftovers.js';
@@ -13,7 +12,7 @@ export const PROCESS_MARKER = 'OPENMANUS_SANDBOX_PROCESS';
 const MARKERS = [EXEC_MARKER, PROCESS_MARKER];
 
 /** A marker's value: the process that set it (`pid.start`), then the call. */
-export const markerToken = (): string => `${ownMark()}.${randomUUID()}`;
+export const markerToken = (): string => `${ownMark()}.${crypto.randomUUID()}`;
 
 /** Whether an environment carries a marker naming a process that is gone (one naming none is left alone). */
 function orphaned(environ: string): boolean {

@@ -1,6 +1,6 @@
 import { lazyPromise } from '../lazyModule.js';
 import { err, ok } from '../result.js';
-import { bwrapArgs, type SandboxMode } from '../sandbox/bwrap.js';
+import type { SandboxMode } from '../sandbox/bwrap.js';
 import { sandboxFor } from '../sandbox/runSandbox.js';
 import type { ExecResult, SandboxProvider } from '../shell/sandboxPort.js';
 import { defineTool } from './defineTool.js';
@@ -43,15 +43,6 @@ export interface PythonExecuteOptions {
    * as `sandbox` says. In a sandbox, `python` is looked up there.
    */
   readonly sandboxProvider?: SandboxProvider;
-}
-
-/**
- * The command line for one execution, plain or inside bubblewrap. The code is not on it: it goes
- * to the interpreter's stdin, so no size or byte of it meets the argument limits.
- */
-export function pythonCommand(python: string, workspace: string, sandbox: 'none' | 'bwrap'): [string, string[]] {
-  if (sandbox === 'none') return [python, [...PYTHON_ARGS]];
-  return ['bwrap', bwrapArgs([python, ...PYTHON_ARGS], workspace)];
 }
 
 /**

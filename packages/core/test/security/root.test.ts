@@ -8,7 +8,7 @@ import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createLocalSandboxProvider, createPythonExecute, type SandboxProcess } from '../../src/index.js';
+import { bwrapCommand, createLocalSandboxProvider, createPythonExecute, type SandboxProcess } from '../../src/index.js';
 import { processesMatching, toolSession } from '../../src/testing/index.js';
 import { tempWorkspace } from '../toolHelpers.js';
 
@@ -96,6 +96,13 @@ describe.skipIf(!isRoot || !bwrapWorks)('as root, the bubblewrap sandbox', () =>
     for (const uids of processes) for (const uid of uids) expect(inSandboxRange(uid), String(uids)).toBe(true);
     // Afterwards the host's again.
     expect(lstatSync(join(workspace, 'running')).uid).toBe(0);
+  });
+
+  it('gives no command line that would run a program as host root (bwrapCommand without a uid is refused)', async () => {
+    const workspace = await newWorkspace();
+    await expect(bwrapCommand(['id', '-u'], workspace)).rejects.toThrow(/host root; pass the uid/);
+    const [, args] = await bwrapCommand(['id', '-u'], workspace, [], { uid: SANDBOX_UIDS.from });
+    expect(args).toContain('--no-new-privs');
   });
 
   it('still does normal work: files the host then edits, imports, subprocesses, a workspace under /root', async () => {
