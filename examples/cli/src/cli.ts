@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
-import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
+import { createLlmFromConfig, describeConfigError, llmSettingsFor, messageOf } from '@openmanus/core';
 import { AGENT_NAMES, createCliAgent, isAgentName } from './agents.js';
 import { answerCommand } from './answerCommand.js';
 import { approveCommand } from './approveCommand.js';
@@ -10,7 +10,15 @@ import { enqueueCommand } from './enqueueCommand.js';
 import { flowCommand } from './flowCommand.js';
 import { mcpCommand } from './mcpCommand.js';
 import { mcpServerCommand } from './mcpServerCommand.js';
-import { failure, isolationOf, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
+import {
+  failure,
+  isolationOf,
+  loadCliConfig,
+  maxStepsOption,
+  providerOf,
+  recordedTo,
+  runSandboxOption,
+} from './options.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 import { statusCommand } from './statusCommand.js';
@@ -120,8 +128,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   }
   const sandbox = runSandboxOption(values.sandbox);
   if (!sandbox.ok) return fail(sandbox.error);
-  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
-  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  const config = loadCliConfig(values, io, 'openmanus');
   if (!config.ok) return fail(describeConfigError(config.error));
 
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);

@@ -1,12 +1,20 @@
 import { parseArgs } from 'node:util';
-import { describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
+import { describeConfigError, llmSettingsFor, messageOf } from '@openmanus/core';
 import { createPlanningFlow, type FlowItem, type FlowOutcome, streamFlow } from '@openmanus/flow';
 import { type AgentName, type AgentSettings, createCliAgent } from './agents.js';
 import { compactFlowItem } from './flowJson.js';
 import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
 import { createFlowProgress } from './flowProgress.js';
 import { createLiveView, streamAbove } from './liveView.js';
-import { failure, isolationOf, maxStepsOption, providerOf, recordedTo, runSandboxOption } from './options.js';
+import {
+  failure,
+  isolationOf,
+  loadCliConfig,
+  maxStepsOption,
+  providerOf,
+  recordedTo,
+  runSandboxOption,
+} from './options.js';
 import { createProfiledLlm } from './profiledLlm.js';
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { askOnTerminal, cancelOnSigint, readTask, type SessionIo, useColor } from './session.js';
@@ -102,8 +110,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
   if (!whenBlocked.ok) return fail(whenBlocked.error);
   const timeoutMs = timeoutOption(values.timeout);
   if (!timeoutMs.ok) return fail(timeoutMs.error);
-  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
-  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  const config = loadCliConfig(values, io, 'openmanus flow');
   if (!config.ok) return fail(describeConfigError(config.error));
   const dataAnalysis = useDataAnalysisAgent(config.value);
   if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));

@@ -8,12 +8,11 @@ import {
   describeConfigError,
   type LlmPort,
   llmSettingsFor,
-  loadConfig,
   messageOf,
 } from '@openmanus/core';
 import { MCP_AGENT_NAME } from '@openmanus/mcp';
 import { type ConnectedMcpAgent, type ConnectMcpAgent, connectMcpAgent, type McpServerTarget } from './mcpAgent.js';
-import { failure, maxStepsOption, sandboxOption } from './options.js';
+import { failure, loadCliConfig, maxStepsOption, sandboxOption } from './options.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 import { terminalText } from './terminalText.js';
 
@@ -193,8 +192,7 @@ export async function mcpCommand(argv: string[], io: SessionIo, options: McpComm
   if (values.interactive && (values.prompt !== undefined || positionals.length > 0)) {
     return fail('--interactive asks for the tasks: give no task with it');
   }
-  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
-  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  const config = loadCliConfig(values, io, 'openmanus mcp');
   if (!config.ok) return fail(describeConfigError(config.error));
   const server = serverTarget(values, io, options.cliScript, values.workspace ?? config.value.agent.workspace);
   if (typeof server === 'string') return fail(server);

@@ -1,5 +1,15 @@
 import { resolve } from 'node:path';
-import { err, type LlmPort, ok, type Result, recordLlm, type SandboxMode } from '@openmanus/core';
+import {
+  type ConfigError,
+  err,
+  type LlmPort,
+  loadConfig,
+  type OpenManusConfig,
+  ok,
+  type Result,
+  recordLlm,
+  type SandboxMode,
+} from '@openmanus/core';
 import { isProviderName, PROVIDER_NAMES, type ProviderName } from './sandboxProvider.js';
 import type { SessionIo } from './session.js';
 import { terminalText } from './terminalText.js';
@@ -14,6 +24,21 @@ export const failure =
     io.stderr.write(`${command}: ${terminalText(message)}\n`);
     return code;
   };
+
+/**
+ * config.toml for a command: `--config` or the default file, `--model` over the environment's
+ * model. What the file has that nothing reads (a section OpenManus does not know) is said on stderr.
+ */
+export function loadCliConfig(
+  values: { readonly config?: string | undefined; readonly model?: string | undefined },
+  io: SessionIo,
+  command: string,
+): Result<OpenManusConfig, ConfigError> {
+  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
+  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  if (config.ok) for (const warning of config.value.warnings) io.stderr.write(`${command}: ${terminalText(warning)}\n`);
+  return config;
+}
 
 /** `openmanus --sandbox`: an isolation of the agent's own tools, or a sandbox provider Manus works in. */
 export type RunSandbox = { readonly isolation: SandboxMode } | { readonly provider: ProviderName };

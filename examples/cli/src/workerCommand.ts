@@ -1,6 +1,6 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig, messageOf } from '@openmanus/core';
+import { createLlmFromConfig, describeConfigError, llmSettingsFor, messageOf } from '@openmanus/core';
 import { startWorker, type WorkerAgent, type WorkerFlow } from '@openmanus/durable';
 import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
 import {
@@ -12,7 +12,7 @@ import {
   workerKeyOption,
 } from './durableOptions.js';
 import { useDataAnalysisAgent } from './flowOptions.js';
-import { failure, maxStepsOption, sandboxOption } from './options.js';
+import { failure, loadCliConfig, maxStepsOption, sandboxOption } from './options.js';
 import type { SessionIo } from './session.js';
 
 export const workerUsage = `Usage: openmanus worker [options]
@@ -108,8 +108,7 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
   if (!maxSteps.ok) return fail(maxSteps.error);
   const sandbox = sandboxOption(values.sandbox);
   if (!sandbox.ok) return fail(sandbox.error);
-  const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
-  const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
+  const config = loadCliConfig(values, io, 'openmanus worker');
   if (!config.ok) return fail(describeConfigError(config.error));
   const dataAnalysis = useDataAnalysisAgent(config.value);
   if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));

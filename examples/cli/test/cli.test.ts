@@ -85,6 +85,20 @@ describe('openmanus', () => {
     );
   });
 
+  it('names a misspelt key with the one it is nearest to, and says which sections nothing reads', async () => {
+    const cwd = await tempDir();
+    await mkdir(join(cwd, 'config'));
+    await writeFile(join(cwd, 'config', 'config.toml'), '[llm]\nmodle = "gpt-4o"\napi_key = "k"\n');
+    const misspelt = await runNode('cli.js', ['task'], { cwd });
+    expect(misspelt.code).toBe(2);
+    expect(misspelt.stderr).toContain('unknown key `modle`; did you mean `model`?');
+    await writeFile(join(cwd, 'config', 'config.toml'), '[llm]\nmodel = "gpt-4o"\n\n[my_tools]\nx = 1\n');
+    const { env } = await endpoint([done]);
+    const run = await runNode('cli.js', ['--workspace', await tempDir(), 'say done'], { cwd, env });
+    expect(run.code, run.stderr).toBe(0);
+    expect(run.stderr).toContain('openmanus: [my_tools] is not a section OpenManus reads');
+  });
+
   it('survives a model that calls an unknown tool, python that loops forever and a path outside the workspace', async () => {
     const workspace = await tempDir();
     const { server, env } = await endpoint([
