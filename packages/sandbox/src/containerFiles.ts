@@ -1,10 +1,18 @@
-// A container's files as the sandbox's user sees them: each operation is a helper script run as
-// that user (never the daemon's root view of the archive endpoints), so it reaches only what code
-// in the sandbox could reach, and what it creates belongs to that user. Inside the workspace no
+// A container's files as the sandbox's user sees them: each operation (copies too) is a helper
+// script run as that user (never the daemon's root view of the archive endpoints), so it reaches
+// only what code in the sandbox could reach, and what it creates belongs to that user. Inside the workspace no
 // symbolic link leads out of it, and a file's own name is never followed (see containerScripts.ts).
 import { posix } from 'node:path';
 import { type DirectoryEntry, NotRegularFileError } from '@openmanus/core';
-import { LIST_SCRIPT, MKDIR_SCRIPT, READ_SCRIPT, REMOVE_SCRIPT, WRITE_SCRIPT } from './containerScripts.js';
+import { packForContainer, unpackOnHost } from './archive.js';
+import {
+  LIST_SCRIPT,
+  PACK_SCRIPT,
+  READ_SCRIPT,
+  REMOVE_SCRIPT,
+  UNPACK_SCRIPT,
+  WRITE_SCRIPT,
+} from './containerScripts.js';
 import { type ExecContext, runScript } from './dockerExec.js';
 
 /** The largest file `readFile` returns whole (the editor reads at most 10 MB; an image for the model is smaller). */
@@ -35,17 +43,20 @@ export interface ContainerFiles {
   writeFile(path: string, data: Uint8Array): Promise<void>;
   list(path: string): Promise<DirectoryEntry[]>;
   remove(path: string): Promise<void>;
-  makeDirectory(path: string): Promise<void>;
+  /** Copies a host file or directory to `path` (its directory made as needed). */
+  copyIn(hostPath: string, path: string): Promise<void>;
+  /** Copies the file or directory at `path` to `hostPath` (a link as a link). */
+  copyOut(path: string, hostPath: string): Promise<void>;
 }
 
 /** The file operations of the container in `context`, whose workspace is `workspace`; paths are absolute and resolved. */
 export function containerFiles(context: ExecContext, workspace: string): ContainerFiles {
-  const run = (script: string, path: string, args: readonly string[], options = {}) =>
-    runScript(context, script, [workspace, ...args], options).catch(refusal(path));
+  const root = posix.resolve(workspace);
+  const run = (script: string, path: string, args: readonly string[], options: Parameters<typeof runScript>[3] = {}) =>
+    runScript(context, script, [root, ...args], options).catch(refusal(path));
   /** A file's directory and name; the root and the workspace itself are directories. */
   const split = (path: string) => {
-    if (path === '/' || path === workspace)
-      throw Object.assign(new Error(`${path}: is a directory`), { code: 'EISDIR' });
+    if (path === '/' || path === root) throw Object.assign(new Error(`${path}: is a directory`), { code: 'EISDIR' });
     return [posix.dirname(path), posix.basename(path)] as const;
   };
 
@@ -75,11 +86,23 @@ export function containerFiles(context: ExecContext, workspace: string): Contain
         .sort((a, b) => a.name.localeCompare(b.name));
     },
     async remove(path) {
-      if (path === '/' || path === workspace) throw Object.assign(new Error(`${path}: busy`), { code: 'EBUSY' });
+      if (path === '/' || path === root) throw Object.assign(new Error(`${path}: busy`), { code: 'EBUSY' });
       await run(REMOVE_SCRIPT, path, split(path));
     },
-    async makeDirectory(path) {
-      await run(MKDIR_SCRIPT, path, [path]);
+    async copyIn(hostPath, path) {
+      const [dir, name] = split(path);
+      await run(UNPACK_SCRIPT, path, [dir], { stdin: packForContainer(hostPath, name) });
+    },
+    async copyOut(path, hostPath) {
+      if (path === '/') throw Object.assign(new Error('/: the whole container cannot be copied'), { code: 'EISDIR' });
+      const { sink, finished } = unpackOnHost(path, hostPath);
+      // A failed pack leaves the extraction waiting for more: ended either way, its outcome awaited only on success.
+      const packed = run(PACK_SCRIPT, path, [posix.dirname(path), posix.basename(path)], { stdout: sink }).finally(() =>
+        sink.end(),
+      );
+      finished.catch(() => {});
+      await packed;
+      await finished;
     },
   };
 }

@@ -1,15 +1,21 @@
-// The shell scripts run inside a container (any image with /bin/sh, grep, GNU find and GNU
-// coreutils' dd: Debian's, python:*-slim). Each command runs with a marker variable naming its call; every process it
+// The shell scripts run inside a container (any image with /bin/sh, grep, GNU find, GNU
+// coreutils' dd and tar: Debian's, python:*-slim). Each command runs with a marker variable naming its call; every process it
 // starts inherits the marker (a fork tree, a `setsid`/`nohup` daemon), so "everything the call
 // started" is "every process carrying its marker". Code that scrubs its own environment escapes
 // the sweep until the sandbox is closed, which removes the container with all it runs.
 
 /** The variable every process of one call carries. */
 export const MARKER = 'OPENMANUS_EXEC';
+/**
+ * The variable the call's wrapper shell is started with (by the exec itself, so that it is marked
+ * from its first instruction: a call stopped before it started the command still ends).
+ */
+export const WRAPPER_MARKER = 'OPENMANUS_CALL';
 
 /**
- * Signals the processes carrying marker `$1` with signal `$2`: all of them (`$3` = all), or only
- * those whose parent carries it too (`$3` = foreground: a Ctrl-C that spares the shell itself).
+ * Signals the processes carrying marker `$1` with signal `$2`: all of them, the call's wrapper
+ * shell too (`$3` = all), or only those whose parent carries it too (`$3` = foreground: a Ctrl-C
+ * that spares the shell itself); never the shell running the sweep.
  * KILL is repeated until none is left, so a fork loop cannot outrun it. One grep per round finds
  * them (the sweep's own processes do not carry the marker); the rest is shell builtins, so a
  * full pids limit stops it at most for that one process.
@@ -18,12 +24,14 @@ const SWEEP = `sweep() {
   t=$1 sig=$2 scope=$3 n=0
   while [ $n -lt 200 ]; do
     pids=
-    for f in $(grep -lzx "${MARKER}=$t" /proc/[0-9]*/environ 2>/dev/null); do
+    if [ "$scope" = all ]; then marked="(${MARKER}|${WRAPPER_MARKER})=$t"; else marked="${MARKER}=$t"; fi
+    for f in $(grep -lzxE "$marked" /proc/[0-9]*/environ 2>/dev/null); do
       f=\${f#/proc/}
       pids="$pids \${f%/environ}"
     done
     found=
     for pid in $pids; do
+      [ "$pid" = $$ ] && continue
       if [ "$scope" = foreground ]; then
         read -r s < "/proc/$pid/stat" 2>/dev/null || continue
         s=\${s##*) }
@@ -44,6 +52,7 @@ const SWEEP = `sweep() {
  * note on a command a signal ended ("Killed") is not taken for the command's output.
  */
 export const RUN_SCRIPT = `${SWEEP}
+unset ${WRAPPER_MARKER}
 t=$1
 cd -- "$2" || exit 126
 shift 2
@@ -113,6 +122,13 @@ enter "$1" stay "$2"
 [ -e "$3" ] || [ -L "$3" ] || fail "not found"
 exec rm -rf -- "$3"`;
 
-/** Makes the directory \`$2\` and its parents. */
-export const MKDIR_SCRIPT = `${ENTER}
-enter "$1" make "$2"`;
+/** Writes the entry \`$3\` of directory \`$2\` (a link as a link) to stdout as a tar stream. */
+export const PACK_SCRIPT = `${ENTER}
+enter "$1" stay "$2"
+[ -e "$3" ] || [ -L "$3" ] || fail "not found"
+exec tar -c -f - -- "$3"`;
+
+/** Unpacks the tar stream on stdin into the directory \`$2\` (made as needed). */
+export const UNPACK_SCRIPT = `${ENTER}
+enter "$1" make "$2"
+exec tar -x -f - --no-same-owner`;

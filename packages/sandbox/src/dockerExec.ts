@@ -1,11 +1,11 @@
 // Commands in a container through the Engine API's exec: output capped, a time limit and an abort
 // that kill everything the command started, and long-lived processes with live streams.
 import { randomBytes } from 'node:crypto';
-import { type Duplex, Writable } from 'node:stream';
+import { type Duplex, Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
 import { type ExecOptions, type ExecResult, endingOfStatus, type SandboxProcess } from '@openmanus/core';
 import type Docker from 'dockerode';
-import { MARKER, RUN_SCRIPT, SIGNAL_SCRIPT } from './containerScripts.js';
+import { MARKER, RUN_SCRIPT, SIGNAL_SCRIPT, WRAPPER_MARKER } from './containerScripts.js';
 import { engineCall } from './engineCall.js';
 import { type HostView, killMarked, processesWith, unreaped } from './hostProcesses.js';
 
@@ -148,27 +148,35 @@ const HOST_KILL_TRIES = 3;
 async function killLeft(context: ExecContext, token: string, done?: Promise<void>): Promise<void> {
   const view = context.host();
   if (view) {
-    for (let i = 0; i < HOST_KILL_TRIES; i++) if (await killMarked(view, MARKER, token).catch(() => true)) return;
+    for (let i = 0; i < HOST_KILL_TRIES; i++) if (await killMarked(view, callMarks(token)).catch(() => true)) return;
   } else if ((await signalCall(context, token, 'KILL', 'all')) && (!done || (await within(done, KILL_GRACE_MS)))) {
     return;
   }
   await context.restart().catch(() => {});
 }
 
+/** Rounds of killing a call before its stream is dropped. */
+const KILL_ROUNDS = 3;
+
 /**
- * Kills every process of call `token` and resolves when its stream has ended — or, should a
- * process that left the call's marker behind still hold its output, once the stream is dropped.
+ * Kills every process of call `token` and resolves when its stream has ended. Round after round:
+ * the exec's process may only start after its stream is open (a kill meanwhile finds nothing).
+ * Should a process that left the call's marker behind still hold its output, the stream is dropped.
  */
 async function killCall(context: ExecContext, token: string, stream: Duplex, done: Promise<void>): Promise<void> {
-  await killLeft(context, token, done);
-  if (!(await within(done, KILL_GRACE_MS))) stream.destroy();
+  let finished = false;
+  for (let round = 0; round < KILL_ROUNDS && !finished; round++) {
+    await killLeft(context, token, done);
+    finished = await within(done, KILL_GRACE_MS);
+  }
+  if (!finished) stream.destroy();
   await reaped(context);
 }
 
 /** Whether processes of call `token` are still alive (only a local daemon's are seen). */
 async function leftovers(context: ExecContext, token: string): Promise<boolean> {
   const view = context.host();
-  return view !== undefined && (await processesWith(view, MARKER, token).catch(() => [])).length > 0;
+  return view !== undefined && (await processesWith(view, callMarks(token)).catch(() => [])).length > 0;
 }
 
 /**
@@ -182,6 +190,12 @@ async function reaped(context: ExecContext): Promise<void> {
 }
 
 const newToken = () => randomBytes(12).toString('hex');
+
+/** The environment entries that mark the processes of call `token`: the command's, and its wrapper shell's. */
+const callMarks = (token: string) => [`${MARKER}=${token}`, `${WRAPPER_MARKER}=${token}`];
+
+/** The wrapper's environment: the caller's variables, and the wrapper's marker. */
+const wrapperEnv = (token: string, env?: Readonly<Record<string, string>>) => ({ ...env, [WRAPPER_MARKER]: token });
 
 /** The command wrapped so that its processes carry the call's marker and are swept when it ends. */
 const wrapped = (token: string, cwd: string, command: readonly string[]) => [
@@ -203,11 +217,19 @@ interface RawResult {
   readonly droppedBytes: number;
 }
 
+/** A command's options, its input possibly a stream, its output possibly sent on as it comes (a copy's tar stream). */
+type RunOptions = Omit<ExecOptions, 'stdin'> & {
+  readonly cwd: string;
+  readonly stdin?: string | Uint8Array | Readable;
+  /** Where stdout goes instead of being kept (nothing of it is capped or returned then). */
+  readonly stdout?: Writable;
+};
+
 /** Runs one command to its end (or its time limit, or an abort): nothing it started runs after. */
 async function runInContainer(
   context: ExecContext,
   command: readonly string[],
-  options: ExecOptions & { readonly cwd: string },
+  options: RunOptions,
 ): Promise<RawResult> {
   if (command.length === 0) throw new Error('exec: the command is empty');
   options.signal?.throwIfAborted();
@@ -217,12 +239,13 @@ async function runInContainer(
   const stderr = new CappedSink(max);
   const hasStdin = options.stdin !== undefined;
   const { exec, stream } = await startExec(context, wrapped(token, options.cwd, command), {
-    ...(options.env ? { env: options.env } : {}),
+    env: wrapperEnv(token, options.env),
     stdin: hasStdin,
   });
   const done = ended(stream);
-  context.modem.demuxStream(stream, stdout, stderr);
-  if (hasStdin) stream.end(options.stdin);
+  context.modem.demuxStream(stream, options.stdout ?? stdout, stderr);
+  if (options.stdin instanceof Readable) options.stdin.pipe(stream);
+  else if (hasStdin) stream.end(options.stdin);
 
   let stopped: 'timeout' | 'abort' | undefined;
   let killing: Promise<void> | undefined;
@@ -234,6 +257,8 @@ async function runInContainer(
   const timer = options.timeoutMs !== undefined ? setTimeout(() => stop('timeout'), options.timeoutMs) : undefined;
   const onAbort = () => stop('abort');
   options.signal?.addEventListener('abort', onAbort, { once: true });
+  // Aborted while the exec was starting.
+  if (options.signal?.aborted) stop('abort');
   try {
     await done;
   } finally {
@@ -285,7 +310,7 @@ export async function spawnInContainer(
   if (command.length === 0) throw new Error('spawn: the command is empty');
   const token = newToken();
   const { exec, stream } = await startExec(context, wrapped(token, options.cwd, command), {
-    ...(options.env ? { env: options.env } : {}),
+    env: wrapperEnv(token, options.env),
     stdin: true,
   });
   const listeners = { stdout: [] as ((chunk: Uint8Array) => void)[], stderr: [] as ((chunk: Uint8Array) => void)[] };
@@ -318,18 +343,22 @@ export async function spawnInContainer(
   };
 }
 
-/** How long a helper script (a file operation) may run. */
-const SCRIPT_TIMEOUT_MS = 120_000;
+/** How long a helper script (a file operation, a copy) may run. */
+const SCRIPT_TIMEOUT_MS = 300_000;
 
 /**
  * Runs a helper script as the sandbox's user with `stdin`, and returns its output (at most
- * `maxOutputBytes`), or throws its stderr.
+ * `maxOutputBytes`; nothing when it goes to `stdout`), or throws its stderr.
  */
 export async function runScript(
   context: ExecContext,
   script: string,
   args: readonly string[],
-  options: { readonly stdin?: Uint8Array; readonly maxOutputBytes?: number } = {},
+  options: {
+    readonly stdin?: Uint8Array | Readable;
+    readonly stdout?: Writable;
+    readonly maxOutputBytes?: number;
+  } = {},
 ): Promise<Buffer> {
   const result = await runInContainer(context, ['/bin/sh', '-c', script, 'sandbox', ...args], {
     cwd: '/',

@@ -2,11 +2,16 @@
 import { posix } from 'node:path';
 import type { ExecOptions, ExecResult, Sandbox, SandboxProcess } from '@openmanus/core';
 import type Docker from 'dockerode';
-import { copyIntoContainer, copyOutOfContainer, type Owner } from './archive.js';
 import { containerFiles } from './containerFiles.js';
 import { restartable } from './containerRestart.js';
 import { type ExecContext, execInContainer, spawnInContainer } from './dockerExec.js';
 import type { HostView } from './hostProcesses.js';
+
+/** Who the container's processes run as. */
+export interface Owner {
+  readonly uid: number;
+  readonly gid: number;
+}
 
 /** A container-backed sandbox, with the container's id for callers that look at Docker directly. */
 export interface DockerSandbox extends Sandbox {
@@ -75,13 +80,11 @@ export function dockerSandbox(parts: DockerSandboxParts): DockerSandbox {
     },
     copyIn: async (hostPath, sandboxPath) => {
       open();
-      const target = resolve(sandboxPath);
-      await files.makeDirectory(posix.dirname(target));
-      await copyIntoContainer(container, hostPath, target, owner);
+      await files.copyIn(hostPath, resolve(sandboxPath));
     },
     copyOut: async (sandboxPath, hostPath) => {
       open();
-      await copyOutOfContainer(container, resolve(sandboxPath), hostPath);
+      await files.copyOut(resolve(sandboxPath), hostPath);
     },
     close: () => {
       closing ??= parts.dispose();

@@ -47,24 +47,24 @@ export const processesOf = async (view: HostView): Promise<number[]> =>
 /** The container's processes but its first one. */
 const othersOf = async (view: HostView) => (await processesOf(view)).filter((pid) => pid !== view.initPid);
 
-/** Those of `pids` whose environment holds `variable=value` (read a batch at a time). */
-export async function withVariable(pids: readonly number[], variable: string, value: string): Promise<number[]> {
-  const needle = `\0${variable}=${value}\0`;
+/** Those of `pids` whose environment holds one of `entries` (`name=value`; read a batch at a time). */
+async function withEntry(pids: readonly number[], entries: readonly string[]): Promise<number[]> {
+  const needles = entries.map((entry) => `\0${entry}\0`);
   const found: number[] = [];
   for (let i = 0; i < pids.length; i += READ_BATCH) {
     const batch = pids.slice(i, i + READ_BATCH);
     const environs = await Promise.all(batch.map((pid) => readFile(`/proc/${pid}/environ`, 'latin1').catch(() => '')));
     environs.forEach((environ, n) => {
-      if (`\0${environ}`.includes(needle)) found.push(batch[n] as number);
+      if (needles.some((needle) => `\0${environ}`.includes(needle))) found.push(batch[n] as number);
     });
   }
   return found;
 }
 
-/** The container's processes (but its first) whose environment holds `variable=value`. */
-export async function processesWith(view: HostView, variable: string, value: string): Promise<number[]> {
+/** The container's processes (but its first) whose environment holds one of `entries` (`name=value`). */
+export async function processesWith(view: HostView, entries: readonly string[]): Promise<number[]> {
   const others = await othersOf(view);
-  return others.length === 0 ? [] : withVariable(others, variable, value);
+  return others.length === 0 ? [] : withEntry(others, entries);
 }
 
 /**
@@ -96,14 +96,14 @@ const signal = (pid: number, name: NodeJS.Signals) => {
 const STOP_ROUNDS = 50;
 
 /**
- * Kills the processes of the container whose environment holds `variable=value`, from the host,
+ * Kills the processes of the container whose environment holds one of `entries`, from the host,
  * so that a fork loop cannot outrun it: every process of the container but its init is stopped
  * (SIGSTOP) until a listing shows none that is not — a stopped process forks no more, and as
  * stopping frees no pid, a full pids limit stays full — then the marked ones are killed and the
  * rest continue (SIGCONT). Reading a stopped process's environment is quick; a forking one's
  * waits on its memory map. Says whether none is left.
  */
-export async function killMarked(view: HostView, variable: string, value: string): Promise<boolean> {
+export async function killMarked(view: HostView, entries: readonly string[]): Promise<boolean> {
   const stopped = new Set<number>();
   const killed: number[] = [];
   try {
@@ -115,7 +115,7 @@ export async function killMarked(view: HostView, variable: string, value: string
         stopped.add(pid);
       }
     }
-    for (const pid of await withVariable([...stopped], variable, value)) {
+    for (const pid of await withEntry([...stopped], entries)) {
       signal(pid, 'SIGKILL');
       stopped.delete(pid);
       killed.push(pid);
@@ -124,7 +124,7 @@ export async function killMarked(view: HostView, variable: string, value: string
     for (const pid of stopped) signal(pid, 'SIGCONT');
   }
   await gone(view, killed);
-  return (await processesWith(view, variable, value)).length === 0;
+  return (await processesWith(view, entries)).length === 0;
 }
 
 /** Waits (a few seconds at most) until the killed processes have left the container: a process dies when next scheduled. */

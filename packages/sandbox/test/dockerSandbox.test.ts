@@ -220,6 +220,18 @@ describe('exec', () => {
     expect((await sandbox.exec(['ps', '-eo', 'args'])).stdout).not.toContain('sleep 60');
   });
 
+  it('is stopped by an abort given while it is still starting, with what it starts', async () => {
+    for (const after of [0, 20, 50]) {
+      const controller = new AbortController();
+      const pending = sandbox.exec(['sh', '-c', `echo started; sleep ${61 + after}`], { signal: controller.signal });
+      setTimeout(() => controller.abort(), after);
+      expect(await pending).toMatchObject({ exitCode: null, timedOut: false });
+      // Whatever started after the abort is gone too (the exec's process may begin after its stream opened).
+      const ps = await sandbox.exec(['ps', '-eo', 'args']);
+      expect(ps.stdout).not.toContain(`sleep ${61 + after}`);
+    }
+  });
+
   it('has no capabilities and cannot gain privileges (setuid programs do not raise them)', async () => {
     const status = await sandbox.exec(['grep', '-E', '^(CapEff|CapBnd|NoNewPrivs):', '/proc/self/status']);
     expect(status.stdout).toMatch(/^CapEff:\s+0{16}$/m);

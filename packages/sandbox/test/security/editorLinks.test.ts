@@ -1,6 +1,9 @@
 // Code in the container plants symbolic links in the workspace; the editor (str_replace_editor
 // through the sandbox's file operations) and the file operations themselves must not follow them
 // out of it — not to the container's root-only files, not to files elsewhere in the container.
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createStrReplaceEditor, type SandboxProvider } from '@openmanus/core';
 import { type ToolSession, toolSession } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -9,6 +12,8 @@ import { dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from '../docker.js';
 
 let sandbox: DockerSandbox | undefined;
 let session: ToolSession;
+/** A host directory for copies out of the container. */
+let host: string;
 const inside = () => sandbox as DockerSandbox;
 const edit = (args: Record<string, unknown>) => session.call(args);
 /** Runs a shell command in the container as its user; returns its stdout. */
@@ -20,6 +25,7 @@ const sh = async (script: string) => {
 
 beforeAll(async () => {
   await dockerReady();
+  host = await mkdtemp(join(tmpdir(), 'editor-links-'));
   const docker = createDockerSandboxProvider({ image: TEST_IMAGE, memoryLimit: '256m' });
   // The session's sandbox, kept to plant links in it as the model's code would.
   const provider: SandboxProvider = {
@@ -36,7 +42,10 @@ beforeAll(async () => {
       'ln -s /etc/shadow /workspace/shadow && ln -s /tmp/victim.txt /workspace/v && ln -s /tmp/new.txt /workspace/dangling',
   );
 }, SETUP_TIMEOUT);
-afterAll(() => session?.close());
+afterAll(async () => {
+  await session?.close();
+  await rm(host, { recursive: true, force: true });
+});
 
 const victim = () => sh('cat /tmp/victim.txt');
 
@@ -72,6 +81,14 @@ describe('a directory link out of the workspace', () => {
     await expect(inside().writeFile('/workspace/t/victim.txt', 'bye')).rejects.toMatchObject({ code: 'ELOOP' });
     await expect(inside().writeFile('/workspace/r/tmp/planted/x.txt', 'x')).rejects.toMatchObject({ code: 'ELOOP' });
     await expect(inside().remove('/workspace/t/victim.txt')).rejects.toMatchObject({ code: 'ELOOP' });
+    await expect(inside().copyOut('/workspace/r/etc/shadow', join(host, 'shadow'))).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
+    await expect(readdir(host)).resolves.toEqual([]);
+    await writeFile(join(host, 'planted'), 'x');
+    await expect(inside().copyIn(join(host, 'planted'), '/workspace/t/planted')).rejects.toMatchObject({
+      code: 'ELOOP',
+    });
     expect(await victim()).toBe('hello\n');
     expect(await sh('ls /tmp')).not.toContain('planted');
   });
