@@ -143,14 +143,13 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
   });
 
   it('answers a stale ref at once with the fresh state, and the fresh refs work', async () => {
-    const run = await h.run();
+    // "At once": an answer that waited for the element would wait past the test's own time-out.
+    const run = await h.run(h.tool({ actionTimeoutMs: 600_000 }));
     const state = await run.ok({ action: 'go_to_url', url: `${h.site.url}/spa.html` });
     const old = refIn(state, 'Done: Book train');
     const rerendered = await run.ok({ action: 'click_element', ref: refIn(state, 'Refresh list') });
     expect(rerendered).toMatch(/3 new \(\*\), 3 gone/);
-    const started = Date.now();
     const stale = await run.fails({ action: 'click_element', ref: old });
-    expect(Date.now() - started).toBeLessThan(1500);
     expect(stale).toMatch(
       new RegExp(
         `^Error: ref ${old} is not on the page any more \\(it changed since the state you saw\\): use a ref from this state\\.\\n\\n<page_content untrusted="true">\\nURL: `,
@@ -165,7 +164,8 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
   });
 
   it('names the overlay that takes a click, and the click works once it is gone', async () => {
-    const run = await h.run(h.tool({ actionTimeoutMs: 600 }));
+    // The covered click must run out of time; the others have the harness's.
+    const run = await h.run(h.tool({ actionTimeoutMs: 3000 }));
     const state = await run.ok({ action: 'go_to_url', url: `${h.site.url}/overlay.html` });
     const covered = await run.fails({ action: 'click_element', ref: refIn(state, 'Buy now') });
     expect(covered).toMatch(

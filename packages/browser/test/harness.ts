@@ -131,7 +131,8 @@ export function browserHarness(executablePath: string): Harness {
       browser,
       allowHosts: [site.host, `xsite.test:${xsite.port}`],
       resolve: testResolver,
-      actionTimeoutMs: 2000,
+      // Only a hung action reaches it, however loaded the machine (the library's default is 5 s).
+      actionTimeoutMs: 30_000,
       ...options,
       onContext: async (context) => {
         context.on('request', (request) => {
