@@ -1,10 +1,19 @@
-import { mkdtemp, realpath } from 'node:fs/promises';
+import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createResourcePool, type LlmPort, type Tool, type ToolReturn, type ToolScope } from '@openmanus/core';
+import { afterAll } from 'vitest';
 
-/** A fresh workspace directory, by its real path. */
-export const tempWorkspace = async () => realpath(await mkdtemp(join(tmpdir(), 'openmanus-tools-test-')));
+const workspaces: string[] = [];
+// Imported while a test file is collected, this runs when that file's tests are done.
+afterAll(() => Promise.all(workspaces.splice(0).map((dir) => rm(dir, { recursive: true, force: true }))));
+
+/** A fresh workspace directory, by its real path; removed when the test file's tests are done. */
+export async function tempWorkspace(): Promise<string> {
+  const dir = await realpath(await mkdtemp(join(tmpdir(), 'openmanus-tools-test-')));
+  workspaces.push(dir);
+  return dir;
+}
 
 /** Resolves once `check` holds (checked every few milliseconds), for events that only show in /proc or on disk. */
 export async function eventually(check: () => boolean, ms = 5000): Promise<void> {
