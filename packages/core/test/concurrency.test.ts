@@ -83,10 +83,12 @@ describe('limitConcurrency: at most N requests of a port in flight', () => {
         inFlight++;
         most = Math.max(most, inFlight);
         const answered = req.messages.some((m) => m.role === 'tool');
-        setTimeout(() => inFlight--, 15);
+        // Counted out just before its reply (same delay, timer set first). 200 ms, so that with no
+        // limit the 20 first requests all arrive while the first is still held, even under load.
+        setTimeout(() => inFlight--, 200);
         return answered
-          ? { content: 'done', delayMs: 15 }
-          : { toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }], delayMs: 15 };
+          ? { content: 'done', delayMs: 200 }
+          : { toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }], delayMs: 200 };
       },
     });
     try {

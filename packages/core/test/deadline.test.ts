@@ -97,12 +97,12 @@ describe('tool time limits in a real process', () => {
       const observation = outcome.state.messages.find((m) => m.role === 'tool');
       console.log(JSON.stringify({ answer: outcome.answer, observation: observation?.content }));
     `;
-    const started = Date.now();
+    // Killed (and the test failed) at 100 s: before a child waiting out the 120 s limit would exit.
     const out = execFileSync(process.execPath, ['--input-type=module', '-e', script], {
       encoding: 'utf8',
-      timeout: 30_000,
+      timeout: 100_000,
     });
-    return { ...JSON.parse(out.trim().split('\n').pop() ?? '{}'), ms: Date.now() - started };
+    return JSON.parse(out.trim().split('\n').pop() ?? '{}');
   };
 
   it('stops a tool that never settles at its limit, though nothing else keeps the process alive', () => {
@@ -114,6 +114,5 @@ describe('tool time limits in a real process', () => {
   it('lets the process exit once the run is over, without waiting out the 120 s limit', () => {
     const result = runInChild("execute: async () => 'worked'");
     expect(result.observation).toBe('worked');
-    expect(result.ms).toBeLessThan(20_000);
   });
 });

@@ -90,7 +90,7 @@ describe('run through the openai SDK against a local server', () => {
   });
 
   it('gives up on a reply slower than the request timeout, with the reason', async () => {
-    const server = await serve([{ content: 'too late', delayMs: 2_000 }]);
+    const server = await serve([{ content: 'too late', delayMs: 600_000 }]);
     const result = await run(makeAgent(), 'hi', { llm: llmFor(server, { timeoutMs: 200, maxRetries: 0 }) });
     expect(result).toMatchObject({ status: 'failed', finishReason: 'error' });
     expect(result.error).toMatch(/^the model request failed: timeout: /);
@@ -140,7 +140,8 @@ describe('run through the openai SDK against a local server', () => {
   it('cancels an in-flight request and records what was used', async () => {
     const server = await serve([
       { toolCalls: [{ name: 'add', arguments: { a: 1, b: 1 } }] },
-      { content: 'late', delayMs: 5_000 },
+      // Ten minutes: waiting for it would fail the test at its own time-out.
+      { content: 'late', delayMs: 600_000 },
     ]);
     const controller = new AbortController();
     const emitter = createRunEmitter();
@@ -148,9 +149,7 @@ describe('run through the openai SDK against a local server', () => {
       if (item.effect.type === 'callLlm' && item.effect.id === 'llm-2')
         setTimeout(() => controller.abort('user pressed Ctrl+C'), 50);
     });
-    const started = Date.now();
     const result = await run(makeAgent(), 'add', { llm: llmFor(server), signal: controller.signal, emitter });
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(result).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'user pressed Ctrl+C' });
     expect(result.usage.llmCalls).toBe(1);
   });

@@ -261,8 +261,8 @@ describe('a streamed reply that breaks', () => {
   });
 
   it('an abort mid-stream stops it: no more deltas, the run is cancelled', async () => {
-    // One piece every 40 ms: the whole reply would take seconds.
-    const server = await serve([{ content: 'x'.repeat(1_600), trickleMs: 40 }]);
+    // 1,000 pieces, one every 200 ms: reading the whole reply would outlast the test's time-out.
+    const server = await serve([{ content: 'x'.repeat(16_000), trickleMs: 200 }]);
     const controller = new AbortController();
     const emitter = createRunEmitter();
     let deltas = 0;
@@ -270,7 +270,6 @@ describe('a streamed reply that breaks', () => {
       deltas++;
       if (deltas === 2) controller.abort('enough');
     });
-    const started = performance.now();
     const result = await run(makeAgent(), 'hi', {
       llm: llmFor(server, { stream: true }),
       emitter,
@@ -278,7 +277,6 @@ describe('a streamed reply that breaks', () => {
     });
     expect(result).toMatchObject({ finishReason: 'cancelled', error: 'enough' });
     expect(deltas).toBe(2);
-    expect(performance.now() - started).toBeLessThan(2_000);
   });
 
   it('a throwing delta listener ends the call with its error', async () => {

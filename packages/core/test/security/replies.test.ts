@@ -19,6 +19,9 @@ const { serve, llmFor } = useOpenAiServers({ maxRetries: 0 });
 
 const request = { messages: [{ role: 'user' as const, content: 'hi' }], tools: [], toolChoice: 'auto' as const };
 
+/** A backstop only a hang reaches, never a budget a slow machine could miss. */
+const HUNG_MS = 100_000;
+
 /** The reply, or `hung` when nothing came back within `ms` (the failure before the fixes). */
 async function within(
   ms: number,
@@ -35,6 +38,12 @@ async function within(
   }
 }
 
+/**
+ * Far above what linear parsing of these inputs takes on any machine, far below what the old
+ * backtracking pattern took on them (20 s at 5 KB and cubic: minutes at the 10-20 KB used here).
+ */
+const ONLY_A_BLOWUP_MS = 20_000;
+
 function timed<T>(work: () => T): { value: T; ms: number } {
   const started = performance.now();
   const value = work();
@@ -49,37 +58,36 @@ const add = defineTool({
 });
 
 describe('prompt-mode tool calls are parsed in linear time', () => {
-  // The old backtracking pattern took 20 s and more on each of these (cubic in the length).
+  // The old backtracking pattern took 20 s and more on each of these at 5 KB (cubic in the length).
   const cubic: Record<string, string> = {
-    'an opening then whitespace': `<tool_call>${' '.repeat(5_000)}x`,
-    'mixed whitespace after an opening': `<tool_call>${' \n\t\r'.repeat(1_250)}</tool_cal`,
+    'an opening then whitespace': `<tool_call>${' '.repeat(10_000)}x`,
+    'mixed whitespace after an opening': `<tool_call>${' \n\t\r'.repeat(2_500)}</tool_cal`,
   };
   for (const [name, reply] of Object.entries(cubic)) {
-    it(`a 5 KB reply with ${name}`, () => {
-      expect(reply.length).toBeGreaterThanOrEqual(5_000);
+    it(`a 10 KB reply with ${name}`, () => {
+      expect(reply.length).toBeGreaterThanOrEqual(10_000);
       const { value, ms } = timed(() => parseToolCalls(reply));
-      // Linear parsing takes well under a millisecond; the bound only proves it does not hang.
-      expect(ms).toBeLessThan(1_000);
+      expect(ms).toBeLessThan(ONLY_A_BLOWUP_MS);
       expect(value).toEqual({ content: reply.trim(), toolCalls: [] });
     });
   }
 
   it('other hostile shapes stay fast too: openings, braces, fences, unclosed names', () => {
     const shapes = [
-      `<tool_call>${' '.repeat(20)}`.repeat(250),
-      '<tool_call>'.repeat(460),
-      `<tool_call>\`\`\`json${' '.repeat(5_000)}x</tool_call>`,
-      `<tool_call>${'{'.repeat(5_000)}</tool_call>`,
-      `<tool_call>${'"name" :  "'.repeat(500)}</tool_call>`,
-      `<tool_call>"name"${' '.repeat(5_000)}</tool_call>`,
+      `<tool_call>${' '.repeat(20)}`.repeat(1_000),
+      '<tool_call>'.repeat(1_840),
+      `<tool_call>\`\`\`json${' '.repeat(20_000)}x</tool_call>`,
+      `<tool_call>${'{'.repeat(20_000)}</tool_call>`,
+      `<tool_call>${'"name" :  "'.repeat(2_000)}</tool_call>`,
+      `<tool_call>"name"${' '.repeat(20_000)}</tool_call>`,
     ];
-    for (const reply of shapes) expect(timed(() => parseToolCalls(reply)).ms).toBeLessThan(1_000);
+    for (const reply of shapes) expect(timed(() => parseToolCalls(reply)).ms).toBeLessThan(ONLY_A_BLOWUP_MS);
   });
 
-  it('and a 1 MB one, still well under a second', () => {
+  it('and a 1 MB one, with no blow-up', () => {
     const reply = `${`<tool_call>${' '.repeat(1_000)}`.repeat(1_000)}<tool_call>{"name": "add", "arguments": {}}</tool_call>`;
     const { value, ms } = timed(() => parseToolCalls(reply));
-    expect(ms).toBeLessThan(1_000);
+    expect(ms).toBeLessThan(ONLY_A_BLOWUP_MS);
     // The first opening pairs with the only closing: one call, not valid JSON, named by the fallback.
     expect(value.toolCalls).toHaveLength(1);
     expect(value.toolCalls[0]?.name).toBe('add');
@@ -119,25 +127,22 @@ describe('prompt-mode tool calls are parsed in linear time', () => {
     expect(parseToolCalls('<tool_call>```{"name": "a"}```</tool_call>').toolCalls[0]).toMatchObject({ name: 'a' });
   });
 
-  it('a whole prompt-mode run with a hostile 5 KB reply goes on', async () => {
-    const hostile = `<tool_call>${' '.repeat(5_000)}`;
+  it('a whole prompt-mode run with a hostile 20 KB reply goes on', async () => {
+    // Cubic backtracking on 20 KB would take twenty minutes: far past the test's time-out.
+    const hostile = `<tool_call>${' '.repeat(20_000)}`;
     const server = await serve([{ content: hostile }]);
-    const started = performance.now();
     const result = await run(createAgent({ name: 'calc', tools: [add] }), 'hi', {
       llm: llmFor(server, { toolMode: 'prompt' }),
     });
-    expect(performance.now() - started).toBeLessThan(5_000);
     expect(result).toMatchObject({ finishReason: 'answered', answer: hostile.trim() });
   });
 });
 
 describe('one deadline per model request, body included', () => {
   it('a body trickled after the headers times out at the deadline', async () => {
-    // About 150 pieces 50 ms apart: the whole body takes over 7 s; the deadline is 500 ms.
-    const server = await serve([{ content: 'x'.repeat(2_000), trickleMs: 50 }]);
-    const started = performance.now();
-    const result = await within(15_000, llmFor(server, { timeoutMs: 500 }).complete(request));
-    expect(performance.now() - started).toBeLessThan(5_000);
+    // 1,000 pieces 600 ms apart: the whole body takes 10 minutes; the deadline is 500 ms.
+    const server = await serve([{ content: 'x'.repeat(16_000), trickleMs: 600 }]);
+    const result = await within(HUNG_MS, llmFor(server, { timeoutMs: 500 }).complete(request));
     expect(result).toMatchObject({
       ok: false,
       error: { kind: 'timeout', message: 'no complete reply within 500 ms (the configured timeout)' },
@@ -145,10 +150,9 @@ describe('one deadline per model request, body included', () => {
   });
 
   it('so does a streamed reply that keeps trickling', async () => {
-    const server = await serve([{ content: 'x'.repeat(400), trickleMs: 300 }]);
-    const started = performance.now();
-    const result = await within(15_000, llmFor(server, { timeoutMs: 1_000, stream: true }).complete(request));
-    expect(performance.now() - started).toBeLessThan(6_000);
+    // Ten minutes of pieces, each well within the idle limit; the deadline is 1 s.
+    const server = await serve([{ content: 'x'.repeat(16_000), trickleMs: 600 }]);
+    const result = await within(HUNG_MS, llmFor(server, { timeoutMs: 1_000, stream: true }).complete(request));
     expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
   });
 
@@ -163,10 +167,8 @@ describe('one deadline per model request, body included', () => {
 
   it('a stream that goes quiet ends at the idle timeout', async () => {
     const server = await serve([{ content: 'x'.repeat(400), stallAfter: 3 }]);
-    const started = performance.now();
-    const llm = llmFor(server, { timeoutMs: 60_000, idleTimeoutMs: 300, stream: true });
-    const result = await within(15_000, llm.complete(request));
-    expect(performance.now() - started).toBeLessThan(10_000);
+    const llm = llmFor(server, { timeoutMs: 600_000, idleTimeoutMs: 300, stream: true });
+    const result = await within(HUNG_MS, llm.complete(request));
     expect(result).toMatchObject({
       ok: false,
       error: { kind: 'timeout', message: 'the reply stream went quiet for 300 ms' },
@@ -175,16 +177,17 @@ describe('one deadline per model request, body included', () => {
 
   it('a stream that never starts ends at the deadline', async () => {
     const server = await serve([{ content: 'late', stallAfter: 0 }]);
-    const result = await within(15_000, llmFor(server, { timeoutMs: 500, stream: true }).complete(request));
+    const result = await within(HUNG_MS, llmFor(server, { timeoutMs: 500, stream: true }).complete(request));
     expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
   });
 
   it("the caller's cancel is still 'aborted'", async () => {
-    const server = await serve([{ content: 'x'.repeat(2_000), trickleMs: 50 }]);
+    // A body of 10 minutes: only the cancel can end it before the backstop.
+    const server = await serve([{ content: 'x'.repeat(16_000), trickleMs: 600 }]);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 200);
     const result = await within(
-      15_000,
+      HUNG_MS,
       llmFor(server, { timeoutMs: 60_000 }).complete(request, { signal: controller.signal }),
     );
     expect(result).toMatchObject({ ok: false, error: { kind: 'aborted' } });
@@ -194,14 +197,14 @@ describe('one deadline per model request, body included', () => {
 describe('a reply cut mid-way is a network error, retried', () => {
   it('a stream cut mid-way is retried, and the retry answers', async () => {
     const server = await serve([{ content: 'x'.repeat(400), cutAfter: 4 }, { content: 'whole' }]);
-    const result = await within(15_000, llmFor(server, { stream: true, maxRetries: 2 }).complete(request));
+    const result = await within(HUNG_MS, llmFor(server, { stream: true, maxRetries: 2 }).complete(request));
     expect(result).toMatchObject({ ok: true, value: { content: 'whole' } });
     expect(server.hits).toBe(2);
   });
 
   it('a body cut mid-way too', async () => {
     const server = await serve([{ content: 'x'.repeat(400), cutAfter: 4 }, { content: 'whole' }]);
-    const result = await within(15_000, llmFor(server, { maxRetries: 2 }).complete(request));
+    const result = await within(HUNG_MS, llmFor(server, { maxRetries: 2 }).complete(request));
     expect(result).toMatchObject({ ok: true, value: { content: 'whole' } });
     expect(server.hits).toBe(2);
   });
@@ -209,7 +212,7 @@ describe('a reply cut mid-way is a network error, retried', () => {
   it("once the retries are spent it is reported as 'network'", async () => {
     const cut = { content: 'x'.repeat(400), cutAfter: 4 };
     const server = await serve([cut, cut]);
-    const result = await within(15_000, llmFor(server, { stream: true, maxRetries: 1 }).complete(request));
+    const result = await within(HUNG_MS, llmFor(server, { stream: true, maxRetries: 1 }).complete(request));
     expect(result).toMatchObject({
       ok: false,
       error: { kind: 'network', message: expect.stringMatching(/^the connection broke during the reply: terminated/) },
