@@ -116,13 +116,12 @@ describe('a client of our fixture server over stdio', () => {
   });
 
   it('a call the server never answers fails after the time limit with a clear error; the server stays', async () => {
-    const started = Date.now();
+    // The server never answers: without the limit, the test's own time-out would fail it.
     const seen = await observe(toolNamed(client, 'mcp_fixture_hang'), {});
     expect(seen).toMatchObject({
       output: 'Error: the MCP server "fixture" did not answer within 400 ms',
       isError: true,
     });
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(client.status().fixture?.state).toBe('connected');
     expect((await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 'still here' })).output).toBe(
       'fixture echo: still here',
@@ -198,16 +197,19 @@ describe('servers that cannot be used', () => {
   it('one that never lists its tools: close() does not wait for it', async () => {
     const tag = newMarker();
     const asked = join(tmpdir(), `${tag}-asked`);
-    const client = createMcpClient({ servers: { mute: fixtureServer('mute', tag, '--mute-list', asked) } });
+    // Limits of ten minutes: a close() that waited for the listing would fail at the test's time-out.
+    const client = createMcpClient({
+      servers: { mute: fixtureServer('mute', tag, '--mute-list', asked) },
+      connectTimeoutMs: 600_000,
+      callTimeoutMs: 600_000,
+    });
     const connecting = client.connect();
     const connected = nextEvent(client, () => true);
     await eventually(() => existsSync(asked));
     await rm(asked);
     expect(client.status().mute?.state).toBe('connecting');
-    const started = Date.now();
     await client.close();
     await connecting;
-    expect(Date.now() - started).toBeLessThan(3_000);
     expect(processesMatching(tag)).toEqual([]);
     // Closing is not a failure to report.
     expect(await Promise.race([connected, 'no event'])).toBe('no event');

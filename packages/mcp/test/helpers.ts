@@ -14,8 +14,8 @@ export const tempWorkspace = async () => realpath(await mkdtemp(join(tmpdir(), '
 /** Digits no other process has in its command line: `sleep 1000.<marker>` finds exactly a test's helpers. */
 export const newMarker = () => String(Math.floor(Math.random() * 1e9) + 1e9);
 
-/** Resolves once `check` holds, for what only shows in /proc or on disk. */
-export async function eventually(check: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+/** Resolves once `check` holds, for what only shows in /proc or on disk (the limit: a backstop for a hang). */
+export async function eventually(check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
     if (Date.now() > end) throw new Error('the condition did not hold in time');
