@@ -140,13 +140,13 @@ describe('a worker killed during a flow step', () => {
     await first.ready;
     const durable = await harness.client();
     const enqueued = Date.now();
-    // `quick-trip` is `day-trip` with a limit of 4 s.
+    // `quick-trip` is `day-trip` with a limit of 8 s.
     const flowId = await durable.enqueueFlow({ flowId: 'late-trip', flow: 'quick-trip', input: TASK });
     await held;
     first.child.kill('SIGKILL');
     expect(await first.exited).toBe('SIGKILL');
     // Nobody runs the flow until its limit has passed (the time itself is what is tested).
-    await new Promise((resolve) => setTimeout(resolve, Math.max(0, enqueued + 4_500 - Date.now())));
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, enqueued + 8_500 - Date.now())));
 
     await harness.worker('flow-late-worker', server.baseURL, log).ready;
     const takenUp = Date.now();
@@ -155,10 +155,13 @@ describe('a worker killed during a flow step', () => {
     expect(outcome).toMatchObject({
       status: 'finished',
       finishReason: 'timeout',
-      error: 'the flow ran out of time (4 s)',
+      error: 'the flow ran out of time (8 s)',
     });
-    // A replay that started the limit over would have let the step finish and the flow complete.
-    expect(Date.now() - takenUp).toBeLessThan(3_000);
+    // A replay that started the limit over would have let the step finish and the flow complete
+    // (its summary asked for), or, on a machine too slow for that, timed out no sooner than 8 s
+    // after it was taken up: the bound is that restarted limit, not a guess at the machine's speed.
+    expect(server.requests.map(purposeOf)).not.toContain('summary');
+    expect(Date.now() - takenUp).toBeLessThan(8_000);
     // The step's run is cancelled with the timed-out flow, unless it finished first (both resume at
     // once): either way it has ended, and nothing is left for the next test.
     await until(async () => {

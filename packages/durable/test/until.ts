@@ -1,5 +1,5 @@
-/** Checks `probe` every 50 ms until it holds (state only Postgres knows: no event to await). */
-export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 10_000): Promise<T> {
+/** Checks `probe` every 50 ms until it holds (state only Postgres knows: no event to await); the limit is a backstop for a hang. */
+export async function until<T>(probe: () => Promise<T | undefined>, what: string, timeoutMs = 60_000): Promise<T> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await probe();

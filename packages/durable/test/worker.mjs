@@ -46,7 +46,7 @@ const worker = await startWorker({
     // Planning flows whose steps are runs of the agents above; the executors of `errands` call
     // tools, so a step's run takes more than one model turn (or holds until stopped).
     'day-trip': { agents: ['researcher', 'writer'], llm },
-    'quick-trip': { agents: ['researcher', 'writer'], llm, timeoutMs: 4_000 },
+    'quick-trip': { agents: ['researcher', 'writer'], llm, timeoutMs: 8_000 },
     errands: { agents: ['researcher', 'recorder', 'holder'], llm },
     'quick-errands': { agents: ['researcher', 'recorder', 'holder'], llm, timeoutMs: 3_000 },
   },
