@@ -142,7 +142,7 @@ describe('openmanus --sandbox daytona', () => {
     expect(standIn.live.has(id)).toBe(false);
     expect(standIn.calls).toContainEqual(expect.objectContaining({ method: 'DELETE', path: `/sandbox/${id}` }));
     expect(processesMatching('sleep 777.125')).toEqual([]);
-  }, 60_000);
+  });
 
   it('deletes the sandbox, and what runs in it, when the run is cancelled (Ctrl+C) in the middle of a command', async () => {
     const { dir, file } = await configFor(await tempDir());
@@ -166,7 +166,7 @@ describe('openmanus --sandbox daytona', () => {
     expect(standIn.live.has(id)).toBe(false);
     expect(standIn.calls).toContainEqual(expect.objectContaining({ method: 'DELETE', path: `/sandbox/${id}` }));
     expect(processesMatching('sleep 31.25')).toEqual([]);
-  }, 60_000);
+  });
 
   it('an unreachable service is a clear observation, not a crash', async () => {
     const gone = await startDaytonaStandIn();
@@ -184,7 +184,7 @@ describe('openmanus --sandbox daytona', () => {
     expect(observationsOf(server.requests.at(-1)?.messages)[0]).toMatch(
       /^Error: daytona sandbox: could not make a sandbox at http:\/\/127\.0\.0\.1:\d+: .*(ECONNREFUSED|connect)/,
     );
-  }, 60_000);
+  });
 
   it('without [daytona] it is a clear error for --sandbox daytona only; everything else runs', async () => {
     const dir = await tempDir();
@@ -198,7 +198,7 @@ describe('openmanus --sandbox daytona', () => {
     );
     const plain = await runNode('cli.js', ['--sandbox', 'none', '--config', file, 'hi'], { env, cwd: dir });
     expect(plain.code, plain.stderr).toBe(0);
-  }, 60_000);
+  });
 });
 
 describe('sandboxProviderFor daytona', () => {
