@@ -5,7 +5,7 @@ import type { CheckpointStore } from '@openmanus/core';
 import type { RecordedRequest, ScriptEntry } from '@openmanus/core/testing';
 import { createSqliteStore } from '@openmanus/sqlite';
 import { describe, expect, it } from 'vitest';
-import { finish, onCleanup, setup, TOKEN, tempDir } from './helpers.js';
+import { finish, onCleanup, setup, TOKEN, tempDir, until } from './helpers.js';
 
 describe('an agent behind an HTTP API', () => {
   it('starts a run, streams its events and reports the answer', async () => {
@@ -24,8 +24,7 @@ describe('an agent behind an HTTP API', () => {
   it('a client that asks for the events once a fast run has ended still gets its leg, then the end', async () => {
     const { call, events } = await setup([{ content: 'Done at once.' }]);
     const id = String((await call('POST', '/runs', { task: 'Be quick.' })).json.id);
-    for (let i = 0; i < 500 && (await call('GET', `/runs/${id}`)).json.status !== 'finished'; i++)
-      await new Promise((resolve) => setTimeout(resolve, 10));
+    await until(async () => (await call('GET', `/runs/${id}`)).json.status === 'finished');
     const items = await events(id);
     expect(items.filter((i) => i.type === 'event').length).toBeGreaterThan(1);
     expect(items.at(-1)).toMatchObject({ type: 'ended', run: { answer: 'Done at once.' } });
