@@ -12,15 +12,19 @@ function modulesLoadedBy(script: string): string[] {
     const load = Module._load;
     Module._load = function (request, ...rest) { loaded.add(request); return load.call(this, request, ...rest); };
     const { port1, port2 } = new MessageChannel();
-    port1.on('message', (url) => loaded.add(url));
+    let flushed;
+    port1.on('message', (url) => (url === null ? flushed() : loaded.add(url)));
     port1.unref();
+    // The hooks answer a flush after every URL they posted before it (one ordered channel).
     register('data:text/javascript,' + encodeURIComponent(
-      'let port; export function initialize(data) { port = data.port; }' +
+      'let port; export function initialize(data) { port = data.port; port.on("message", () => port.postMessage(null)); port.unref(); }' +
       'export async function resolve(s, c, next) { const r = await next(s, c); port.postMessage(r.url); return r; }'
     ), { data: { port: port2 }, transferList: [port2] });
     const core = await import(${JSON.stringify(coreDist)});
     ${script}
-    await new Promise((r) => setTimeout(r, 50));
+    port1.ref();
+    await new Promise((r) => { flushed = r; port1.postMessage('flush'); });
+    port1.close();
     console.log(JSON.stringify([...loaded]));
   `;
   return JSON.parse(execFileSync(process.execPath, ['--input-type=module', '-e', probe], { encoding: 'utf8' }));
