@@ -17,7 +17,9 @@ describe('a client of our fixture server over stdio', () => {
   beforeAll(async () => {
     client = createMcpClient({
       servers: { fixture: fixtureServer('fixture', tag) },
-      callTimeoutMs: 400,
+      // Every call (and the ping after the hang's time-out) must answer within it: room for a
+      // loaded machine, short enough for the hang test to wait out.
+      callTimeoutMs: 10_000,
       reconnect: { initialDelayMs: 20, maxDelayMs: 100 },
     });
     await client.connect();
@@ -119,7 +121,7 @@ describe('a client of our fixture server over stdio', () => {
     // The server never answers: without the limit, the test's own time-out would fail it.
     const seen = await observe(toolNamed(client, 'mcp_fixture_hang'), {});
     expect(seen).toMatchObject({
-      output: 'Error: the MCP server "fixture" did not answer within 400 ms',
+      output: 'Error: the MCP server "fixture" did not answer within 10000 ms',
       isError: true,
     });
     expect(client.status().fixture?.state).toBe('connected');
@@ -154,7 +156,7 @@ describe('a client of our fixture server over stdio', () => {
     const seen = await observe(toolNamed(client, 'mcp_fixture_freeze'), {});
     expect(seen).toMatchObject({
       output:
-        'Error: the MCP server "fixture" was lost during the call: it stopped answering (no reply within 400 ms, ' +
+        'Error: the MCP server "fixture" was lost during the call: it stopped answering (no reply within 10000 ms, ' +
         'not even to a ping); its tools are withdrawn until it reconnects',
       isError: true,
     });
