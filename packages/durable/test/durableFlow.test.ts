@@ -358,12 +358,13 @@ describe('cancelling a flow from another process', () => {
     const server = await harness.server({ script: errandsReply });
     await harness.worker('flow-timeout-worker', server.baseURL, log).ready;
     const durable = await harness.client();
-    // `quick-errands` is `errands` with a limit of 3 s; its first step holds until stopped.
+    // `quick-errands` is `errands` with a limit of 10 s (the plan and the step's start must come
+    // first, even on a loaded machine); its first step holds until stopped.
     const flowId = await durable.enqueueFlow({ flowId: 'overdue', flow: 'quick-errands', input: HOLD_TASK });
     await until(logged(log, 'overdue/step-2 running-1-0 holding flow-timeout-worker'), "the step's tool to start");
     expect(await durable.waitForFlow(flowId)).toMatchObject({
       finishReason: 'timeout',
-      error: 'the flow ran out of time (3 s)',
+      error: 'the flow ran out of time (10 s)',
     });
     await until(logged(log, 'overdue/step-2 running-1-0 stopped flow-timeout-worker'), 'the tool to be stopped');
     expect(await durable.getRun('overdue/step-2')).toMatchObject({ status: 'cancelled' });

@@ -48,7 +48,7 @@ const worker = await startWorker({
     'day-trip': { agents: ['researcher', 'writer'], llm },
     'quick-trip': { agents: ['researcher', 'writer'], llm, timeoutMs: 8_000 },
     errands: { agents: ['researcher', 'recorder', 'holder'], llm },
-    'quick-errands': { agents: ['researcher', 'recorder', 'holder'], llm, timeoutMs: 3_000 },
+    'quick-errands': { agents: ['researcher', 'recorder', 'holder'], llm, timeoutMs: 10_000 },
   },
 });
 process.stdout.write('ready\n');
