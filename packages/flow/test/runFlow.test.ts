@@ -280,13 +280,14 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     });
     const waiter = createAgent({ name: 'Waiter', tools: [wait, terminate] });
     const llm = await model([plan(['Wait for rain']), { toolCalls: [{ name: 'wait_for_rain', arguments: {} }] }]);
-    const flow = createPlanningFlow({ agents: { waiter }, timeoutMs: 200 });
+    // Room for the plan and the step's first request on a loaded machine: the tool then waits.
+    const flow = createPlanningFlow({ agents: { waiter }, timeoutMs: 5_000 });
     const outcome = await runFlow(flow, 'Wait', { llm });
     await toolAborted;
     expect(outcome).toMatchObject({
       status: 'finished',
       finishReason: 'timeout',
-      error: 'the flow ran out of time (0.2 s)',
+      error: 'the flow ran out of time (5 s)',
     });
     expect(outcome.plan.steps[0]?.status).toBe('in_progress');
     expect(server?.requests).toHaveLength(2);
