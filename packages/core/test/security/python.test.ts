@@ -543,7 +543,7 @@ describe('code of any size and content', () => {
   const modes: Sandbox[] = ['auto', 'none'];
   it.each(modes)('3 MB of code runs (sandbox %s)', async (sandbox) => {
     const code = `data = "${'x'.repeat(3_000_000)}"\nprint(len(data))`;
-    const result = await call({ workspace, sandbox }, { code, timeout: 15 });
+    const result = await call({ workspace, sandbox }, { code, timeout: 20 });
     expect(result).toEqual({ output: '3000000', isError: false });
   });
 
