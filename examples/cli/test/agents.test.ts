@@ -52,8 +52,17 @@ async function configFile(server: OpenAiServer, rest = '') {
 
 const toolNames = (request: RecordedRequest | undefined) =>
   (request?.tools ?? []).map((tool) => (tool as { function: { name: string } }).function.name);
+/** The page state a browser agent is sent before each step answers a call of its own (not the model's). */
+const PAGE_STATE_CALL = 'browser_page_state';
+const toolMessages = (request: RecordedRequest | undefined) =>
+  (request?.messages ?? []).filter((m) => m.role === 'tool') as { tool_call_id?: string; content?: unknown }[];
+/** What the model's own last call was answered with. */
 const lastObservation = (request: RecordedRequest | undefined) =>
-  request?.messages.filter((m) => m.role === 'tool').at(-1)?.content;
+  toolMessages(request)
+    .filter((m) => m.tool_call_id !== PAGE_STATE_CALL)
+    .at(-1)?.content;
+const pageState = (request: RecordedRequest | undefined) =>
+  String(toolMessages(request).find((m) => m.tool_call_id === PAGE_STATE_CALL)?.content);
 
 const done = { content: 'All done.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] };
 
@@ -263,12 +272,16 @@ describe.skipIf(!chromePath())('openmanus and the browser', () => {
     expect(server.requests.map((r) => r.model)).toEqual(['browser-model', 'browser-model', 'browser-model']);
     expect(toolNames(server.requests[0])).toEqual(['browser_use', 'terminate']);
     const opened = String(lastObservation(server.requests[1]));
-    expect(opened).toMatch(/^Navigated to http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji\.html\.\n\nURL: /);
-    expect(opened).toContain('Title: Kinkaku-ji: hours, admission and how to get there');
-    // The page comes into the next step while the browser is in use.
-    expect(lastPrompt(server.requests[1])).toMatch(
-      /^The browser now:\nURL: http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji/,
+    expect(opened).toMatch(
+      /^Navigated to http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji\.html\.\n\n<page_content untrusted="true">\nURL: /,
     );
+    expect(opened).toContain('Title: Kinkaku-ji: hours, admission and how to get there');
+    // The page comes into the next step while the browser is in use: as a tool's result, marked as
+    // page content, never in the user's words.
+    expect(pageState(server.requests[1])).toMatch(
+      /^The browser now, before this step:\n<page_content untrusted="true">\nURL: http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji/,
+    );
+    expect(lastPrompt(server.requests[1])).not.toContain('Kinkaku-ji: hours');
     expect(String(lastObservation(server.requests[2]))).toMatch(/yen/);
   });
 
