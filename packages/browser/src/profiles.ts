@@ -1,6 +1,7 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { startTimeOf } from '@openmanus/core';
 
 // Playwright starts Chromium with a fresh profile in the temporary directory (cookies, storage,
 // cache) and removes it when the browser closes; a process killed outright (SIGKILL, OOM) leaves it
@@ -14,14 +15,6 @@ interface Owner {
   readonly pid: number;
   /** The process's start time (clock ticks after boot, /proc/<pid>/stat): a pid is reused, the pair is not. */
   readonly started: string;
-}
-
-/** When the process started, from /proc; undefined when it does not exist (or there is no /proc). */
-async function startOf(pid: number): Promise<string | undefined> {
-  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => undefined);
-  // After the command name (in parentheses, which may hold spaces): field 3 on is space-separated.
-  const fields = stat?.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return fields?.[19];
 }
 
 const parentOf = async (pid: string): Promise<number | undefined> => {
@@ -47,7 +40,7 @@ async function ownProfiles(): Promise<string[]> {
 
 /** Marks the profiles of the browsers this process runs as its own (after a launch). */
 export async function markOwnProfiles(): Promise<void> {
-  const started = await startOf(process.pid);
+  const started = startTimeOf(process.pid);
   if (started === undefined) return;
   const owner: Owner = { pid: process.pid, started };
   for (const profile of await ownProfiles()) {
@@ -75,7 +68,7 @@ export async function sweepStaleProfiles(): Promise<void> {
     } catch {
       continue;
     }
-    if (!isOwner(owner) || (await startOf(owner.pid)) === owner.started) continue;
+    if (!isOwner(owner) || startTimeOf(owner.pid) === owner.started) continue;
     await rm(profile, { recursive: true, force: true }).catch(() => {});
   }
 }

@@ -63,6 +63,7 @@ export {
 export { type Ending, endingOfStatus, signalOfStatus } from './sandbox/exitStatus.js';
 export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
 export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/localProvider.js';
+export { startTimeOf } from './sandbox/processOwner.js';
 export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './sandbox/reaping.js';
 export { sandboxFor } from './sandbox/runSandbox.js';
 export { type AbortLink, linkAbort } from './shell/abort.js';
