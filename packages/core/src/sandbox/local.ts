@@ -19,7 +19,10 @@ export interface LocalIsolation {
   readonly spawn: ProcessIsolation;
 }
 
-const NONE = (): LocalIsolation => ({ exec: withoutBwrap(), spawn: 'same-user' });
+const NONE = (): LocalIsolation => {
+  const exec = withoutBwrap();
+  return { exec, spawn: exec === 'user' ? 'user' : 'same-user' };
+};
 
 /** Chooses the isolation for `mode`, or says why bubblewrap, asked for, cannot run. */
 export async function localIsolation(
@@ -41,7 +44,7 @@ export async function localIsolation(
     `sandbox: bubblewrap is not available (${probe.reason}). Commands run ` +
       (none.exec === 'user' ? 'as a separate unprivileged user each' : `as your own user (${userInfo().username})`) +
       ', with an environment scrubbed of secrets, and can reach the network' +
-      (none.exec === 'user' ? '; long-lived shells run as your own user.' : ' and read your files.') +
+      (none.exec === 'user' ? '; long-lived shells as one such user each.' : ' and read your files.') +
       ' Install bubblewrap (apt-get install bubblewrap) for the sandbox.',
     onNotice,
   );

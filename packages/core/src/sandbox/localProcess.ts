@@ -1,7 +1,8 @@
-// A long-lived process on this host (a shell), confined: inside bubblewrap, or as the host's user
-// with a scrubbed environment and a private home. Ending it ends everything it started.
+// A long-lived process on this host (a shell), confined: inside bubblewrap, as a uid leased for its
+// life (the host is root, no bubblewrap), or as the host's user with a scrubbed environment and a
+// private home. Ending it ends everything it started.
 import type { ChildProcess } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { chown, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Readable, Writable } from 'node:stream';
@@ -12,13 +13,14 @@ import { type Ending, endingOfStatus } from './exitStatus.js';
 import { groupMembers, sendSignal } from './processGroup.js';
 import { leaseUid, reapMarked, reapUid, stripSetuid } from './reaping.js';
 import { markerToken, PROCESS_MARKER, sweepSurvivors } from './survivors.js';
+import { removeLeftovers } from './tmpLeftovers.js';
 import { workspaceLoan } from './workspaceLoan.js';
 
 /** How long output may still arrive after the process exited while a child it left holds the pipes. */
 const DRAIN_MS = 300;
 
-/** Where a long-lived process runs: inside bubblewrap, or as the host's user. */
-export type ProcessIsolation = 'bwrap' | 'same-user';
+/** Where a long-lived process runs: inside bubblewrap, as a leased uid (host root), or as the host's user. */
+export type ProcessIsolation = 'bwrap' | 'user' | 'same-user';
 
 /** Listeners that also get what came before they were added (the process may speak before anyone listens). */
 class Channel<T> {
@@ -38,6 +40,8 @@ interface Launch {
   readonly command: string;
   readonly args: readonly string[];
   readonly env: Readonly<Record<string, string>>;
+  /** The uid (and gid) it runs as, when not this process's. */
+  readonly uid?: number;
   /** bubblewrap tells the sandbox's first process on fd 3: its process group holds the program. */
   readonly infoFd: boolean;
   /** bubblewrap passes a signal that ended the program on as the exit code 128 + its number. */
@@ -103,6 +107,37 @@ async function launchFor(
   }
   const [program = '', ...args] = command;
   const home = await mkdtemp(join(tmpdir(), 'openmanus-process-'));
+  if (isolation === 'user') {
+    // Host root without bubblewrap: never root for the model's code, but a uid leased for the
+    // process's life, the workspace lent to it from each input as under bubblewrap.
+    const lease = leaseUid();
+    const loan = workspaceLoan(workspace, lease.uid);
+    try {
+      await chown(home, lease.uid, lease.uid);
+      await loan.lend();
+    } catch (error) {
+      lease.release();
+      await rm(home, { recursive: true, force: true });
+      throw error;
+    }
+    return {
+      command: program,
+      args,
+      // The uid has no account: name one, for getpass.getuser() and the like.
+      env: { ...sandboxEnv(hostPath(), home), USER: 'sandbox', LOGNAME: 'sandbox', ...env },
+      uid: lease.uid,
+      infoFd: false,
+      signalsAsCodes: false,
+      beforeInput: () => loan.lend(),
+      cleanup: async () => {
+        await reapUid(lease.uid);
+        await loan.giveBack();
+        await removeLeftovers(lease.uid, [workspace]);
+        lease.release();
+        await rm(home, { recursive: true, force: true });
+      },
+    };
+  }
   const token = markerToken();
   return {
     command: program,
@@ -139,6 +174,7 @@ export async function spawnConfined(
     child = childProcess().spawn(launch.command, [...launch.args], {
       cwd: options.cwd ?? workspace,
       env: launch.env,
+      ...(launch.uid !== undefined ? { uid: launch.uid, gid: launch.uid } : {}),
       detached: true,
       stdio: ['pipe', 'pipe', 'pipe', launch.infoFd ? 'pipe' : 'ignore', launch.seccomp ? 'pipe' : 'ignore'],
     });

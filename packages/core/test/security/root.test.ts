@@ -325,6 +325,34 @@ describe.skipIf(!isRoot)('processes a killed agent left behind', () => {
 });
 
 describe.skipIf(!isRoot)('a separate uid per call (no bubblewrap, host is root)', () => {
+  it("runs a long-lived shell (isolation none) as a leased uid, never host root; the files are the host's again at its end", async () => {
+    const workspace = await newWorkspace();
+    const sandbox = await createLocalSandboxProvider({ isolation: 'none', workspace }).create({
+      runId: 'root-none-shell',
+      signal: new AbortController().signal,
+    });
+    let shell: SandboxProcess | undefined;
+    let text = '';
+    try {
+      await writeFile(join(workspace, 'host.txt'), 'host');
+      shell = await sandbox.spawn(['/bin/bash', '--noprofile', '--norc']);
+      shell.onStdout((chunk) => {
+        text += Buffer.from(chunk).toString();
+      });
+      shell.write(
+        'id -u; echo "+shell" >> host.txt; { : > /proc/sys/kernel/core_pattern; } 2>/dev/null && echo sysctl: writable || echo sysctl: refused; echo done\n',
+      );
+      await until(() => text.includes('done'), 'the shell answers');
+      expect(inSandboxRange(Number(text.split('\n')[0])), text).toBe(true);
+      expect(text).toContain('sysctl: refused');
+    } finally {
+      await shell?.kill();
+      await sandbox.close();
+    }
+    expect(lstatSync(join(workspace, 'host.txt')).uid).toBe(0);
+    expect(await readFile(join(workspace, 'host.txt'), 'utf8')).toBe('host+shell\n');
+  });
+
   it('leaves nothing in /tmp, /var/tmp or /dev/shm; the workspace (in /tmp) and its files stay', async () => {
     const workspace = await newWorkspace();
     const marker = randomUUID();
