@@ -18,7 +18,7 @@ afterAll(() => {
 });
 
 describe('bash where bubblewrap cannot run', () => {
-  it('by default: runs unsandboxed, and says so once per process, plainly', async () => {
+  it('by default: runs unsandboxed (as root: as a separate unprivileged uid), and says so once per process, plainly', async () => {
     const notices: string[] = [];
     const onNotice = (message: string) => notices.push(message);
     const first = toolSession(createBash({ workspace, onNotice }));
@@ -28,10 +28,17 @@ describe('bash where bubblewrap cannot run', () => {
         output: `running in ${workspace}\n[exit code 0]`,
         isError: false,
       });
-      await second.call({ command: 'echo again' });
+      const uid = (await second.call({ command: 'echo $EUID' })).output.split('\n')[0];
       expect(notices).toHaveLength(1);
       expect(notices[0]).toMatch(/^bash: the bubblewrap sandbox is not available \(bwrap is not installed\)\./);
-      expect(notices[0]).toMatch(/as your own user .* API keys included/);
+      if (process.getuid?.() === 0) {
+        // Never host root: a uid of the per-call range.
+        expect(Number(uid)).toBeGreaterThanOrEqual(1_800_000_000);
+        expect(notices[0]).toMatch(/runs as a separate unprivileged user/);
+      } else {
+        expect(uid).toBe(String(process.getuid?.()));
+        expect(notices[0]).toMatch(/as your own user .* API keys included/);
+      }
       expect(notices[0]).toMatch(/Install bubblewrap/);
     } finally {
       await first.close();
