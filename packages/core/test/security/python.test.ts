@@ -10,21 +10,12 @@ import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createLocalSandboxProvider, createPythonExecute } from '../../src/index.js';
 import { processesMatching, toolSession } from '../../src/testing/index.js';
-import { tempWorkspace } from '../toolHelpers.js';
+import { bwrapWorks, isRoot, tempWorkspace } from '../toolHelpers.js';
 
 /** The tool's own isolation, or (`provider:`) the local sandbox provider's, which the tool then runs through. */
 type Sandbox = 'auto' | 'bwrap' | 'none' | 'provider:bwrap' | 'provider:none';
 type Options = Parameters<typeof createPythonExecute>[0];
 
-const isRoot = process.getuid?.() === 0;
-const bwrapWorks = (() => {
-  try {
-    execFileSync('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const repoRoot = join(dirname(fileURLToPath(import.meta.url)), '../../../..');
 
 /** 'auto' is tested as the default: the option left out. */

@@ -1,7 +1,7 @@
 // The host sandbox when the agent runs as root: model code must never be host root, never leave a
 // setuid program, never outlive a killed agent, never leave files in the shared temporary
 // directories.
-import { execFile, execFileSync, spawn } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { existsSync, lstatSync, readdirSync, readFileSync, readlinkSync, statSync } from 'node:fs';
 import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,17 +10,8 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { bwrapCommand, createLocalSandboxProvider, createPythonExecute, type SandboxProcess } from '../../src/index.js';
 import { processesMatching, toolSession } from '../../src/testing/index.js';
-import { tempWorkspace } from '../toolHelpers.js';
+import { bwrapWorks, isRoot, tempWorkspace } from '../toolHelpers.js';
 
-const isRoot = process.getuid?.() === 0;
-const bwrapWorks = (() => {
-  try {
-    execFileSync('bwrap', ['--unshare-all', '--die-with-parent', '--ro-bind', '/', '/', 'true'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
 const SANDBOX_UIDS = { from: 1_800_000_000, to: 1_801_000_000 };
 const inSandboxRange = (uid: number) => uid >= SANDBOX_UIDS.from && uid < SANDBOX_UIDS.to;
 
