@@ -4,12 +4,24 @@ import type { Message, ToolCall } from './messages.js';
 import type { FinishReason, Usage } from './state.js';
 import type { ToolSpec } from './tool.js';
 
+/** Prompt-cache hints for the port (one that cannot use them ignores them). */
+export interface CacheHints {
+  /** Names the run: its requests should land on one cache (OpenAI's `prompt_cache_key`). */
+  readonly key?: string;
+  /**
+   * How many leading `messages` are the stable part: the next request starts with these same
+   * messages (a port with explicit cache control puts its breakpoint after them).
+   */
+  readonly stableMessages: number;
+}
+
 /** A model request: everything the LLM port needs, nothing it must look up. */
 export interface LlmRequest {
   readonly messages: readonly Message[];
   readonly tools: readonly ToolSpec[];
   readonly toolChoice: ToolChoice;
   readonly profile?: string;
+  readonly cache?: CacheHints;
 }
 
 export interface RunResult {

@@ -18,6 +18,7 @@ export type { HistorySummary, HistoryTokens, SummarizePolicy } from './compactio
 export type { ContextProvider, ContextState, RequestAdditions } from './context.js';
 export type {
   AnyEffect,
+  CacheHints,
   Effect,
   EffectType,
   HostEffect,
