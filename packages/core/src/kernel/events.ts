@@ -2,9 +2,15 @@ import type { ImageData, ToolCall } from './messages.js';
 import type { PendingInput } from './state.js';
 import type { ToolSpec } from './tool.js';
 
+/** What one model call used, as its port reports it (the fields mean what they mean in `Usage`). */
 export interface LlmUsage {
   readonly inputTokens: number;
   readonly outputTokens: number;
+  readonly cachedInputTokens?: number;
+  readonly cacheWriteTokens?: number;
+  readonly reasoningTokens?: number;
+  /** The call's cost in USD, `null` when its price is unknown; absent (a port that prices nothing) counts as unknown. */
+  readonly costUsd?: number | null;
 }
 
 /** How a `callLlm` effect is answered, by any machine whose reducer asks for model calls (agent, flow). */

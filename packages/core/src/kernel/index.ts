@@ -71,7 +71,7 @@ export type {
   Turn,
   Usage,
 } from './state.js';
-export { addUsage, emptyUsage, isFinal, SCHEMA_VERSION, usageSince } from './state.js';
+export { addUsage, costOf, emptyUsage, isFinal, SCHEMA_VERSION, usageSince } from './state.js';
 export {
   imageTokens,
   loadTokenizer,

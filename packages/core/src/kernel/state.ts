@@ -18,10 +18,25 @@ export type RunStatus =
 
 export type FinishReason = 'answered' | 'terminated' | 'max_steps' | 'token_limit' | 'cancelled' | 'error';
 
+/**
+ * What model calls used, as providers report it. The cache and reasoning counts are parts of
+ * `inputTokens` and `outputTokens`, not additions to them; each is absent until a call reports it.
+ */
 export interface Usage {
   readonly inputTokens: number;
   readonly outputTokens: number;
   readonly llmCalls: number;
+  /** Input tokens served from the provider's prompt cache (billed at the cached-input price). */
+  readonly cachedInputTokens?: number;
+  /** Input tokens written to the prompt cache, where a provider bills the write (Anthropic's cache creation). */
+  readonly cacheWriteTokens?: number;
+  /** Output tokens the model spent reasoning before it answered. */
+  readonly reasoningTokens?: number;
+  /**
+   * What the calls cost in USD; `null` once any call's price was unknown (never a guess). Absent when
+   * no call was priced: then the cost is unknown if there were calls (`costOf` reads it either way).
+   */
+  readonly costUsd?: number | null;
 }
 
 /** Where one tool call of the current turn stands. */
@@ -99,11 +114,39 @@ export const emptyUsage: Usage = {
 
 export const isFinal = (state: AgentState): boolean => state.status === 'finished' || state.status === 'failed';
 
+/** The cost of `usage` in USD, or `null` when it is unknown (a call made without a price). */
+export const costOf = (usage: Usage): number | null =>
+  usage.costUsd !== undefined ? usage.costUsd : usage.llmCalls === 0 ? 0 : null;
+
+type Counted = 'cachedInputTokens' | 'cacheWriteTokens' | 'reasoningTokens';
+const COUNTED: readonly Counted[] = ['cachedInputTokens', 'cacheWriteTokens', 'reasoningTokens'];
+
+type Optional = { -readonly [K in Counted | 'costUsd']?: Usage[K] };
+
+/**
+ * The optional fields that `a` or `b` carries, each made by `combine`: a field neither reports stays
+ * absent, so usage from ports that report no cache or price looks as it always did.
+ */
+function optionalFields(
+  a: Usage,
+  b: Usage,
+  combine: (x: number, y: number) => number,
+  combineCost: (x: number | null, y: number | null) => number | null,
+): Optional {
+  const fields: Optional = {};
+  for (const key of COUNTED) {
+    if (a[key] !== undefined || b[key] !== undefined) fields[key] = combine(a[key] ?? 0, b[key] ?? 0);
+  }
+  if (a.costUsd !== undefined || b.costUsd !== undefined) fields.costUsd = combineCost(costOf(a), costOf(b));
+  return fields;
+}
+
 export function addUsage(usage: Usage, more: Usage): Usage {
   return {
     inputTokens: usage.inputTokens + more.inputTokens,
     outputTokens: usage.outputTokens + more.outputTokens,
     llmCalls: usage.llmCalls + more.llmCalls,
+    ...optionalFields(usage, more, (x, y) => x + y, addCost),
   };
 }
 
@@ -113,5 +156,16 @@ export function usageSince(now: Usage, before: Usage): Usage {
     inputTokens: Math.max(0, now.inputTokens - before.inputTokens),
     outputTokens: Math.max(0, now.outputTokens - before.outputTokens),
     llmCalls: Math.max(0, now.llmCalls - before.llmCalls),
+    ...optionalFields(now, before, (x, y) => Math.max(0, x - y), costSince),
   };
 }
+
+// Sums of floats drift (0.1 + 0.2); cost is kept to a billionth of a dollar, far below any price's step.
+const roundCost = (usd: number): number => Math.round(usd * 1e9) / 1e9;
+
+const addCost = (a: number | null, b: number | null): number | null =>
+  a === null || b === null ? null : roundCost(a + b);
+
+/** An unknown cost before stays unknown: the run's share of it cannot be told apart. */
+const costSince = (now: number | null, before: number | null): number | null =>
+  now === null || before === null ? null : roundCost(Math.max(0, now - before));

@@ -128,6 +128,11 @@ export const agentStateSchema = z.object({
     inputTokens: z.number().nonnegative(),
     outputTokens: z.number().nonnegative(),
     llmCalls: count,
+    // Absent in states saved before the cache and cost were counted: those load as they are.
+    cachedInputTokens: z.number().nonnegative().optional(),
+    cacheWriteTokens: z.number().nonnegative().optional(),
+    reasoningTokens: z.number().nonnegative().optional(),
+    costUsd: z.number().nonnegative().nullable().optional(),
   }),
   reprompted: z.boolean(),
   finishReason: z.enum(FINISH_REASONS).optional(),
