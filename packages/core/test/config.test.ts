@@ -393,3 +393,75 @@ describe('loadConfig refuses what would misbehave later', () => {
     );
   });
 });
+
+describe('[prices]', () => {
+  const valid = '[llm]\nmodel = "my-model"\napi_key = "k"\n';
+
+  it('prices a model per million tokens, over the built-in table, and the port reports the cost', async () => {
+    const server = await startOpenAiServer({
+      script: [{ content: 'priced', usage: { inputTokens: 2_000, outputTokens: 100, cachedInputTokens: 1_000 } }],
+    });
+    try {
+      const toml =
+        `[llm]\nmodel = "my-model"\napi_key = "k"\nbase_url = "${server.baseURL}"\n` +
+        '[prices."my-model"]\ninput = 2\ncached_input = 0.5\noutput = 8\n[prices."gpt-4o"]\ninput = 1\noutput = 1\n';
+      const config = configOf(loadConfig({ cwd: await project(toml), env: {} }));
+      expect(config.prices).toEqual({
+        'my-model': { input: 2, cachedInput: 0.5, output: 8 },
+        'gpt-4o': { input: 1, output: 1 },
+      });
+      const result = await run(createAgent({ name: 'a' }), 'hi', { llm: createLlmFromConfig(config) });
+      // 1,000 fresh × 2 + 1,000 cached × 0.5 + 100 × 8, per million.
+      expect(result.usage).toEqual({
+        inputTokens: 2_000,
+        outputTokens: 100,
+        llmCalls: 1,
+        cachedInputTokens: 1_000,
+        costUsd: 0.0033,
+      });
+    } finally {
+      await server.close();
+    }
+  });
+
+  it('gives a profile the price of its own model, a dated snapshot included', async () => {
+    const toml = `${valid}[llm.fast]\nmodel = "my-model-2025-06-01"\n[prices."my-model"]\ninput = 1\noutput = 3\n`;
+    const config = configOf(loadConfig({ cwd: await project(toml), env: {} }));
+    expect(openAiOptionsFrom(llmSettingsFor(config, 'fast'), config.prices).price).toEqual({ input: 1, output: 3 });
+    expect(openAiOptionsFrom(llmSettingsFor(config, 'fast')).price).toBeUndefined();
+    expect(configOf(loadConfig({ cwd: await project(valid), env: {} })).prices).toEqual({});
+  });
+
+  it('names the model and the key at fault, and what a price is', async () => {
+    const usd = 'expected USD per million tokens, a number of at least 0 (e.g. 2.5)';
+    const cases: [string, string][] = [
+      [`${valid}[prices."my-model"]\ninput = "2.5"\noutput = 10`, `[prices."my-model"].input: ${usd}`],
+      [`${valid}[prices."my-model"]\ninput = -1\noutput = 10`, `[prices."my-model"].input: ${usd}`],
+      [`${valid}[prices."my-model"]\ninput = 2.5`, '[prices."my-model"].output: is required (USD per million tokens)'],
+      [
+        `${valid}[prices."my-model"]\ninput = 2.5\ncached_imput = 1\noutput = 10`,
+        '[prices."my-model"]: unknown key `cached_imput`; did you mean `cached_input`?',
+      ],
+      [`${valid}[prices]\n"my-model" = 2.5`, '[prices."my-model"]: expected a table: input, cached_input, output, ...'],
+      // Before any table header: a top-level key (after [llm] it would be one of [llm]'s).
+      [`prices = 3\n${valid}`, '[prices]: expected a table of models, e.g. [prices."gpt-4o"]'],
+      [`${valid}[price."my-model"]\ninput = 2.5\noutput = 10`, '[price]: unknown section; did you mean [prices]?'],
+      [
+        `${valid}[llm.price]\ninput = 2.5\noutput = 10`,
+        '[llm.price]: prices are given per model, in a [prices."<model name>"] table (input, cached_input, output, ...)',
+      ],
+    ];
+    for (const [toml, expected] of cases) {
+      const dir = await project(toml);
+      expect(errorOf(loadConfig({ cwd: dir, env: {} }))).toBe(`${join(dir, 'config', 'config.toml')}: ${expected}`);
+    }
+  });
+
+  it('prompt_cache_key = false keeps the cache key out of requests', async () => {
+    const config = configOf(loadConfig({ cwd: await project(`${valid}prompt_cache_key = false\n`), env: {} }));
+    expect(openAiOptionsFrom(config.llm).promptCacheKey).toBe(false);
+    expect(openAiOptionsFrom(configOf(loadConfig({ cwd: await project(valid), env: {} })).llm)).not.toHaveProperty(
+      'promptCacheKey',
+    );
+  });
+});

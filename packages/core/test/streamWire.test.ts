@@ -129,7 +129,8 @@ describe('a streamed reply on the wire', () => {
       value: {
         content,
         toolCalls: wholeReply.toolCalls,
-        usage: { inputTokens: 9, outputTokens: 4 },
+        // Priced as gpt-4o-mini: $0.15 in, $0.60 out per million.
+        usage: { inputTokens: 9, outputTokens: 4, costUsd: 0.00000375 },
       },
     });
     expect(deltas.map((d) => d.text ?? '').join('')).toBe(content);
@@ -242,7 +243,7 @@ describe('a streamed reply on the wire', () => {
           { id: 'call_a', name: 'add', arguments: '{"a":1,"b":2}' },
           { id: 'call_b', name: 'add', arguments: '{"a":3,"b":4}' },
         ],
-        usage: { inputTokens: 5, outputTokens: 6 },
+        usage: { inputTokens: 5, outputTokens: 6, costUsd: 0.00000435 },
       },
     });
   });

@@ -139,7 +139,8 @@ describe('a streamed reply arrives as deltas', () => {
     expect(streamed.requests.every((r) => r.stream === true)).toBe(true);
     expect(plain.requests.some((r) => r.stream)).toBe(false);
     expect(a.state).toEqual(b.state);
-    expect(a.usage).toEqual({ inputTokens: 24, outputTokens: 12, llmCalls: 2 });
+    // gpt-4o-mini: 24 input tokens at $0.15 and 12 output at $0.60 per million.
+    expect(a.usage).toEqual({ inputTokens: 24, outputTokens: 12, llmCalls: 2, costUsd: 0.0000108 });
     expect(a.answer).toBe(answer);
   });
 

@@ -12,6 +12,7 @@ import type {
 import type { CompletionUsage } from 'openai/resources/completions';
 import { afterDelay } from '../deadline.js';
 import type { LlmRequest } from '../kernel/effects.js';
+import type { LlmUsage } from '../kernel/events.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { lazyPromise } from '../lazyModule.js';
@@ -20,6 +21,7 @@ import { onAbort } from '../onAbort.js';
 import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { callCost, type ModelPrice, priceOf } from './prices.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
 import { DeltaListenerError, ReplyCutShortError, readStreamedReply } from './streamedReply.js';
@@ -55,6 +57,16 @@ export interface OpenAiLlmOptions {
    * response is the same, usage still reported. Also for servers that time out long non-streamed calls.
    */
   readonly stream?: boolean;
+  /**
+   * What the model costs, for each call's `usage.costUsd`; default the built-in table's price for
+   * `model` (exact name, or a dated snapshot of one). A model priced by neither: cost unknown.
+   */
+  readonly price?: ModelPrice;
+  /**
+   * Send a request's cache key (a run's id) as `prompt_cache_key`, so one run's requests land on
+   * the same prompt cache. Default true; false for a strict server that refuses unknown fields.
+   */
+  readonly promptCacheKey?: boolean;
   /** A ready-made client, e.g. one with a custom fetch. */
   readonly client?: OpenAI;
   /**
@@ -91,6 +103,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   });
   const reasoning = options.reasoning ?? isReasoningModel(options.model);
   const promptMode = options.toolMode === 'prompt';
+  const reading: Reading = { promptMode, price: options.price ?? priceOf(options.model) };
 
   const port: LlmPort = {
     model: options.model,
@@ -115,12 +128,12 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
           // Some proxies answer 200 with an error in place of the completion.
           const { error } = completion as { error?: unknown };
           if (error) throw replyErrorOf(error);
-          return fromCompletion(completion, promptMode);
+          return fromCompletion(completion, reading);
         }
         // The SDK makes the request (and its retries); the events are read here (see readStreamedReply).
         const response = await chat.create(params, sendOptions(params, texts, guard.signal)).asResponse();
         const reply = await readStreamedReply(response.body, { arrived: guard.chunkArrived, onDelta });
-        return ok(toResponse(reply.content, reply.toolCalls, reply.usage, promptMode));
+        return ok(toResponse(reply.content, reply.toolCalls, reply.usage, reading));
       };
       try {
         for (let attempt = 0; ; attempt++) {
@@ -330,6 +343,8 @@ function toParams(
     params.tools = toolParams(request.tools);
     params.tool_choice = request.toolChoice;
   }
+  const cacheKey = request.cache?.key;
+  if (cacheKey !== undefined && options.promptCacheKey !== false) params.prompt_cache_key = cacheKey;
   if (reasoning) {
     if (options.maxTokens !== undefined) params.max_completion_tokens = options.maxTokens;
   } else {
@@ -483,7 +498,13 @@ function toOpenAiMessage(message: Message, vision: boolean): ChatCompletionMessa
   }
 }
 
-function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result<LlmResponse, LlmError> {
+/** How the port reads a reply: tool calls from the text (prompt mode), and the price of its usage. */
+interface Reading {
+  readonly promptMode: boolean;
+  readonly price: ModelPrice | undefined;
+}
+
+function fromCompletion(completion: ChatCompletion, reading: Reading): Result<LlmResponse, LlmError> {
   const message = completion.choices?.[0]?.message;
   if (!message)
     return err({
@@ -501,7 +522,7 @@ function fromCompletion(completion: ChatCompletion, promptMode: boolean): Result
       arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
     });
   }
-  return ok(toResponse(message.content ?? '', toolCalls, completion.usage, promptMode));
+  return ok(toResponse(message.content ?? '', toolCalls, completion.usage, reading));
 }
 
 /** The reply's text and calls as the port answers them, streamed or not. */
@@ -509,11 +530,32 @@ function toResponse(
   text: string,
   toolCalls: readonly ToolCall[],
   usage: CompletionUsage | null | undefined,
-  promptMode: boolean,
+  { promptMode, price }: Reading,
 ): LlmResponse {
-  const counted = usage ? { usage: { inputTokens: usage.prompt_tokens, outputTokens: usage.completion_tokens } } : {};
+  const counted = usage ? { usage: usageOf(usage, price) } : {};
   if (promptMode) return { ...parseToolCalls(text), ...counted };
   return { content: text, toolCalls, ...counted };
+}
+
+/** DeepSeek's own name for its cache hits, where OpenAI's is prompt_tokens_details.cached_tokens. */
+type ReportedUsage = CompletionUsage & { readonly prompt_cache_hit_tokens?: number };
+
+/** The usage a reply reports, with the cache and reasoning counts it gives, priced. */
+function usageOf(reported: ReportedUsage, price: ModelPrice | undefined): LlmUsage {
+  const prompt = reported.prompt_tokens_details;
+  const cached = prompt?.cached_tokens ?? reported.prompt_cache_hit_tokens;
+  const written = prompt?.cache_write_tokens;
+  const reasoning = reported.completion_tokens_details?.reasoning_tokens;
+  const usage: LlmUsage = {
+    inputTokens: reported.prompt_tokens,
+    outputTokens: reported.completion_tokens,
+    ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}),
+    ...(typeof written === 'number' ? { cacheWriteTokens: written } : {}),
+    ...(typeof reasoning === 'number' ? { reasoningTokens: reasoning } : {}),
+  };
+  const costUsd = callCost(usage, price);
+  // An unpriced call carries no cost at all: absent is unknown, as for any port that prices nothing.
+  return costUsd === null ? usage : { ...usage, costUsd };
 }
 
 /**

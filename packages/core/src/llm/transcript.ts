@@ -37,6 +37,7 @@ export interface RecordedAnswer {
   readonly request: RequestFingerprint;
   readonly content: string;
   readonly toolCalls?: readonly RecordedToolCall[];
+  /** What the port reported the reply used, its cost included (a replay reports what the recorded run paid). */
   readonly usage?: LlmUsage;
 }
 
@@ -92,7 +93,16 @@ function transcriptSchema() {
     request,
     content: z.string(),
     toolCalls: z.array(z.object({ id: z.string(), name: z.string(), arguments: z.unknown() })).optional(),
-    usage: z.object({ inputTokens: tokens, outputTokens: tokens }).optional(),
+    usage: z
+      .object({
+        inputTokens: tokens,
+        outputTokens: tokens,
+        cachedInputTokens: tokens.optional(),
+        cacheWriteTokens: tokens.optional(),
+        reasoningTokens: tokens.optional(),
+        costUsd: z.number().nonnegative().nullable().optional(),
+      })
+      .optional(),
   });
   const failure = z.object({
     request,

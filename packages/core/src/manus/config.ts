@@ -5,6 +5,7 @@ import type * as Zod from 'zod';
 import { lazyModule, loadZod } from '../lazyModule.js';
 import type { LlmPort } from '../llm/llm.js';
 import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
+import { type ModelPrice, type PriceTable, priceIn } from '../llm/prices.js';
 import { err, ok, type Result } from '../result.js';
 import { allowedHostOf } from './allowedHost.js';
 import { nearestName } from './nearestName.js';
@@ -38,6 +39,27 @@ function buildSchemas({ z }: typeof import('zod')) {
       timeout: seconds.optional(),
       idle_timeout: seconds.optional(),
       max_retries: z.number().int().min(0).max(10).optional(),
+      // Ours: send a run's cache key as prompt_cache_key (off for servers that refuse unknown fields).
+      prompt_cache_key: z.boolean().optional(),
+    })
+    .strict();
+  // One `[prices."<model>"]` table: USD per million tokens.
+  const usd = (required: boolean) =>
+    z
+      .number({
+        error: (issue) =>
+          issue.input === undefined && required
+            ? 'is required (USD per million tokens)'
+            : 'expected USD per million tokens, a number of at least 0 (e.g. 2.5)',
+      })
+      .min(0, { error: 'expected USD per million tokens, a number of at least 0 (e.g. 2.5)' });
+  const priceTable = z
+    .object({
+      input: usd(true),
+      cached_input: usd(false).optional(),
+      cache_write: usd(false).optional(),
+      output: usd(true),
+      max_input_tokens: z.number().int().positive().optional(),
     })
     .strict();
   const agentSection = z
@@ -102,7 +124,7 @@ function buildSchemas({ z }: typeof import('zod')) {
       error: 'set wss_url or cdp_url, not both: each names the browser to connect to',
     });
   const envSettings = llmSettings.pick({ api_key: true, base_url: true, model: true }).partial();
-  return { llmSettings, agentSection, searchSection, browserSection, envSettings };
+  return { llmSettings, priceTable, agentSection, searchSection, browserSection, envSettings };
 }
 
 let built: ReturnType<typeof buildSchemas> | undefined;
@@ -119,11 +141,11 @@ export type SearchSettings = Zod.output<ReturnType<typeof buildSchemas>['searchS
 export type BrowserSettings = Zod.output<ReturnType<typeof buildSchemas>['browserSection']>;
 
 /**
- * The sections of an OpenManus config.toml: the four checked here key by key, and those other
+ * The sections of an OpenManus config.toml: the five checked here key by key, and those other
  * packages read ([sandbox], [daytona] and [runflow]; OpenManus's [mcp]). Any other section is
  * kept as it is, with a warning, unless its name is a near miss of one of these (an error).
  */
-const KNOWN_SECTIONS = ['llm', 'agent', 'search', 'browser', 'sandbox', 'mcp', 'runflow', 'daytona'] as const;
+const KNOWN_SECTIONS = ['llm', 'prices', 'agent', 'search', 'browser', 'sandbox', 'mcp', 'runflow', 'daytona'] as const;
 
 /** The environment variables that override keys of `[llm]` (and of every profile). */
 const ENV_OVERRIDES = { api_key: 'OPENAI_API_KEY', base_url: 'OPENAI_BASE_URL', model: 'OPENMANUS_MODEL' } as const;
@@ -134,6 +156,8 @@ export interface OpenManusConfig {
   readonly llm: LlmSettings;
   /** `[llm.<name>]` tables, already merged over `[llm]` and validated. */
   readonly profiles: Readonly<Record<string, LlmSettings>>;
+  /** `[prices."<model>"]` tables: what the models cost, over the built-in table (empty when the file has none). */
+  readonly prices: PriceTable;
   readonly agent: {
     readonly maxSteps?: number;
     readonly workspace?: string;
@@ -188,7 +212,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   }
   const where = hasFile ? { file } : {};
 
-  const { llm: llmTable, agent: agentTable, search: searchTable, browser: browserTable, ...sections } = raw;
+  const {
+    llm: llmTable,
+    prices: pricesTable,
+    agent: agentTable,
+    search: searchTable,
+    browser: browserTable,
+    ...sections
+  } = raw;
   const warnings: string[] = [];
   for (const name of Object.keys(sections)) {
     if ((KNOWN_SECTIONS as readonly string[]).includes(name)) continue;
@@ -200,6 +231,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     return err({ ...where, key: '[llm]', message: 'expected a table' });
   }
   const { base, named } = splitProfiles((llmTable ?? {}) as Record<string, unknown>);
+  const pricedProfile = Object.keys(named).find((name) => /^prices?$/i.test(name));
+  if (pricedProfile) {
+    return err({
+      ...where,
+      key: `[llm.${pricedProfile}]`,
+      message: 'prices are given per model, in a [prices."<model name>"] table (input, cached_input, output, ...)',
+    });
+  }
   const collision = sameProfileNames(Object.keys(named));
   if (collision) {
     const [a, b] = collision;
@@ -237,6 +276,8 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     profiles[name.toLowerCase()] = merged.value;
   }
 
+  const prices = pricesFrom(pricesTable, where);
+  if (!prices.ok) return err(prices.error);
   const agent = schemas().agentSection.safeParse(agentTable ?? {});
   if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]', schemas().agentSection) });
   const search = schemas().searchSection.safeParse(searchTable ?? {});
@@ -249,6 +290,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     ...where,
     llm: llm.value,
     profiles,
+    prices: prices.value,
     agent: {
       ...(agent.data.max_steps !== undefined ? { maxSteps: agent.data.max_steps } : {}),
       ...(agent.data.workspace !== undefined ? { workspace: agent.data.workspace } : {}),
@@ -259,6 +301,34 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     sections,
     warnings,
   });
+}
+
+/** `[prices]`: a table per model name, each checked key by key. */
+function pricesFrom(table: unknown, where: { file?: string }): Result<PriceTable, ConfigError> {
+  if (table === undefined) return ok({});
+  if (typeof table !== 'object' || table === null || Array.isArray(table)) {
+    return err({ ...where, key: '[prices]', message: 'expected a table of models, e.g. [prices."gpt-4o"]' });
+  }
+  const { priceTable } = schemas();
+  const prices: Record<string, ModelPrice> = {};
+  for (const [model, value] of Object.entries(table)) {
+    const name = `[prices.${JSON.stringify(model)}]`;
+    const parsed = priceTable.safeParse(value);
+    if (!parsed.success) {
+      const notTable = typeof value !== 'object' || value === null || Array.isArray(value);
+      if (notTable) return err({ ...where, key: name, message: 'expected a table: input, cached_input, output, ...' });
+      return err({ ...where, ...issueOf(parsed.error, name, priceTable) });
+    }
+    const { input, cached_input, cache_write, output, max_input_tokens } = parsed.data;
+    prices[model] = {
+      input,
+      ...(cached_input !== undefined ? { cachedInput: cached_input } : {}),
+      ...(cache_write !== undefined ? { cacheWrite: cache_write } : {}),
+      output,
+      ...(max_input_tokens !== undefined ? { maxInputTokens: max_input_tokens } : {}),
+    };
+  }
+  return ok(prices);
 }
 
 /** An engine `[search]` names that its keys leave without an endpoint or a key. */
@@ -357,8 +427,10 @@ export function llmSettingsFor(config: OpenManusConfig, profile?: string): LlmSe
   return (profile && config.profiles[profile.toLowerCase()]) || config.llm;
 }
 
-export function openAiOptionsFrom(settings: LlmSettings): OpenAiLlmOptions {
+/** The port's options for a profile's settings; `prices` (a config's) gives its model's price, if it has one. */
+export function openAiOptionsFrom(settings: LlmSettings, prices: PriceTable = {}): OpenAiLlmOptions {
   const { api_type: apiType, timeout } = settings;
+  const price = priceIn(prices, settings.model);
   return {
     model: settings.model,
     ...(settings.api_key ? { apiKey: settings.api_key } : {}),
@@ -373,10 +445,12 @@ export function openAiOptionsFrom(settings: LlmSettings): OpenAiLlmOptions {
     ...(timeout !== undefined ? { timeoutMs: Math.ceil(timeout * 1000) } : {}),
     ...(settings.idle_timeout !== undefined ? { idleTimeoutMs: Math.ceil(settings.idle_timeout * 1000) } : {}),
     ...(settings.max_retries !== undefined ? { maxRetries: settings.max_retries } : {}),
+    ...(settings.prompt_cache_key !== undefined ? { promptCacheKey: settings.prompt_cache_key } : {}),
+    ...(price ? { price } : {}),
   };
 }
 
 /** An LLM port for a profile of the config. */
 export function createLlmFromConfig(config: OpenManusConfig, profile?: string): LlmPort {
-  return createOpenAiLlm(openAiOptionsFrom(llmSettingsFor(config, profile)));
+  return createOpenAiLlm(openAiOptionsFrom(llmSettingsFor(config, profile), config.prices));
 }

@@ -31,11 +31,17 @@ const snakeCase = (name: string) =>
 function usageOf(progress: unknown): Usage {
   const usage = (progress as { usage?: Partial<Usage> } | null | undefined)?.usage;
   if (typeof usage !== 'object' || usage === null) return emptyUsage;
-  const count = (n: unknown) => (typeof n === 'number' && Number.isFinite(n) ? n : 0);
+  const isCount = (n: unknown): n is number => typeof n === 'number' && Number.isFinite(n);
+  const count = (n: unknown) => (isCount(n) ? n : 0);
+  const { cachedInputTokens, cacheWriteTokens, reasoningTokens, costUsd } = usage;
   return {
     inputTokens: count(usage.inputTokens),
     outputTokens: count(usage.outputTokens),
     llmCalls: count(usage.llmCalls),
+    ...(isCount(cachedInputTokens) ? { cachedInputTokens } : {}),
+    ...(isCount(cacheWriteTokens) ? { cacheWriteTokens } : {}),
+    ...(isCount(reasoningTokens) ? { reasoningTokens } : {}),
+    ...(isCount(costUsd) || costUsd === null ? { costUsd } : {}),
   };
 }
 

@@ -1,5 +1,6 @@
 import type { HostAnswer } from '../kernel/events.js';
 import type { ToolCall } from '../kernel/messages.js';
+import type { Usage } from '../kernel/state.js';
 import type { LlmPort } from '../llm/llm.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { ItemOrigin, RunItem } from './runItems.js';
@@ -57,7 +58,7 @@ export interface ToolScope extends RunScope {
   /** Replaces this tool's data for this run; saved with the call's result. */
   setData(data: unknown): void;
   /** Counts model use of the tool's own (a child agent's calls) in the run's usage. */
-  addUsage(usage: { readonly inputTokens: number; readonly outputTokens: number; readonly llmCalls: number }): void;
+  addUsage(usage: Usage): void;
 }
 
 /** Resources by key, opened once, closed together. */

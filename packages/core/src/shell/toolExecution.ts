@@ -1,6 +1,7 @@
 import type { Effect } from '../kernel/effects.js';
 import type { AgentEvent } from '../kernel/events.js';
 import type { ImageData } from '../kernel/messages.js';
+import { addUsage, emptyUsage, type Usage } from '../kernel/state.js';
 import type { LlmPort } from '../llm/llm.js';
 import { err, ok, type Result } from '../result.js';
 import type { Tool, ToolOutput, ToolReturn, ToolSuspension } from '../tools/defineTool.js';
@@ -22,8 +23,6 @@ export interface ToolCallOptions {
   /** Records the call's progress in the run (a `toolProgressed` event), with the usage spent since the last report. */
   readonly saveProgress?: (progress: unknown, usage?: Usage) => void;
 }
-
-export type Usage = { inputTokens: number; outputTokens: number; llmCalls: number };
 
 /** Runs one tool call; whatever goes wrong becomes an observation for the model. */
 export async function executeTool(
@@ -103,9 +102,7 @@ const halted: unique symbol = Symbol('halted');
 
 /** One call's bookkeeping: the model use it has not reported yet, the data it set, its link. */
 class CallLedger {
-  inputTokens = 0;
-  outputTokens = 0;
-  llmCalls = 0;
+  usage: Usage = emptyUsage;
   data: { value: unknown } | undefined;
   link: AbortLink | undefined;
   private metered: LlmPort | undefined;
@@ -122,18 +119,14 @@ class CallLedger {
   }
 
   add(more: Usage): void {
-    this.inputTokens += more.inputTokens;
-    this.outputTokens += more.outputTokens;
-    this.llmCalls += more.llmCalls;
+    this.usage = addUsage(this.usage, more);
   }
 
   /** Usage is reported as it is spent (with progress, then with the result), each call once. */
   takeUsage(): Usage | undefined {
-    if (this.llmCalls === 0 && this.inputTokens === 0 && this.outputTokens === 0) return undefined;
-    const usage = { inputTokens: this.inputTokens, outputTokens: this.outputTokens, llmCalls: this.llmCalls };
-    this.inputTokens = 0;
-    this.outputTokens = 0;
-    this.llmCalls = 0;
+    const { usage } = this;
+    if (usage.llmCalls === 0 && usage.inputTokens === 0 && usage.outputTokens === 0) return undefined;
+    this.usage = emptyUsage;
     return usage;
   }
 
@@ -203,7 +196,8 @@ function meteredLlm(llm: LlmPort, ledger: CallLedger): LlmPort {
     complete: async (request, callOptions) => {
       const result = await llm.complete(request, callOptions);
       const usage = result.ok ? result.value.usage : undefined;
-      ledger.add({ inputTokens: usage?.inputTokens ?? 0, outputTokens: usage?.outputTokens ?? 0, llmCalls: 1 });
+      // A reply without usage still was a call: counted, its cost unknown.
+      ledger.add({ inputTokens: 0, outputTokens: 0, ...usage, llmCalls: 1 });
       return result;
     },
   };

@@ -11,10 +11,16 @@ export interface ScriptedToolCall {
 export interface ScriptedAnswer {
   readonly content?: string;
   readonly toolCalls?: readonly ScriptedToolCall[];
+  /** What the reply reports it used (the server sends the cache and reasoning counts as OpenAI does). */
   readonly usage?: {
     readonly inputTokens: number;
     readonly outputTokens: number;
+    readonly cachedInputTokens?: number;
+    readonly cacheWriteTokens?: number;
+    readonly reasoningTokens?: number;
   };
+  /** HTTP server only: the `usage` object sent as it is, in place of the one `usage` makes (a provider's own fields). */
+  readonly wireUsage?: Readonly<Record<string, unknown>>;
   /** Wait before answering (to script a slow model). */
   readonly delayMs?: number;
   /**

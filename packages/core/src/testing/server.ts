@@ -210,11 +210,23 @@ function toCompletion(reply: ScriptedAnswer, index: number, model: string, body:
         logprobs: null,
       },
     ],
-    usage: {
-      prompt_tokens: usage.inputTokens,
-      completion_tokens: usage.outputTokens,
-      total_tokens: usage.inputTokens + usage.outputTokens,
-    },
+    usage: reply.wireUsage ?? wireUsage(usage),
+  };
+}
+
+/** Usage in the API's shape: the details only where the script gives them, as servers without a cache send none. */
+function wireUsage(usage: NonNullable<ScriptedAnswer['usage']>) {
+  const { inputTokens, outputTokens, cachedInputTokens, cacheWriteTokens, reasoningTokens } = usage;
+  const prompt = {
+    ...(cachedInputTokens !== undefined ? { cached_tokens: cachedInputTokens } : {}),
+    ...(cacheWriteTokens !== undefined ? { cache_write_tokens: cacheWriteTokens } : {}),
+  };
+  return {
+    prompt_tokens: inputTokens,
+    completion_tokens: outputTokens,
+    total_tokens: inputTokens + outputTokens,
+    ...(Object.keys(prompt).length > 0 ? { prompt_tokens_details: prompt } : {}),
+    ...(reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
   };
 }
 

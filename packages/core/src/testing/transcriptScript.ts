@@ -1,6 +1,7 @@
+import type { LlmUsage } from '../kernel/events.js';
 import type { Placeholders } from '../llm/placeholders.js';
 import { restoreReply, type Transcript } from '../llm/transcript.js';
-import type { ScriptedReply } from './script.js';
+import type { ScriptedAnswer, ScriptedReply } from './script.js';
 
 /**
  * A transcript's replies as a script for `startOpenAiServer` (or `scriptedLlm`), with this run's
@@ -20,7 +21,10 @@ export function transcriptScript(transcript: Transcript, placeholders: Placehold
       ...(toolCalls.length > 0
         ? { toolCalls: toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) }
         : {}),
-      ...(usage ? { usage } : {}),
+      // The tokens only: whoever serves the script prices them (the port behind the server).
+      ...(usage ? { usage: tokensOf(usage) } : {}),
     };
   });
 }
+
+const tokensOf = ({ costUsd: _, ...tokens }: LlmUsage): NonNullable<ScriptedAnswer['usage']> => tokens;
