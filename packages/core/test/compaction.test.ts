@@ -251,7 +251,7 @@ describe('a token-aware window', () => {
     ]);
     const sent = ofType(effects, 'callLlm')[0]?.request.messages ?? [];
     expect(sent.map((m) => m.content)).not.toContain(long('first'));
-    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'memoryTrimmed', dropped: 2 });
+    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'memoryTrimmed', dropped: 2, shrunk: 0 });
   });
 });
 

@@ -671,7 +671,7 @@ describe('the driver under an agent run', () => {
     const llm = scriptedLlm([{ toolCalls: [{ name: 'lingering' }] }, { content: 'done' }]);
     await run(createAgent({ name: 'a', tools: [lingering] }), 'go', { llm, emitter });
     const during = heard.length;
-    kept?.emit({ type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 1 } });
+    kept?.emit({ type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 1, shrunk: 0 } });
     expect(heard).toHaveLength(during);
     expect(heard).not.toContain('memoryTrimmed');
   });

@@ -16,7 +16,7 @@ import {
   type StepFunction,
   selectWindow,
 } from '../src/index.js';
-import { countingTokenizer, historyToSend, tokensToSend } from '../src/kernel/compaction.js';
+import { countingTokenizer, summaryMessage, tokensToSend } from '../src/kernel/compaction.js';
 import { specs, testConfig } from './helpers.js';
 
 type CallKind = 'echo' | 'write' | 'unknown' | 'badJson' | 'terminate' | 'deploy' | 'ask';
@@ -357,8 +357,15 @@ describe('the count of history tokens compaction reads', () => {
   const image = { base64: 'iVBORw0KGgo=', mimeType: 'image/png' };
 
   /** The tokens of what a request would carry, counted message by message. */
-  const recount = (config: AgentConfig, state: AgentState) =>
-    historyToSend(state).messages.reduce((sum, m) => sum + messageTokens(m, countingTokenizer(config)), 0);
+  const recount = (config: AgentConfig, state: AgentState) => {
+    const from = state.summary?.upTo ?? 0;
+    const carried = [
+      ...(state.summary && state.taskIndex < from ? [state.messages[state.taskIndex] as Message] : []),
+      ...(state.summary ? [summaryMessage(state.summary)] : []),
+      ...state.messages.slice(from),
+    ];
+    return carried.reduce((sum, m) => sum + messageTokens(m, countingTokenizer(config)), 0);
+  };
 
   it('always equals a full recount, and is kept whenever the messages change', () => {
     fc.assert(

@@ -362,36 +362,42 @@ describe('token budget', () => {
 });
 
 describe('images', () => {
-  it('keeps only the newest image (keepImages), in memory and in requests', () => {
-    const config = testConfig({ maxSteps: 10 });
+  it('keeps the newest keepImages images; once there are twice as many the older ones go, all at once', () => {
     const image = (n: string) => ({ base64: n, mimeType: 'image/png' });
-    const { state, effects } = drive(config, 'go', [
-      replied('', [call('echo', {}, 'a')]),
-      { type: 'toolCompleted', callId: 'a', output: 'shot 1', image: image('AAAA') },
-      replied('', [call('echo', { text: '2' }, 'b')]),
-      { type: 'toolCompleted', callId: 'b', output: 'shot 2', image: image('BBBB') },
-    ]);
+    const shots = (config: ReturnType<typeof testConfig>, count: number) =>
+      drive(
+        config,
+        'go',
+        Array.from({ length: count }, (_, i) => [
+          replied('', [call('echo', { text: `${i}` }, `s${i + 1}`)]),
+          { type: 'toolCompleted' as const, callId: `s${i + 1}`, output: `shot ${i + 1}`, image: image('AAAA') },
+        ]).flat(),
+      );
     const withImages = (messages: readonly Message[]) =>
       messages.filter((m) => 'image' in m && m.image).map((m) => m.content);
-    expect(withImages(state.messages)).toEqual(['shot 2']);
+    const config = testConfig({ maxSteps: 10 });
+    // Two images are within the high-water mark: the history sent before is not rewritten.
+    expect(withImages(shots(config, 2).state.messages)).toEqual(['shot 1', 'shot 2']);
+    const { state, effects } = shots(config, 3);
+    expect(withImages(state.messages)).toEqual(['shot 3']);
+    expect(withImages(lastRequest(effects).messages)).toEqual(['shot 3']);
+    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({
+      kind: 'memoryTrimmed',
+      dropped: 0,
+      shrunk: 2,
+    });
     expect(state.messages.find((m) => m.content === 'shot 1')).toEqual({
       role: 'tool',
       content: 'shot 1',
-      toolCallId: 'a',
+      toolCallId: 's1',
       name: 'echo',
     });
-    expect(withImages(lastRequest(effects).messages)).toEqual(['shot 2']);
     const two = testConfig({ maxSteps: 10, keepImages: 2 });
-    expect(
-      withImages(
-        drive(two, 'go', [
-          replied('', [call('echo', {}, 'a')]),
-          { type: 'toolCompleted', callId: 'a', output: 'shot 1', image: image('AAAA') },
-          replied('', [call('echo', { text: '2' }, 'b')]),
-          { type: 'toolCompleted', callId: 'b', output: 'shot 2', image: image('BBBB') },
-        ]).state.messages,
-      ),
-    ).toEqual(['shot 1', 'shot 2']);
+    expect(withImages(shots(two, 4).state.messages)).toEqual(['shot 1', 'shot 2', 'shot 3', 'shot 4']);
+    expect(withImages(shots(two, 5).state.messages)).toEqual(['shot 4', 'shot 5']);
+    // None kept: no image is ever sent.
+    const none = shots(testConfig({ maxSteps: 10, keepImages: 0 }), 1);
+    expect(withImages(lastRequest(none.effects).messages)).toEqual([]);
   });
 });
 
@@ -414,14 +420,12 @@ describe('superseded observations', () => {
   const toolContents = (messages: readonly Message[]) =>
     messages.filter((m) => m.role === 'tool').map((m) => m.content);
 
-  it('keeps the newest keepFullObservations of a tool in full; older ones shrink to their brief, in memory and in requests', () => {
-    const { state, effects } = browse(testConfig({ maxSteps: 10 }), 4);
-    const expected = [
-      'clicked 1',
-      'clicked 2',
-      'clicked 3\nPage state 3: a long list of elements',
-      'clicked 4\nPage state 4: a long list of elements',
-    ];
+  it('keeps the newest keepFullObservations of a tool in full; at twice as many the older ones shrink to their brief at once', () => {
+    const full = (n: number) => `clicked ${n}\nPage state ${n}: a long list of elements`;
+    // Four full observations are within the high-water mark of the default (2): nothing sent is rewritten.
+    expect(toolContents(browse(testConfig({ maxSteps: 10 }), 4).state.messages)).toEqual([1, 2, 3, 4].map(full));
+    const { state, effects } = browse(testConfig({ maxSteps: 10 }), 5);
+    const expected = ['clicked 1', 'clicked 2', 'clicked 3', full(4), full(5)];
     expect(toolContents(state.messages)).toEqual(expected);
     expect(toolContents(lastRequest(effects).messages)).toEqual(expected);
     // A shrunk observation is a plain tool message: nothing left to shrink, no brief sent on.
@@ -434,8 +438,16 @@ describe('superseded observations', () => {
     expect(toolContents(browse(testConfig({ maxSteps: 10, keepFullObservations: 1 }), 3).state.messages)).toEqual([
       'clicked 1',
       'clicked 2',
-      'clicked 3\nPage state 3: a long list of elements',
+      full(3),
     ]);
+  });
+
+  it('with keepFullObservations 0 every observation that has a brief is sent as its brief, the newest too', () => {
+    const { state, effects } = browse(testConfig({ maxSteps: 10, keepFullObservations: 0 }), 3);
+    expect(toolContents(state.messages)).toEqual(['clicked 1', 'clicked 2', 'clicked 3']);
+    expect(toolContents(lastRequest(effects).messages)).toEqual(['clicked 1', 'clicked 2', 'clicked 3']);
+    // Only what no request had carried was shortened: no jump to report.
+    expect(ofType(effects, 'emit').some((e) => e.observation.kind === 'memoryTrimmed')).toBe(false);
   });
 
   it('counts per tool, and leaves observations without a brief alone', () => {
@@ -462,13 +474,22 @@ describe('superseded observations', () => {
 });
 
 describe('memory window', () => {
-  it('sends at most maxMessages on turn boundaries and always the task', () => {
+  it('sends at most maxMessages on turn boundaries and always the task, with a note for what it leaves out', () => {
     const config = testConfig({ memory: { maxMessages: 4 }, maxSteps: 20 });
     const events = [1, 2, 3, 4].flatMap((i) => [replied(`${i}`, [call('echo', {}, `e${i}`)]), done(`e${i}`)]);
     const { effects } = drive(config, 'the task', events);
     const history = lastRequest(effects).messages.slice(1, -1);
-    expect(contents(history)).toEqual(['user:the task', 'assistant:4', 'tool:ok']);
-    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'memoryTrimmed', dropped: 6 });
+    expect(contents(history)).toEqual([
+      'user:the task',
+      'user:[6 earlier messages are left out of this request to keep it short.]',
+      'assistant:4',
+      'tool:ok',
+    ]);
+    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({
+      kind: 'memoryTrimmed',
+      dropped: 2,
+      shrunk: 0,
+    });
   });
 });
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import {
   type AgentConfig,
+  type AgentState,
   type AnyEffect,
   type ContextProvider,
   createStep,
@@ -125,7 +126,7 @@ describe('the effects of each step, exactly', () => {
     expect(observations(trace[2]?.effects ?? [])).toEqual([{ kind: 'stepStarted', step: 2, maxSteps: 10 }]);
     expect(observations(trace[4]?.effects ?? [])).toEqual([
       { kind: 'stepStarted', step: 3, maxSteps: 10 },
-      { kind: 'memoryTrimmed', dropped: 2 },
+      { kind: 'memoryTrimmed', dropped: 2, shrunk: 0 },
     ]);
   });
 });
@@ -522,18 +523,23 @@ describe('starting tasks', () => {
     expect(requestOf(effects).messages[1]).toEqual({ role: 'user', content: 'what is this?', image });
   });
 
-  it("a new task's image replaces the older ones beyond keepImages; a task without one leaves them", () => {
+  it("a new task's image counts with the older ones; past twice keepImages only the newest keep theirs", () => {
     const config = testConfig();
     const first = { base64: 'AAAA', mimeType: 'image/png' };
     const second = { base64: 'BBBB', mimeType: 'image/jpeg' };
+    const third = { base64: 'CCCC', mimeType: 'image/png' };
+    const imaged = (state: AgentState) => state.messages.filter((m) => 'image' in m && m.image).map((m) => m.content);
     const [start] = initialStep(config, 'one', first);
     const [answered] = on(config, start, replied('A cat.'));
     const [plain] = on(config, answered, { type: 'started', input: 'and now?' });
     expect(plain.messages[0]).toEqual({ role: 'user', content: 'one', image: first });
     const [answeredAgain] = on(config, plain, replied('Still a cat.'));
-    const [next] = step(config, answeredAgain, { type: 'started', input: 'two', image: second });
-    expect(next.messages.filter((m) => 'image' in m && m.image).map((m) => m.content)).toEqual(['two']);
-    expect(next.messages[0]).toEqual({ role: 'user', content: 'one' });
+    const [two] = step(config, answeredAgain, { type: 'started', input: 'two', image: second });
+    expect(imaged(two)).toEqual(['one', 'two']);
+    const [answeredTwo] = on(config, two, replied('A dog.'));
+    const [three] = step(config, answeredTwo, { type: 'started', input: 'three', image: third });
+    expect(imaged(three)).toEqual(['three']);
+    expect(three.messages[0]).toEqual({ role: 'user', content: 'one' });
   });
 
   it('tools that changed after a run finished are the next task’s tools', () => {
@@ -653,6 +659,8 @@ describe('images from tools', () => {
   it('an image from one call of a turn prunes the older ones even when the other calls brought none', () => {
     const config = testConfig({ maxSteps: 10 });
     const { state } = drive(config, 'go', [
+      replied('', [call('echo', { text: 'z' }, 'z')]),
+      { type: 'toolCompleted', callId: 'z', output: 'shot 0', image: image('ZZZZ') },
       replied('', [call('echo', {}, 'a')]),
       { type: 'toolCompleted', callId: 'a', output: 'shot 1', image: image('AAAA') },
       replied('', [call('echo', { text: 'b' }, 'b'), call('echo', { text: 'c' }, 'c')]),
@@ -678,6 +686,7 @@ describe('requests', () => {
       ],
       tools: Object.values(specs),
       toolChoice: 'auto',
+      cache: { stableMessages: 2 },
     });
     const bare = requestOf(initialStep(testConfig({ systemPrompt: '', nextStepPrompt: '' }), 'go')[1]);
     expect(bare.messages).toEqual([{ role: 'user', content: 'go' }]);

@@ -98,7 +98,7 @@ describe('compactRunItem', () => {
         origin,
       },
       { type: 'result', result: outcome, origin },
-      { type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 2 }, origin },
+      { type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 2, shrunk: 0 }, origin },
     ];
     for (const item of items) expect(compactRunItem(item)).toMatchObject({ type: item.type, origin });
   });
@@ -141,7 +141,7 @@ describe('createRunEmitter', () => {
     const heard: string[] = [];
     emitter.on('observation', (item) => heard.push(`observation ${item.observation.kind}`));
     emitter.on('result', (item) => heard.push(`result ${item.result.answer}`));
-    emitter.emit('observation', { type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 1 } });
+    emitter.emit('observation', { type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 1, shrunk: 0 } });
     emitter.emit('event', { type: 'event', event: { type: 'resumed' }, state: busy });
     emitter.emit('result', { type: 'result', result: outcome });
     expect(heard).toEqual(['observation memoryTrimmed', 'result done']);

@@ -480,10 +480,10 @@ describe('executeTool: the scope a tool gets', () => {
   it('items the tool emits reach the run tagged with the call, outermost first', async () => {
     const { scope, emitted } = runScope();
     const child = toolDoing('child', (s) => {
-      s.emit({ type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 1 } });
+      s.emit({ type: 'observation', observation: { kind: 'memoryTrimmed', dropped: 1, shrunk: 0 } });
       s.emit({
         type: 'observation',
-        observation: { kind: 'memoryTrimmed', dropped: 2 },
+        observation: { kind: 'memoryTrimmed', dropped: 2, shrunk: 0 },
         origin: [{ tool: 'grandchild', effectId: 'running-2-0' }],
       });
       return 'ok';
@@ -492,12 +492,12 @@ describe('executeTool: the scope a tool gets', () => {
     expect(emitted).toEqual([
       {
         type: 'observation',
-        observation: { kind: 'memoryTrimmed', dropped: 1 },
+        observation: { kind: 'memoryTrimmed', dropped: 1, shrunk: 0 },
         origin: [{ tool: 'child', effectId: 'running-1-0' }],
       },
       {
         type: 'observation',
-        observation: { kind: 'memoryTrimmed', dropped: 2 },
+        observation: { kind: 'memoryTrimmed', dropped: 2, shrunk: 0 },
         origin: [
           { tool: 'child', effectId: 'running-1-0' },
           { tool: 'grandchild', effectId: 'running-2-0' },

@@ -9,12 +9,21 @@ import type { ToolSpec } from './tool.js';
 export type ToolChoice = 'auto' | 'required' | 'none';
 export type TokenizerName = 'cl100k_base' | 'o200k_base' | 'estimate';
 
-/** How much history each model request carries. The full transcript stays in the state. */
+/**
+ * How much history each model request carries. The full transcript stays in the state. Between two
+ * cuts the history sent only grows at its end, so a provider's prompt cache serves all of it but the
+ * newest turn; past a limit it is cut in one jump down to `shrinkTo` of it.
+ */
 export interface MemoryPolicy {
   /** Most messages sent per request; cut on turn boundaries, the task always kept. */
   readonly maxMessages: number;
   /** Most tokens of history sent per request (the task and the newest turn always go), cut on turn boundaries. */
   readonly maxTokens?: number;
+  /**
+   * The share of `maxMessages` and `maxTokens` the history is cut to once it passes one (default
+   * 0.5): lower cuts less often (the cache breaks once per cut), higher keeps requests nearer the limit.
+   */
+  readonly shrinkTo?: number;
   /** Summarise older turns through the model once the history passes a token threshold. */
   readonly summarize?: SummarizePolicy;
 }
@@ -43,11 +52,16 @@ export interface AgentConfig {
   /** Most input tokens one request may carry; a request over it is never sent. */
   readonly maxInputTokens?: number;
   readonly tokenizer: TokenizerName;
-  /** How many of the newest images the history keeps (tool screenshots, user images); older ones are dropped. */
+  /**
+   * How many of the newest images the history keeps (tool screenshots, user images). Older ones are
+   * taken out once there are twice as many (all at once, so the cache breaks once); 0 keeps none.
+   */
   readonly keepImages: number;
   /**
-   * How many of a tool's newest observations that have a `brief` the history keeps in full; older
-   * ones shrink to their brief (a page state is stale once a newer one is in memory).
+   * How many of a tool's newest observations that have a `brief` the history keeps in full. Older
+   * ones shrink to their brief (a page state is stale once a newer one is in memory) once a tool has
+   * twice as many, all at once; with 0 every such observation is sent as its brief (for a tool whose
+   * fresh state each step's context shows anyway, as the browser's page context does).
    */
   readonly keepFullObservations: number;
   /** Name of the LLM profile (config.toml `[llm.<name>]`) the interpreter should use. */
@@ -80,6 +94,10 @@ export function defineAgent(input: AgentConfigInput): AgentConfig {
   const config = { ...defaultAgentConfig, ...input };
   if (!Number.isInteger(config.maxSteps) || config.maxSteps < 1) {
     throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`);
+  }
+  const shrinkTo = config.memory.shrinkTo;
+  if (shrinkTo !== undefined && !(shrinkTo > 0 && shrinkTo <= 1)) {
+    throw new RangeError(`memory.shrinkTo must be a share above 0 and at most 1, got ${shrinkTo}`);
   }
   if (!Number.isInteger(config.maxToolArgsChars) || config.maxToolArgsChars < 1) {
     throw new RangeError(`maxToolArgsChars must be a positive integer, got ${config.maxToolArgsChars}`);

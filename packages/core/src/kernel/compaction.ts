@@ -33,7 +33,7 @@ export const countingTokenizer = (config: AgentConfig): TokenizerName =>
 // One message per summary, kept while the summary is: its token count and its wire form are then
 // worked out once, not on every step that sends it.
 const summaryMessages = new WeakMap<HistorySummary, Message>();
-function summaryMessage(summary: HistorySummary): Message {
+export function summaryMessage(summary: HistorySummary): Message {
   let message = summaryMessages.get(summary);
   if (!message) {
     message = userMessage(
@@ -42,24 +42,6 @@ function summaryMessage(summary: HistorySummary): Message {
     summaryMessages.set(summary, message);
   }
   return message;
-}
-
-/**
- * The history a request carries: the messages, or — once summarised — the task, the summary and
- * the messages after it. `taskIndex` is the task's index in what is returned.
- */
-export function historyToSend(state: AgentState): {
-  readonly messages: readonly Message[];
-  readonly taskIndex: number;
-} {
-  const summary = state.summary;
-  if (!summary) return { messages: state.messages, taskIndex: state.taskIndex };
-  const rest = state.messages.slice(summary.upTo);
-  const task = state.messages[state.taskIndex];
-  if (state.taskIndex >= summary.upTo || !task) {
-    return { messages: [summaryMessage(summary), ...rest], taskIndex: state.taskIndex - summary.upTo + 1 };
-  }
-  return { messages: [task, summaryMessage(summary), ...rest], taskIndex: 0 };
 }
 
 /** Where the newest `keep` turns start (never on a tool result, which must follow its call). */

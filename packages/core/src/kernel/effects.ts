@@ -63,7 +63,8 @@ export type Observation =
   | { readonly kind: 'stepStarted'; readonly step: number; readonly maxSteps: number }
   /** A policy added a hint to the next request (stuck detection's "change strategy"). */
   | { readonly kind: 'hint'; readonly policy: string; readonly hint: string }
-  | { readonly kind: 'memoryTrimmed'; readonly dropped: number }
+  /** The history shrank in one jump: messages newly left out, and sent ones rewritten (briefs, images). */
+  | { readonly kind: 'memoryTrimmed'; readonly dropped: number; readonly shrunk: number }
   /** Older messages were summarised: requests now carry the summary instead of them. */
   | { readonly kind: 'memoryCompacted'; readonly summarised: number }
   /** The summary could not be written: the request goes without it (cut to the window instead). */

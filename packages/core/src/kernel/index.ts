@@ -27,7 +27,8 @@ export type {
   RunResult,
 } from './effects.js';
 export type { AgentEvent, AgentEventType, AnyEvent, HostAnswer, HostEvent, LlmCallAnswer, LlmUsage } from './events.js';
-export { selectWindow, type TokenBudget } from './memory.js';
+export { type HistoryShrunk, type HistoryWindow, sentHistory, shrinkHistory } from './historyWindow.js';
+export { selectWindow, type TokenBudget, windowStart } from './memory.js';
 export type {
   AssistantMessage,
   ImageData,

@@ -13,26 +13,26 @@ export interface TokenBudget {
 }
 
 /**
- * Picks the history sent with a request: whole turns from the end (an assistant message
- * with tool calls travels with all its tool results), at most `maxMessages` — and at most
- * `budget.maxTokens` — when turns allow, and the task message always included. Work is
- * proportional to the window, not the history.
+ * Where the newest whole turns of `messages[from…]` that fit start (an assistant message with tool
+ * calls travels with all its tool results): at most `maxMessages` — and at most `budget.maxTokens`
+ * — with the task counted, and the newest turn always, whatever its size. Never on a tool result.
+ * Work is proportional to the window, not the history.
  */
-export function selectWindow(
+export function windowStart(
   messages: readonly Message[],
+  from: number,
   taskIndex: number,
   maxMessages: number,
   budget?: TokenBudget,
-): MemoryWindow {
-  if (messages.length <= maxMessages && !budget) return { messages, dropped: 0 };
+): number {
   const task = messages[taskIndex];
   const taskTokens = budget && task ? budget.count(task) : 0;
   let tokens = 0;
   let start = messages.length;
-  while (start > 0) {
+  while (start > from) {
     let unitStart = start - 1;
     let unitTokens = budget ? budget.count(messages[unitStart] as Message) : 0;
-    while (unitStart > 0 && messages[unitStart]?.role === 'tool') {
+    while (unitStart > from && messages[unitStart]?.role === 'tool') {
       unitStart--;
       if (budget) unitTokens += budget.count(messages[unitStart] as Message);
     }
@@ -47,19 +47,35 @@ export function selectWindow(
   }
   // A window that starts with tool results would be rejected by the API: skip to a clean start.
   while (start < messages.length && messages[start]?.role === 'tool') start++;
+  return start;
+}
+
+/**
+ * Picks the history sent with a request: whole turns from the end, at most `maxMessages` — and at
+ * most `budget.maxTokens` — when turns allow, and the task message always included.
+ */
+export function selectWindow(
+  messages: readonly Message[],
+  taskIndex: number,
+  maxMessages: number,
+  budget?: TokenBudget,
+): MemoryWindow {
+  if (messages.length <= maxMessages && !budget) return { messages, dropped: 0 };
+  const start = windowStart(messages, 0, taskIndex, maxMessages, budget);
+  const task = messages[taskIndex];
   const tail = start === 0 ? messages : messages.slice(start);
   if (start <= taskIndex) return { messages: tail, dropped: start };
   return task ? { messages: [task, ...tail], dropped: start - 1 } : { messages: tail, dropped: start };
 }
 
 /**
- * Keeps the newest `keep` observations of each tool that have a brief in full; older ones become
- * their brief. Returns the same array when nothing changes.
+ * Keeps the newest `keep` observations of each tool that have a brief in full; older ones (from
+ * `from` on) become their brief. Returns the same array when nothing changes.
  */
-export function shrinkSupersededObservations(messages: readonly Message[], keep: number): readonly Message[] {
+export function shrinkSupersededObservations(messages: readonly Message[], keep: number, from = 0): readonly Message[] {
   const seen = new Map<string, number>();
   let out: Message[] | undefined;
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = messages.length - 1; i >= from; i--) {
     const message = messages[i];
     if (message?.role !== 'tool' || message.brief === undefined) continue;
     const count = (seen.get(message.name) ?? 0) + 1;
@@ -74,12 +90,13 @@ export function shrinkSupersededObservations(messages: readonly Message[], keep:
 
 /**
  * Keeps images on only the newest `keep` messages that carry one (screenshots are the costliest
- * part of a history and an old page is stale). Returns the same array when nothing changes.
+ * part of a history and an old page is stale), looking from `from` on. Returns the same array when
+ * nothing changes.
  */
-export function keepNewestImages(messages: readonly Message[], keep: number): readonly Message[] {
+export function keepNewestImages(messages: readonly Message[], keep: number, from = 0): readonly Message[] {
   let seen = 0;
   let out: Message[] | undefined;
-  for (let i = messages.length - 1; i >= 0; i--) {
+  for (let i = messages.length - 1; i >= from; i--) {
     const message = messages[i];
     if (!message || !('image' in message) || !message.image) continue;
     if (++seen <= keep) continue;

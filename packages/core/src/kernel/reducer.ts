@@ -3,7 +3,7 @@ import { compactionRequest, dueCompaction, withHistoryTokens } from './compactio
 import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
 import type { AnyEvent, HostAnswer } from './events.js';
 import { extend } from './extend.js';
-import { keepNewestImages, shrinkSupersededObservations } from './memory.js';
+import { shrinkHistory } from './historyWindow.js';
 import { assistantMessage, type ImageData, lastAnswer, type Message, type ToolCall } from './messages.js';
 import { defaultPolicies, isStop, type Policy, type PolicyContext, type Stop } from './policies.js';
 import { buildRequest } from './request.js';
@@ -104,8 +104,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
         ? { role: 'user', content: event.input, image: event.image }
         : { role: 'user', content: event.input };
       const { finishReason: _r, answer: _a, error: _e, ...rest } = state;
-      const added = state.messages.concat([task]);
-      const messages = event.image ? keepNewestImages(added, rules.config.keepImages) : added;
+      const messages = state.messages.concat([task]);
       const started: AgentState = extend(rest, {
         ...(event.runId ? { runId: event.runId } : {}),
         status: 'awaiting_llm',
@@ -114,7 +113,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
         taskIndex: state.messages.length,
         reprompted: false,
       });
-      return think(rules, withHistoryTokens(rules.config, state, started, messages !== added));
+      return think(rules, withHistoryTokens(rules.config, state, started));
     }
     case 'resumed': {
       const named = reopenPaused(event.runId && !state.runId ? { ...state, runId: event.runId } : state);
@@ -280,10 +279,7 @@ function gatherEffects(state: AgentState): Effect[] {
 }
 
 /** The model request for the current step, as the policies shape it — or their reason to stop instead. */
-function prepareRequest(
-  rules: Rules,
-  state: AgentState,
-): Stop | { request: LlmRequest; notes: Observation[]; dropped: number } {
+function prepareRequest(rules: Rules, state: AgentState): Stop | { request: LlmRequest; notes: Observation[] } {
   const notes: Observation[] = [];
   const hints: string[] = [];
   const promptHooks = rules.hooks.prompt;
@@ -294,7 +290,7 @@ function prepareRequest(
     hints.push(hint);
     notes.push({ kind: 'hint', policy: policy.name, hint });
   }
-  let { request, dropped } = buildRequest(rules.config, state, hints);
+  let { request } = buildRequest(rules.config, state, hints);
   const beforeRequestHooks = rules.hooks.beforeRequest;
   for (let i = 0; i < beforeRequestHooks.length; i++) {
     const policy = beforeRequestHooks[i] as Policy;
@@ -304,16 +300,22 @@ function prepareRequest(
     request = decision.request;
     if (decision.notes) notes.push(...decision.notes);
   }
-  return { request, notes, dropped };
+  return { request, notes };
 }
 
-/** The step's model request — after a summary of older turns, when the history has grown past its threshold. */
-function request(rules: Rules, state: AgentState): Transition {
+/**
+ * The step's model request — with the history shrunk first if it passed a limit, and after a summary
+ * of older turns when it has grown past the summary's threshold.
+ */
+function request(rules: Rules, before: AgentState): Transition {
+  const { state, shrunk } = shrinkHistory(rules.config, before);
+  const trimmed: Observation[] = shrunk ? [{ kind: 'memoryTrimmed', ...shrunk }] : [];
   const compaction = state.compacting ?? dueCompaction(rules.config, state);
-  if (!compaction) return sendRequest(rules, state);
+  if (!compaction) return sendRequest(rules, state, trimmed);
   const compacting = state.compacting ? state : extend(state, { compacting: compaction });
   const id = compactionEffectId(state);
-  return [compacting, [{ type: 'callLlm', id, request: compactionRequest(rules.config, state, compaction.upTo) }]];
+  const summarise: Effect = { type: 'callLlm', id, request: compactionRequest(rules.config, state, compaction.upTo) };
+  return [compacting, [...trimmed.map((observation): Effect => ({ type: 'emit', observation })), summarise]];
 }
 
 const compactionEffectId = (state: AgentState) => `compact-${state.requestSeq}`;
@@ -348,8 +350,8 @@ function compacted(
   return [next, [{ type: 'emit', observation: { kind: 'memoryCompacted', summarised } }, ...effects]];
 }
 
-/** Emits the model request for the current step, unless a policy stops the run first. */
-function sendRequest(rules: Rules, state: AgentState): Transition {
+/** Emits the model request for the current step (after `notes` of its own), unless a policy stops the run first. */
+function sendRequest(rules: Rules, state: AgentState, notes: readonly Observation[] = []): Transition {
   const prepared = prepareRequest(rules, state);
   if (isStop(prepared)) return stopRun(rules, state, prepared);
   const { config } = rules;
@@ -357,9 +359,8 @@ function sendRequest(rules: Rules, state: AgentState): Transition {
   const effects: Effect[] = state.reprompted
     ? []
     : [{ type: 'emit', observation: { kind: 'stepStarted', step: state.step, maxSteps: config.maxSteps } }];
+  for (const observation of notes) effects.push({ type: 'emit', observation });
   for (const observation of prepared.notes) effects.push({ type: 'emit', observation });
-  if (prepared.dropped > 0)
-    effects.push({ type: 'emit', observation: { kind: 'memoryTrimmed', dropped: prepared.dropped } });
   effects.push({ type: 'callLlm', id: llmEffectId(state), request: prepared.request });
   return [state, effects];
 }
@@ -577,12 +578,8 @@ function endStep(rules: Rules, state: AgentState, turn: Turn): Transition {
   const { turn: _ended, ...rest } = state;
   const { calls } = turn;
   const observations = observationsOf(calls);
-  const added = state.messages.concat(observations);
-  const pictured = calls.some((c) => c.image) ? keepNewestImages(added, rules.config.keepImages) : added;
-  const messages = calls.some((c) => c.brief !== undefined)
-    ? shrinkSupersededObservations(pictured, rules.config.keepFullObservations)
-    : pictured;
-  const observed = withHistoryTokens(rules.config, state, { ...rest, messages }, messages !== added);
+  const messages = state.messages.concat(observations);
+  const observed = withHistoryTokens(rules.config, state, { ...rest, messages });
   const afterStepHooks = rules.hooks.afterStep;
   for (let i = 0; i < afterStepHooks.length; i++) {
     const policy = afterStepHooks[i] as Policy;

@@ -1,11 +1,9 @@
 import type { AgentConfig } from './agent.js';
-import { countingTokenizer, historyToSend } from './compaction.js';
 import type { RequestAdditions } from './context.js';
 import type { LlmRequest } from './effects.js';
-import { selectWindow } from './memory.js';
+import { sentHistory } from './historyWindow.js';
 import { type Message, systemMessage, userMessage } from './messages.js';
 import type { AgentState } from './state.js';
-import { messageTokens } from './tokens.js';
 
 export const requiredToolNudge =
   'Your last reply had no tool call, but this step requires one. Call one of the available tools now.';
@@ -15,11 +13,6 @@ function joinParts(parts: readonly string[]): string {
   let joined = '';
   for (const part of parts) if (part) joined = joined ? `${joined}\n\n${part}` : part;
   return joined;
-}
-
-function tokenCounter(config: AgentConfig): (message: Message) => number {
-  const tokenizer = countingTokenizer(config);
-  return (message) => messageTokens(message, tokenizer);
 }
 
 /** What this step's gathered context adds: providers apply in order, each on the last one's result. */
@@ -46,29 +39,31 @@ function systemMessageOf(config: AgentConfig, prompt: string): Message {
 }
 
 /**
- * The request for the next model call: system prompt, the memory window, what this step's
- * context providers add, then the policies' hints and the next-step prompt — the last two
- * are never stored in memory.
+ * The request for the next model call, laid out for a prompt cache: the system prompt and the
+ * history — the stable part, which the next request repeats until the history next shrinks
+ * (`shrinkHistory`) — then everything that changes per step: what this step's context providers add
+ * (a page state), the policies' hints and the next-step prompt. None of the last three is stored in
+ * memory. `dropped` counts the history's messages the request leaves out.
  */
 export function buildRequest(
   config: AgentConfig,
   state: AgentState,
   hints: readonly string[] = [],
 ): { request: LlmRequest; dropped: number } {
-  const history = historyToSend(state);
-  const { maxTokens } = config.memory;
-  const budget = maxTokens === undefined ? undefined : { maxTokens, count: tokenCounter(config) };
-  const window = selectWindow(history.messages, history.taskIndex, config.memory.maxMessages, budget);
+  const history = sentHistory(state);
   const additions = contextAdditions(config, state);
   const prompt = joinParts([...hints, additions.nextStepPrompt, state.reprompted ? requiredToolNudge : '']);
   const head: Message[] = config.systemPrompt ? [systemMessageOf(config, config.systemPrompt)] : [];
   // concat copies the (long) history in one go; spreading it element by element costs more per step.
-  const messages = head.concat(window.messages, additions.messages, prompt ? [userMessage(prompt)] : []);
+  const messages = head.concat(history, additions.messages, prompt ? [userMessage(prompt)] : []);
+  const stableMessages = head.length + history.length;
   const request: LlmRequest = {
     messages,
     tools: state.tools ?? config.tools,
     toolChoice: config.toolChoice,
     ...(config.llmProfile ? { profile: config.llmProfile } : {}),
+    cache: state.runId ? { key: state.runId, stableMessages } : { stableMessages },
   };
-  return { request, dropped: window.dropped };
+  const from = Math.max(state.window?.start ?? 0, state.summary?.upTo ?? 0);
+  return { request, dropped: from - (state.taskIndex < from ? 1 : 0) };
 }

@@ -1,5 +1,6 @@
 import type { HistorySummary, HistoryTokens } from './compaction.js';
 import type { ContextState } from './context.js';
+import type { HistoryWindow } from './historyWindow.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
 import type { ToolSpec } from './tool.js';
 
@@ -92,6 +93,8 @@ export interface AgentState {
   readonly toolData?: Readonly<Record<string, unknown>>;
   /** What requests carry instead of the older messages, once the history was summarised. */
   readonly summary?: HistorySummary;
+  /** Where the history sent starts once older messages were left out; it moves only in jumps. */
+  readonly window?: HistoryWindow;
   /** A summary of the messages before `upTo` is being written (the model request waits for it). */
   readonly compacting?: { readonly upTo: number };
   /** The tokens of the messages not summarised, kept while the agent summarises (states saved without it count on first use). */

@@ -122,6 +122,7 @@ export const agentStateSchema = z.object({
   toolData: unknownRecord.optional(),
   summary: z.object({ text: z.string(), upTo: count }).optional(),
   compacting: z.object({ upTo: count }).optional(),
+  window: z.object({ start: count, leftOut: z.string() }).optional(),
   historyTokens: z.object({ tokenizer: z.enum(TOKENIZERS), from: count, to: count, tokens: count }).optional(),
   policies: unknownRecord,
   usage: z.object({
@@ -190,6 +191,7 @@ function findInconsistency(state: AgentState): Damage | undefined {
   for (const [path, upTo] of [
     ['summary.upTo', state.summary?.upTo],
     ['compacting.upTo', state.compacting?.upTo],
+    ['window.start', state.window?.start],
   ] as const) {
     if (upTo !== undefined && upTo > length)
       return { path, problem: `${upTo} is past the end of the messages (${length})` };
