@@ -3,7 +3,16 @@ import { z } from 'zod';
 import { FLOW_SCHEMA_VERSION, type FlowState } from './flowState.js';
 import { STEP_STATUSES } from './plans.js';
 
-const usage = z.object({ inputTokens: z.number(), outputTokens: z.number(), llmCalls: z.number() });
+const usage = z.object({
+  inputTokens: z.number(),
+  outputTokens: z.number(),
+  llmCalls: z.number(),
+  // Absent in flows saved before the cache and cost were counted.
+  cachedInputTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  reasoningTokens: z.number().optional(),
+  costUsd: z.number().nonnegative().nullable().optional(),
+});
 const plan = z.object({
   id: z.string(),
   title: z.string(),
