@@ -10,12 +10,14 @@ import { spawnWorker, type WorkerEnv, type WorkerProcess } from './workers.js';
 
 export { until } from './until.js';
 
-/** How a test worker differs from the default: runs at once, parts' length, version, a halt at the handover. */
+/** How a test worker differs from the default: runs at once, parts' length, version, a halt at the handover, model. */
 export interface TestWorkerOptions {
   readonly concurrency?: number;
   readonly continueEvery?: number;
   readonly applicationVersion?: string;
   readonly haltAtHandover?: boolean;
+  /** The model the worker asks for (and prices its calls by); default `scripted-model`, which has no price. */
+  readonly model?: string;
 }
 
 /** What one test file's tests share: a Postgres, worker processes, model servers, a client. */
@@ -91,7 +93,7 @@ export function durableHarness(): Harness {
       return server;
     },
     worker: (workerId, llmUrl, toolLog, options = {}) => {
-      const { concurrency = 5, continueEvery, applicationVersion, haltAtHandover } = options;
+      const { concurrency = 5, continueEvery, applicationVersion, haltAtHandover, model } = options;
       const env: WorkerEnv = {
         DATABASE_URL: databaseUrl,
         DECISION_KEY: decisionKey,
@@ -102,6 +104,7 @@ export function durableHarness(): Harness {
         ...(continueEvery ? { CONTINUE_EVERY: String(continueEvery) } : {}),
         ...(applicationVersion ? { APP_VERSION: applicationVersion } : {}),
         ...(haltAtHandover ? { HALT_AT_HANDOVER: '1' } : {}),
+        ...(model ? { LLM_MODEL: model } : {}),
       };
       const worker = spawnWorker(env);
       workers.push(worker);

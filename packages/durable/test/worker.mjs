@@ -18,6 +18,7 @@ const {
   CONTINUE_EVERY,
   APP_VERSION,
   HALT_AT_HANDOVER,
+  LLM_MODEL,
 } = process.env;
 
 if (HALT_AT_HANDOVER) {
@@ -29,7 +30,8 @@ if (HALT_AT_HANDOVER) {
   });
 }
 
-const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 });
+const model = LLM_MODEL ?? 'scripted-model';
+const llm = createOpenAiLlm({ model, apiKey: 'test', baseURL: LLM_URL, maxRetries: 0 });
 const parts = CONTINUE_EVERY ? { continueEvery: Number(CONTINUE_EVERY) } : {};
 const agents = testAgents({ toolLog: TOOL_LOG, llm, workerId: WORKER_ID, ...parts });
 const { researcher, writer } = flowAgents();

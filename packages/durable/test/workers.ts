@@ -25,6 +25,7 @@ export interface WorkerEnv {
   readonly CONTINUE_EVERY?: string;
   readonly APP_VERSION?: string;
   readonly HALT_AT_HANDOVER?: string;
+  readonly LLM_MODEL?: string;
 }
 
 /** A real worker process (test/worker.mjs) with the given id, on the given database and model server. */
