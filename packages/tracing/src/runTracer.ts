@@ -1,5 +1,5 @@
-import type { ItemOrigin, RunItem, RunOutcome, Usage } from '@openmanus/core';
-import { emptyUsage, usageSince } from '@openmanus/core';
+import type { ItemOrigin, LlmUsage, RunItem, RunOutcome, Usage } from '@openmanus/core';
+import { costOf, emptyUsage, usageSince } from '@openmanus/core';
 import {
   type Attributes,
   type Context,
@@ -136,12 +136,8 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
           // The port gives no finish reason of its own: a reply with tool calls stopped for them.
           const finishReason = event.toolCalls.length > 0 ? 'tool_call' : 'stop';
           span.setAttribute(GEN_AI.responseFinishReasons, [finishReason]);
-          if (event.usage) {
-            span.setAttributes({
-              [GEN_AI.inputTokens]: event.usage.inputTokens,
-              [GEN_AI.outputTokens]: event.usage.outputTokens,
-            });
-          }
+          // A call without a cost of its own has an unknown one (its port prices nothing).
+          if (event.usage) span.setAttributes(usageAttributes(event.usage, event.usage.costUsd ?? null));
           if (capture)
             span.setAttribute(GEN_AI.outputMessages, outputMessages(event.content, event.toolCalls, finishReason));
         });
@@ -225,8 +221,7 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
       run.span.setAttributes({
         [OPENMANUS.runId]: outcome.runId,
         [OPENMANUS.runStatus]: outcome.status,
-        [GEN_AI.inputTokens]: usage.inputTokens,
-        [GEN_AI.outputTokens]: usage.outputTokens,
+        ...usageAttributes(usage, costOf(usage)),
         [OPENMANUS.llmCalls]: usage.llmCalls,
         ...(outcome.finishReason ? { [OPENMANUS.finishReason]: outcome.finishReason } : {}),
         ...(capture && outcome.answer ? { [GEN_AI.outputMessages]: outputMessages(outcome.answer, [], 'stop') } : {}),
@@ -269,5 +264,18 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
     } catch (error) {
       diag.error('@openmanus/tracing: a run item could not be traced', error);
     }
+  };
+}
+
+/** Usage as span attributes: the tokens, the parts of them the provider reported, and the cost when known. */
+function usageAttributes(usage: LlmUsage, costUsd: number | null): Attributes {
+  const { cachedInputTokens, cacheWriteTokens, reasoningTokens } = usage;
+  return {
+    [GEN_AI.inputTokens]: usage.inputTokens,
+    [GEN_AI.outputTokens]: usage.outputTokens,
+    ...(cachedInputTokens !== undefined ? { [GEN_AI.cacheReadInputTokens]: cachedInputTokens } : {}),
+    ...(cacheWriteTokens !== undefined ? { [GEN_AI.cacheCreationInputTokens]: cacheWriteTokens } : {}),
+    ...(reasoningTokens !== undefined ? { [GEN_AI.reasoningOutputTokens]: reasoningTokens } : {}),
+    ...(costUsd !== null ? { [OPENMANUS.costUsd]: costUsd } : {}),
   };
 }

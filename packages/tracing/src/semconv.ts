@@ -12,6 +12,10 @@ export const GEN_AI = {
   responseFinishReasons: 'gen_ai.response.finish_reasons',
   inputTokens: 'gen_ai.usage.input_tokens',
   outputTokens: 'gen_ai.usage.output_tokens',
+  // Parts of the input and output tokens, as the provider reports them.
+  cacheReadInputTokens: 'gen_ai.usage.cache_read.input_tokens',
+  cacheCreationInputTokens: 'gen_ai.usage.cache_creation.input_tokens',
+  reasoningOutputTokens: 'gen_ai.usage.reasoning.output_tokens',
   toolName: 'gen_ai.tool.name',
   toolCallId: 'gen_ai.tool.call.id',
   toolType: 'gen_ai.tool.type',
@@ -30,6 +34,8 @@ export const OPENMANUS = {
   runStatus: 'openmanus.run.status',
   finishReason: 'openmanus.run.finish_reason',
   llmCalls: 'openmanus.usage.llm_calls',
+  // The conventions define no cost: ours, in USD, set only when known.
+  costUsd: 'openmanus.usage.cost_usd',
   stepNumber: 'openmanus.step.number',
   stepMax: 'openmanus.step.max',
   effectId: 'openmanus.effect.id',
