@@ -33,14 +33,20 @@ const versionOf = (c) =>
 
 /**
  * The tasks: the scripted replies the server gives (a list, or a function of the reply's index),
- * and what the contender's process is told.
+ * what the contender's process is told, and why its run did not do the task (if it did not).
  */
 const tasks = {
   research: {
     title: `Research loop: ${STEPS} steps of \`search\` / \`fetch_page\` (~300-token observations), then the answer`,
     async prepare() {
       const model = 'research-150';
-      return { script: (_request, index) => researchReply(index), options: { model }, close: async () => {} };
+      const { content } = researchReply(STEPS);
+      return {
+        script: (_request, index) => researchReply(index),
+        options: { model },
+        failure: (answer) => (answer === content ? undefined : `answered ${JSON.stringify(answer).slice(0, 80)}`),
+        close: async () => {},
+      };
     },
   },
   demo: {
@@ -54,6 +60,7 @@ const tasks = {
       return {
         script: transcriptScript(transcript, { workspace, site: site.url }),
         options: { model: transcript.model, siteUrl: site.url, workspace },
+        failure: () => (existsSync(join(workspace, 'handbook.html')) ? undefined : 'wrote no handbook.html'),
         close: async () => {
           await site.close();
           await rm(workspace, { recursive: true, force: true });
@@ -128,7 +135,7 @@ const costAt = (m, rate) =>
 
 async function measure(contender, taskName, encode) {
   const task = tasks[taskName];
-  const { script, options, close } = await task.prepare();
+  const { script, options, failure, close } = await task.prepare();
   const served = [];
   const recording = (request, index) => {
     const reply = typeof script === 'function' ? script(request, index) : script[index];
@@ -139,7 +146,8 @@ async function measure(contender, taskName, encode) {
   const server = await startOpenAiServer({ script: recording });
   try {
     const result = await runIn(contender.id, taskName, { ...options, baseURL: server.baseURL });
-    if (result.error) return { error: result.error };
+    const error = result.error ?? failure(result.answer);
+    if (error) return { error };
     const expected = typeof script === 'function' ? STEPS + 1 : script.length;
     if (server.requests.length !== expected)
       return { error: `made ${server.requests.length} requests, the task takes ${expected}` };
