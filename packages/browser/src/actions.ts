@@ -91,17 +91,32 @@ async function click(target: Locator, ref: string, double: boolean, session: Ses
 }
 
 /** Once a newer page state is in memory, an action's result shrinks to what it did (core's `keepFullObservations`). */
-const STATE_LEFT_OUT = '[the page state after this action is left out: a newer one follows]';
+const STATE_LEFT_OUT = '[the page state after this action is left out: the current one follows while the browser is in use]';
 
-/** What the action did, then the page state; its brief is what it did without the state. */
-export const stateOutput = (outcome: string, state: string, isError = false): ToolOutput => ({
+/**
+ * What the action did, then the page state; its brief is what it did and the page it left the tab
+ * on (so that the page can be opened again) without the state.
+ */
+export const stateOutput = (outcome: string, state: string, isError = false, url?: string): ToolOutput => ({
   output: `${outcome}\n\n${state}`,
-  brief: `${outcome}\n${STATE_LEFT_OUT}`,
+  brief: `${outcome}${url ? `\nThe tab was then on ${shown(url, MAX_BRIEF_URL)}.` : ''}\n${STATE_LEFT_OUT}`,
   ...(isError ? { isError } : {}),
 });
 
+/** Longest URL a brief quotes (a page can make its own URL a megabyte long). */
+const MAX_BRIEF_URL = 300;
+
+/** The current tab's URL, if there is a tab to ask. */
+async function currentUrl(session: Session): Promise<string | undefined> {
+  try {
+    return (await session.page()).url();
+  } catch {
+    return undefined;
+  }
+}
+
 const withState = async (outcome: string, session: Session, acted: Acted) =>
-  stateOutput(outcome, await session.report(acted));
+  stateOutput(outcome, await session.report(acted), false, await currentUrl(session));
 
 /** The options of a native <select>, or undefined for another kind of dropdown. */
 const nativeOptions = (target: Locator) =>
@@ -151,6 +166,8 @@ async function scroll(direction: 1 | -1, args: ActionArgs<'scroll_down' | 'scrol
   return stateOutput(
     `Scrolled ${direction > 0 ? 'down' : 'up'} by ${amount} pixels${what}.`,
     await session.fullState(),
+    false,
+    await currentUrl(session),
   );
 }
 
@@ -191,7 +208,8 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
     const match = (await session.page()).getByText(text).first();
     if ((await match.count()) === 0) throw new ActionError(`there is no text ${JSON.stringify(text)} on the page`);
     await match.scrollIntoViewIfNeeded();
-    return stateOutput(`Scrolled to text: ${JSON.stringify(text)}.`, await session.fullState());
+    const state = await session.fullState();
+    return stateOutput(`Scrolled to text: ${JSON.stringify(text)}.`, state, false, await currentUrl(session));
   },
 
   async send_keys({ keys }, { session }) {

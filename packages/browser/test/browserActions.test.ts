@@ -257,7 +257,7 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     // Without vision, a result has no image; a page state comes with its brief (what the action did).
     expect(await direct.call({ action: 'get_current_state' })).toEqual({
       output: expect.stringMatching(/^<page_content untrusted="true">\nURL: http:\/\/127/),
-      brief: 'Read the page state.\n[the page state after this action is left out: a newer one follows]',
+      brief: 'Read the page state.\n[the page state after this action is left out: the current one follows while the browser is in use]',
     });
     const vision = await h.direct(h.tool({ vision: true }));
     expect(await vision.call({ action: 'go_to_url', url: home() })).toMatchObject({
@@ -269,10 +269,10 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
   it("gives a host the run's session: its page state and a screenshot, after the action in progress", async () => {
     const direct = await h.direct(h.tool());
     const state = await direct.call({ action: 'go_to_url', url: home() });
-    // What the observation shrinks to once a newer page state is in memory: the action, no state.
+    // What the observation shrinks to in memory: the action and the page it left, no state.
     expect(state).toMatchObject({
       output: expect.stringContaining('Title: Fixture Home'),
-      brief: `Navigated to ${home()}.\n[the page state after this action is left out: a newer one follows]`,
+      brief: `Navigated to ${home()}.\nThe tab was then on ${home()}.\n[the page state after this action is left out: the current one follows while the browser is in use]`,
     });
     const session = await direct.session();
     const text = 'typed while the host asked';

@@ -76,12 +76,12 @@ describe('createBrowserAgent', () => {
     expect(agent.tools.map((tool) => tool.spec.name)).toEqual(['browser_use', 'terminate']);
     expect(agent.config.contextProviders?.map((provider) => provider.name)).toEqual([PAGE_CONTEXT]);
     expect(agent.config.systemPrompt).not.toMatch(/\{\{|"done"|JSON/);
-    expect(agent.config.keepFullObservations).toBe(1);
+    expect(agent.config.keepFullObservations).toBe(0);
   });
 });
 
 describe('withBrowser', () => {
-  it("adds browser_use and the page context, keeps only the newest page state in full, and keeps the agent's step", () => {
+  it("adds browser_use and the page context, keeps no page state in memory (the context shows the current one), and keeps the agent's step", () => {
     const own: StepFunction = (config, state, event) => step(config, state, event);
     const manus = createManus({ workspace: 'workspace' });
     const browsing = withBrowser({ ...manus, step: own });
@@ -91,7 +91,7 @@ describe('withBrowser', () => {
     ]);
     expect(browsing.config.tools.map((tool) => tool.name)).toContain('browser_use');
     expect(browsing.config.contextProviders?.map((provider) => provider.name)).toContain(PAGE_CONTEXT);
-    expect(browsing.config.keepFullObservations).toBe(1);
+    expect(browsing.config.keepFullObservations).toBe(0);
     expect(browsing.step).toBe(own);
     expect(withBrowser(manus).step).toBe(manus.step);
   });
@@ -145,33 +145,27 @@ describe.skipIf(!chrome)('the agents in a real Chromium', () => {
     );
     expect(lastPrompt(llm, 1)).toBe(browserNextStepPrompt);
     expect(pageState(llm, 2)).toContain('Title: Nara');
-    const left = '[the page state after this action is left out: a newer one follows]';
+    const left = '[the page state after this action is left out: the current one follows while the browser is in use]';
     const toolLines = (messages: readonly Message[] | undefined) =>
       (messages ?? [])
         .filter((message) => message.role === 'tool' && !isPageState(message))
         .map((message) => message.content.split('\n'));
-    // After the click, the first page state is only what its action did; the newest is whole.
+    // Page states come only with the context: each result is what its action did and the page it left.
+    const tab = expect.stringMatching(/^The tab was then on http:\/\/127\.0\.0\.1:\d+\/travel\//);
     expect(toolLines(llm.requests[2]?.messages)).toEqual([
-      [expect.stringMatching(/^Navigated to http:\/\/127.*\/travel\/index\.html\.$/), left],
-      expect.arrayContaining([
-        expect.stringMatching(/^Clicked link "Nara: deer and the Great Buddha"/),
-        expect.stringMatching(/Title: Nara/),
-      ]),
+      [expect.stringMatching(/^Navigated to http:\/\/127.*\/travel\/index\.html\.$/), tab, left],
+      [expect.stringMatching(/^Clicked link "Nara: deer and the Great Buddha"/), tab, left],
     ]);
-    // find's lines are no page state: they stay, and do not push the click's state out.
+    // find's lines are no page state: they stay whole.
     const fourth = toolLines(llm.requests[3]?.messages);
-    expect(fourth[1]).toEqual(expect.arrayContaining([expect.stringMatching(/Title: Nara/)]));
     expect(fourth[2]?.join('\n')).toContain('800 yen');
-    // The history itself keeps only the newest page state in full: a long run does not grow by one per step.
+    // The history keeps no page state: a long run does not grow by one per step, and it only grows at its end.
     const memory = toolLines(outcome.state.messages);
     expect(memory).toEqual([
-      [expect.stringMatching(/^Navigated to /), left],
-      [expect.stringMatching(/^Clicked link "Nara: deer and the Great Buddha"/), left],
+      [expect.stringMatching(/^Navigated to /), tab, left],
+      [expect.stringMatching(/^Clicked link "Nara: deer and the Great Buddha"/), tab, left],
       fourth[2],
-      expect.arrayContaining([
-        expect.stringMatching(/^Scrolled down by \d+ pixels\.$/),
-        expect.stringMatching(/^URL: /),
-      ]),
+      [expect.stringMatching(/^Scrolled down by \d+ pixels\.$/), tab, left],
     ]);
     expect(toolLines(llm.requests[4]?.messages)).toEqual(memory);
     llm.assertConsumed();

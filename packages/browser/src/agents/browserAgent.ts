@@ -27,10 +27,12 @@ export interface BrowserAgentOptions extends BrowserUseOptions {
 }
 
 /**
- * Page states kept in full in memory: the newest one. Older browser_use results shrink to what the
- * action did (their brief), so a long browsing run does not grow a page state per step.
+ * Page states kept in full in memory: none. The page context sends the current page state after the
+ * history at every step the browser is in use, so a browser_use result is kept as what its action did
+ * and the page it left (its brief): the history then only grows at its end (a prompt cache serves it
+ * all) and carries no page state twice.
  */
-const KEEP_FULL_PAGE_STATES = 1;
+const KEEP_FULL_PAGE_STATES = 0;
 
 /**
  * The tool for an agent, and the page context that feeds its state into the next step. With
@@ -68,7 +70,7 @@ export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
 
 /**
  * The agent with browser_use added (Manus: `withBrowser(createManus(...))`): the tool, the page
- * context while the browser is in use, and only the newest page state kept in full in memory. The
+ * context while the browser is in use, and page states sent only through it (none kept in memory). The
  * agent's own step, if it has one, is kept.
  */
 export function withBrowser(agent: Agent, options: BrowserUseOptions = {}): Agent {

@@ -21,10 +21,20 @@ export interface PageContext {
 /** How many of the newest messages are looked at for a browser_use call (OpenManus: the last 3). */
 const RECENT = 3;
 
-const usedBrowserRecently = (state: AgentState): boolean =>
-  state.messages
-    .slice(-RECENT)
-    .some((message) => message.role === 'assistant' && message.toolCalls?.some((call) => call.name === 'browser_use'));
+const callsBrowser = (message: Message | undefined): boolean =>
+  message?.role === 'assistant' && (message.toolCalls?.some((call) => call.name === 'browser_use') ?? false);
+
+/**
+ * Whether browser_use was called lately: in the newest reply, however many results of parallel calls
+ * follow it (its result is kept as its brief, so the page must come with the context), or in the
+ * last three messages.
+ */
+function usedBrowserRecently(state: AgentState): boolean {
+  const { messages } = state;
+  let newest = messages.length - 1;
+  while (newest > 0 && messages[newest]?.role === 'tool') newest--;
+  return callsBrowser(messages[newest]) || messages.slice(-RECENT).some(callsBrowser);
+}
 
 /** The id of the call the page state answers: one per request, never stored. */
 const PAGE_STATE_CALL = 'browser_page_state';
