@@ -4,6 +4,7 @@ import type { LiveView } from './liveView.js';
 import { planView } from './planView.js';
 import { createProgress, paint, preview } from './progress.js';
 import { terminalText } from './terminalText.js';
+import { usageText } from './usageText.js';
 
 export interface FlowProgressOptions {
   readonly view: LiveView;
@@ -91,7 +92,7 @@ export function createFlowProgress(options: FlowProgressOptions): (item: FlowIte
         const seconds = ((now() - started) / 1000).toFixed(1);
         const summary =
           `■ flow ${r.finishReason ?? r.status}: ${done}/${r.plan.steps.length} steps completed, ${blocked} blocked, ` +
-          `${seconds}s, ${r.usage.llmCalls} model calls, ${r.usage.inputTokens} in / ${r.usage.outputTokens} out tokens`;
+          `${seconds}s, ${r.usage.llmCalls} model calls, ${usageText(r.usage)}`;
         log(paint(color.log, ok ? 32 : 31)(summary));
       }
     }

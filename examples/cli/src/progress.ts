@@ -1,5 +1,6 @@
-import type { RunItem, RunOutcome, Usage } from '@openmanus/core';
+import { emptyUsage, type RunItem, type RunOutcome, type Usage } from '@openmanus/core';
 import { terminalText } from './terminalText.js';
+import { usageText } from './usageText.js';
 
 export interface ProgressOptions {
   readonly write: (line: string) => void;
@@ -26,10 +27,6 @@ export function previewArgs(args: unknown): string {
     .join(', ');
 }
 
-type Tokens = Pick<Usage, 'inputTokens' | 'outputTokens'>;
-
-const tokensOf = (usage: Tokens) => `${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
-
 /** A finished run, as far as its summary line tells it. */
 type Finished = Pick<RunOutcome, 'status' | 'finishReason' | 'error' | 'usage'> & {
   readonly state: { readonly step: number };
@@ -45,9 +42,9 @@ export function runLines(color: boolean) {
   const red = paint(color, 31);
   const cyan = paint(color, 36);
   return {
-    /** A step's heading, then notes on the run so far (time taken, tokens). */
+    /** A step's heading, then notes on the run so far (time taken, tokens and cost). */
     step: (heading: string, ...notes: string[]) => paint(color, 1)(heading) + dim(`  ${notes.join(' · ')}`),
-    tokens: tokensOf,
+    tokens: usageText,
     /** What the model said, if anything. */
     said: (content: string) => (content.trim() ? [`  ${preview(content, 160)}`] : []),
     /** A tool call, with its arguments as shown (`previewArgs`). */
@@ -57,11 +54,11 @@ export function runLines(color: boolean) {
       return isError ? red(line) : dim(line);
     },
     modelFailed: (error: string) => red(`  model call failed: ${preview(error, 160)}`),
-    /** The summary: how it ended, after how many steps (and how long, when known), model calls and tokens. */
+    /** The summary: how it ended, after how many steps (and how long, when known), model calls, tokens and cost. */
     finished: (run: Finished, elapsed?: string) => {
       const ok = run.finishReason === 'answered' || run.finishReason === 'terminated';
       const counts = [`${run.state.step} step(s)`, ...(elapsed ? [elapsed] : []), `${run.usage.llmCalls} model calls`];
-      const summary = `${run.finishReason ?? run.status} after ${counts.join(', ')}, ${tokensOf(run.usage)}`;
+      const summary = `${run.finishReason ?? run.status} after ${counts.join(', ')}, ${usageText(run.usage)}`;
       return (
         paint(color, ok ? 32 : 31)(`■ ${summary}`) + (run.error && !ok ? red(` — ${terminalText(run.error)}`) : '')
       );
@@ -69,7 +66,7 @@ export function runLines(color: boolean) {
   };
 }
 
-/** Turns run items into lines a person can follow: step n/max, tools, observations, tokens, time. */
+/** Turns run items into lines a person can follow: step n/max, tools, observations, tokens and cost, time. */
 export function createProgress(options: ProgressOptions) {
   const now = options.now ?? Date.now;
   const started = now();
@@ -78,14 +75,14 @@ export function createProgress(options: ProgressOptions) {
   const cyan = paint(options.color, 36);
   const yellow = paint(options.color, 33);
   const elapsed = () => `${((now() - started) / 1000).toFixed(1)}s`;
-  let tokens: Tokens = { inputTokens: 0, outputTokens: 0 };
+  let usage: Usage = emptyUsage;
 
   return (item: RunItem) => {
     switch (item.type) {
       case 'observation': {
         const o = item.observation;
         if (o.kind === 'stepStarted')
-          options.write(lines.step(`Step ${o.step}/${o.maxSteps}`, elapsed(), tokensOf(tokens)));
+          options.write(lines.step(`Step ${o.step}/${o.maxSteps}`, elapsed(), usageText(usage)));
         else if (o.kind === 'hint') options.write(yellow(`  ! ${o.policy}: a hint is sent with the next request`));
         else if (o.kind === 'memoryTrimmed')
           options.write(dim(`  (history trimmed: ${o.dropped} older messages not sent)`));
@@ -103,7 +100,7 @@ export function createProgress(options: ProgressOptions) {
       }
       case 'event': {
         const e = item.event;
-        tokens = item.state.usage;
+        usage = item.state.usage;
         if (e.type === 'llmResponded') for (const line of lines.said(e.content)) options.write(line);
         if (e.type === 'toolCompleted') options.write(lines.toolResult(e.output, e.isError));
         return;

@@ -3,6 +3,7 @@ import type { FlowInfo, RunInfo } from '@openmanus/durable';
 import { planView } from './planView.js';
 import { preview, previewArgs } from './progress.js';
 import { terminalText } from './terminalText.js';
+import { usageText } from './usageText.js';
 
 /** Where a durable run is, for a person: its status, its counts, its answer, and what it waits for. */
 export function runStatusLines(info: RunInfo): string[] {
@@ -70,8 +71,7 @@ export function flowStatusLines(info: FlowInfo): string[] {
 
 const on = (workerId: string | undefined) => (workerId ? ` on ${workerId}` : '');
 
-const counts = (usage: Usage) =>
-  `${usage.llmCalls} model calls, ${usage.inputTokens} in / ${usage.outputTokens} out tokens`;
+const counts = (usage: Usage) => `${usage.llmCalls} model calls, ${usageText(usage)}`;
 
 /** What the run waits for, and the command that gives it. */
 export function waitingLine(runId: string, input: PendingInput): string {

@@ -26,7 +26,10 @@ describe('openmanus', () => {
     expect(stderr).toContain('Step 1/20');
     expect(stderr).toContain('→ python_execute(code: "print(6 * 7)")');
     expect(stderr).toContain('← 42');
-    expect(stderr).toMatch(/■ terminated after 2 step\(s\), [\d.]+s, 2 model calls, \d+ in \/ \d+ out tokens/);
+    // gpt-4o has a price: the summary says what the run cost.
+    expect(stderr).toMatch(
+      /■ terminated after 2 step\(s\), [\d.]+s, 2 model calls, [\d,]+ in · [\d,]+ out · <?\$[\d.]+$/m,
+    );
     expect(stderr).not.toContain('\u001b[');
     expect(server.requests[0]?.model).toBe('gpt-4o');
     expect(String(server.requests[0]?.messages[0]?.content)).toContain(`Your workspace directory is ${workspace}`);
@@ -51,6 +54,34 @@ describe('openmanus', () => {
       .map((line) => JSON.parse(line) as { type: string; result?: { finishReason: string } });
     expect(lines[0]?.type).toBe('event');
     expect(lines.at(-1)).toMatchObject({ type: 'result', result: { finishReason: 'terminated' } });
+  });
+
+  it('shows the tokens served from the cache and the cost, in the summary and in --json', async () => {
+    const cached = { ...done, usage: { inputTokens: 12_000, outputTokens: 500, cachedInputTokens: 9_000 } };
+    const priced = await endpoint([cached]);
+    const text = await runNode('cli.js', ['--workspace', await tempDir(), 'finish'], { env: priced.env });
+    expect(text.code, text.stderr).toBe(0);
+    // The default model, gpt-4o-mini: 3,000 × $0.15 + 9,000 × $0.075 + 500 × $0.60 per million.
+    expect(text.stderr).toMatch(
+      /■ terminated after 1 step\(s\), [\d.]+s, 1 model calls, 12,000 in \(9,000 cached\) · 500 out · \$0\.0014$/m,
+    );
+
+    const json = await runNode('cli.js', ['--json', '--workspace', await tempDir(), 'finish'], {
+      env: (await endpoint([cached])).env,
+    });
+    const result = JSON.parse(json.stdout.trim().split('\n').at(-1) ?? '{}');
+    expect(result.result.usage).toEqual({
+      inputTokens: 12_000,
+      outputTokens: 500,
+      llmCalls: 1,
+      cachedInputTokens: 9_000,
+      costUsd: 0.001425,
+    });
+
+    const unpriced = await endpoint([cached]);
+    const env = { ...unpriced.env, OPENMANUS_MODEL: 'my-local-model' };
+    const unknown = await runNode('cli.js', ['--workspace', await tempDir(), 'finish'], { env });
+    expect(unknown.stderr).toMatch(/12,000 in \(9,000 cached\) · 500 out · cost unknown$/m);
   });
 
   it('reads the task from stdin and refuses an empty one politely', async () => {

@@ -210,7 +210,7 @@ describe('openmanus status, approve, answer and cancel', () => {
       const status = await onRun('status', ['cli-approved']);
       expect(status.code, status.stderr).toBe(0);
       expect(status.stdout).toMatch(
-        /^Run cli-approved: running on cli-approver, step 1, 1 model calls, \d+ in \/ \d+ out tokens\n/,
+        /^Run cli-approved: running on cli-approver, step 1, 1 model calls, [\d,]+ in · [\d,]+ out · .+\n/,
       );
       expect(status.stdout).toContain(
         `Waiting for approval of python_execute(code: "print(6 * 7)") [${pending.effectId}]: openmanus approve cli-approved\n`,

@@ -49,13 +49,14 @@ it('a run in process and the same run read from its events print the same lines'
     const followed = events.flatMap((item) => runEventLines(item, color));
     const steps = (heading: RegExp) => (line: string) => heading.test(stripVTControlCharacters(line));
     // The headings say what each knows: the limit and the time in process, the tokens after the reply when followed.
+    // Nothing spent before the first call; the scripted model has no price.
     expect(printed.filter(steps(/^Step \d/))).toEqual([
-      lines.step('Step 1/5', '0.0s', '0 in / 0 out tokens'),
-      lines.step('Step 2/5', '0.0s', '100 in / 20 out tokens'),
+      lines.step('Step 1/5', '0.0s', '0 in · 0 out · $0'),
+      lines.step('Step 2/5', '0.0s', '100 in · 20 out · cost unknown'),
     ]);
     expect(followed.filter(steps(/^Step \d/))).toEqual([
-      lines.step('Step 1', '100 in / 20 out tokens'),
-      lines.step('Step 2', '250 in / 30 out tokens'),
+      lines.step('Step 1', '100 in · 20 out · cost unknown'),
+      lines.step('Step 2', '250 in · 30 out · cost unknown'),
     ]);
     // Between them, the same lines.
     const body = [
