@@ -164,6 +164,24 @@ const dollars = (x) => `$${x.toFixed(x < 1 ? 3 : 2)}`;
 const count = (n) => n.toLocaleString('en-US');
 const percent = (rate) => `${Math.round(rate * 100)} %`;
 
+/** Our cost over the append-only loop's and over the cheapest peer's, at each cache price (below 1.00× = we pay less). */
+function comparison(results, contenders, taskName) {
+  const ours = results[`ours:${taskName}`];
+  if (!ours?.costs) return [];
+  const measured = (c) => results[`${c.id}:${taskName}`]?.costs;
+  const peers = contenders.filter((c) => c.peer && measured(c));
+  const against = PRICES.cachedRates.flatMap((rate, i) => {
+    const parts = [];
+    const raw = results[`raw:${taskName}`]?.costs;
+    if (raw) parts.push(`${(ours.costs[i] / raw[i]).toFixed(2)}× the append-only loop's`);
+    const cheapest = peers.reduce((best, c) => (!best || measured(c)[i] < measured(best)[i] ? c : best), undefined);
+    if (cheapest)
+      parts.push(`${(ours.costs[i] / measured(cheapest)[i]).toFixed(2)}× the cheapest peer's (${cheapest.label})`);
+    return parts.length ? [`${parts.join(' and ')} with cached input at ${percent(rate)}`] : [];
+  });
+  return against.length ? [`Ours costs ${against.join('; ')}.`, ''] : [];
+}
+
 /** The paragraph and tables for the README (and the terminal). */
 function report(results, contenders, taskNames) {
   const paragraph =
@@ -189,7 +207,15 @@ function report(results, contenders, taskNames) {
       }
       return `| ${label} | ${r.requestCount} | ${count(r.tokens)} | ${percent(r.cacheable / r.tokens)} | ${count(r.largest)} | ${count(r.output)} | ${r.costs.map(dollars).join(' | ')} |`;
     });
-    return [`**${tasks[taskName].title}**`, '', header, rule, ...rows, ''];
+    return [
+      `**${tasks[taskName].title}**`,
+      '',
+      header,
+      rule,
+      ...rows,
+      '',
+      ...comparison(results, contenders, taskName),
+    ];
   });
   const footnote = contenders.some((c) => taskNames.some((t) => !runs(c, t)))
     ? ['¹ Not run: the task needs our browser tool, which the peers and the raw loop do not have.']

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { browserStateTable, browserStateTokens } from './browser-state.mjs';
+import { costTable } from './cost.mjs';
 import { durableCost } from './durable.mjs';
 import { footprint } from './footprint.mjs';
 import {
@@ -313,6 +314,12 @@ const mixed = await manyRuns(1000, '--mixed').catch((error) => {
 });
 // The durable engine's added cost per step, and 2 worker processes against 1, on a throwaway Postgres.
 const durable = await durableCost().catch((error) => ({ error: error.message }));
+// What a task costs in input tokens and money, every contender on the same scripted tasks (cost.mjs).
+const cost = await costTable({ only: ONLY }).catch((error) => {
+  errors['cost per task'] = error.message;
+  return undefined;
+});
+if (cost?.failed) errors['cost per task'] = 'a run failed (see the notes under its table)';
 const perStep = (r) => `${r.first.toFixed(0)} → ${r.last.toFixed(0)}`;
 const checkpoints = [
   '',
@@ -385,15 +392,20 @@ const report = [
   ...(failures.length ? ['', ...failures] : []),
 ].join('\n');
 console.log(`\n${report}\n`);
+if (cost) console.log(`${cost.markdown}\n`);
 
-// The README shows the latest run.
-const readmePath = here('../README.md');
-const readme = readFileSync(readmePath, 'utf8');
-const start = '<!-- bench:start -->';
-const end = '<!-- bench:end -->';
-if (readme.includes(start) && readme.includes(end) && !ONLY && !SCENARIOS) {
-  const updated = `${readme.slice(0, readme.indexOf(start) + start.length)}\n${report}\n${readme.slice(readme.indexOf(end))}`;
-  writeFileSync(readmePath, updated);
+/** The README with the text between `<!-- name:start -->` and `<!-- name:end -->` replaced (if both are there). */
+const withBlock = (readme, name, text) => {
+  const start = `<!-- ${name}:start -->`;
+  const end = `<!-- ${name}:end -->`;
+  if (!readme.includes(start) || !readme.includes(end)) return readme;
+  return `${readme.slice(0, readme.indexOf(start) + start.length)}\n${text}\n${readme.slice(readme.indexOf(end))}`;
+};
+// The README shows the latest run: the cost table at the head of Performance, the timings further on.
+if (!ONLY && !SCENARIOS) {
+  const readmePath = here('../README.md');
+  const readme = withBlock(readFileSync(readmePath, 'utf8'), 'bench', report);
+  writeFileSync(readmePath, cost ? withBlock(readme, 'cost', cost.markdown) : readme);
   log('README.md updated with this run.');
 }
 process.exit(failures.length > 0 ? 1 : 0);
