@@ -185,7 +185,8 @@ function comparison(results, contenders, taskName) {
 /** The paragraph and tables for the README (and the terminal). */
 function report(results, contenders, taskNames) {
   const paragraph =
-    'Cost per task. Every contender runs the same scripted model on a local OpenAI-compatible server that keeps each request body ' +
+    `Cost per task (${new Date().toISOString().slice(0, 10)}). Every contender runs the same scripted model on a local ` +
+    'OpenAI-compatible server that keeps each request body ' +
     "as it arrived; nothing is read from a framework itself. A request's input is its tools (the JSON of the array) and then each " +
     'message (JSON) in order, counted with o200k_base, each part tokenised on its own. **Cacheable**: the longest token prefix a request ' +
     "shares with any earlier request of the same run, what a provider's prefix cache could serve; the share is their sum over all input tokens. " +
