@@ -539,12 +539,32 @@ describe('correlation', () => {
 });
 
 describe('live tool lists', () => {
-  it('toolsChanged changes the tools of the next request; a call to a tool that has gone lists those left', () => {
+  it('toolsChanged keeps the list the model saw: a gone tool stays listed, its calls answered as unavailable; a new one goes at the end', () => {
+    const config = testConfig();
+    const { state } = drive(config, 'go', []);
+    const extra = { name: 'extra', description: 'Added later', parameters: { type: 'object' } };
+    const next = [...config.tools.filter((t) => t.name !== 'write'), extra];
+    const [changed, none] = step(config, state, { type: 'toolsChanged', tools: next });
+    expect(none).toEqual([]);
+    expect(changed.unavailableTools).toEqual(['write']);
+    const [, effects] = on(config, changed, replied('', [call('write', { path: '/x' }, 'w')]));
+    const request = lastRequest(effects);
+    // Same order as before (tools come first in a request: a prompt cache keeps serving them).
+    expect(request.tools.map((t) => t.name)).toEqual(['echo', 'write', 'terminate', 'deploy', 'ask_human', 'extra']);
+    expect(request.messages.find((m) => m.role === 'tool')?.content).toMatch(
+      /^Error: the tool 'write' is not available any more in this run/,
+    );
+    // A tool that comes back is available again, in its place.
+    const [back] = step(config, changed, { type: 'toolsChanged', tools: [...config.tools, extra] });
+    expect(back.unavailableTools).toBeUndefined();
+    expect(back.tools?.map((t) => t.name)).toEqual(['echo', 'write', 'terminate', 'deploy', 'ask_human', 'extra']);
+  });
+
+  it('toolsChanged with exact takes the list as given: a call to a tool that has gone lists those left', () => {
     const config = testConfig();
     const { state } = drive(config, 'go', []);
     const left = config.tools.filter((t) => t.name !== 'write');
-    const [changed, none] = step(config, state, { type: 'toolsChanged', tools: left });
-    expect(none).toEqual([]);
+    const [changed] = step(config, state, { type: 'toolsChanged', tools: left, exact: true });
     const [, effects] = on(config, changed, replied('', [call('write', { path: '/x' }, 'w')]));
     const request = lastRequest(effects);
     expect(request.tools.map((t) => t.name)).toEqual(['echo', 'terminate', 'deploy', 'ask_human']);

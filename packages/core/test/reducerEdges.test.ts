@@ -546,7 +546,7 @@ describe('starting tasks', () => {
     const config = testConfig();
     const { state } = drive(config, 'hello', [replied('Hi')]);
     const only = [specs.echo];
-    const [changed, none] = step(config, state, { type: 'toolsChanged', tools: only });
+    const [changed, none] = step(config, state, { type: 'toolsChanged', tools: only, exact: true });
     expect(none).toEqual([]);
     expect(changed).toMatchObject({ status: 'finished', tools: only });
     const [, effects] = on(config, changed, { type: 'started', input: 'again' });

@@ -267,7 +267,7 @@ describe('per-run scope', () => {
 });
 
 describe('live tool lists', () => {
-  it('tools added and removed mid-run change what the next request offers; a call to a gone tool lists those left', async () => {
+  it('tools added and removed mid-run change what the next request offers, in a list that keeps its order; a gone tool is unavailable', async () => {
     const extra = defineTool({
       name: 'extra',
       description: 'Added later',
@@ -291,13 +291,30 @@ describe('live tool lists', () => {
     ]);
     const outcome = await run(agent, 'go', { llm });
     expect(llm.requests[0]?.tools.map((t) => t.name)).toEqual(['echo', 'manage']);
-    expect(llm.requests[1]?.tools.map((t) => t.name)).toEqual(['manage', 'extra']);
+    // The list keeps its order: echo stays listed, gone; extra comes at the end.
+    expect(llm.requests[1]?.tools.map((t) => t.name)).toEqual(['echo', 'manage', 'extra']);
     const results = llm.requests[2]?.messages
       .filter((m) => m.role === 'tool')
       .map((m) => m.content)
       .slice(-2);
-    expect(results).toEqual(["Error: unknown tool 'echo'. Available tools: manage, extra.", 'x']);
-    expect(outcome.state.tools?.map((t) => t.name)).toEqual(['manage', 'extra']);
+    expect(results).toEqual([expect.stringMatching(/^Error: the tool 'echo' is not available any more/), 'x']);
+    expect(outcome.state.tools?.map((t) => t.name)).toEqual(['echo', 'manage', 'extra']);
+    expect(outcome.state.unavailableTools).toEqual(['echo']);
+  });
+
+  it('changeTools with exact takes the gone tool out of the list (the cache starts again)', async () => {
+    const manage = defineTool({
+      name: 'manage',
+      description: 'Removes echo from the list',
+      parameters: z.object({}),
+      execute: async (_args, scope) => {
+        await scope.changeTools({ remove: ['echo'], exact: true });
+        return 'changed';
+      },
+    });
+    const llm = scriptedLlm([{ toolCalls: [{ name: 'manage' }] }, { content: 'done' }]);
+    await run(createAgent({ name: 'a', tools: [echo, manage] }), 'go', { llm });
+    expect(llm.requests[1]?.tools.map((t) => t.name)).toEqual(['manage']);
   });
 });
 

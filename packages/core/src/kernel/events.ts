@@ -74,7 +74,11 @@ export type AgentEvent =
   | { readonly type: 'approvalDenied'; readonly effectId: string; readonly reason?: string }
   | { readonly type: 'contextGathered'; readonly effectId: string; readonly data?: unknown; readonly error?: string }
   /** The tools the model may call changed (an MCP server's list changed, a server died). */
-  | { readonly type: 'toolsChanged'; readonly tools: readonly ToolSpec[] }
+  /**
+   * The run's tools are now `tools`: merged into the list the model saw (order kept, new ones at the
+   * end, gone ones listed and answered as unavailable) — or, with `exact`, the list as given.
+   */
+  | { readonly type: 'toolsChanged'; readonly tools: readonly ToolSpec[]; readonly exact?: boolean }
   | { readonly type: 'cancelled'; readonly reason?: string }
   /** The shell could not go on (no performer for an effect, a checkpoint conflict): the run fails. */
   | { readonly type: 'faulted'; readonly error: string };

@@ -21,6 +21,7 @@ import {
   type Usage,
 } from './state.js';
 import type { ToolSpec } from './tool.js';
+import { mergeToolList, unavailableToolError } from './toolList.js';
 
 /**
  * The whole agent loop: think → act → observe, as a pure function of (config, state, event).
@@ -203,7 +204,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       return pending.length > 0 ? [next, []] : request(rules, { ...next, status: 'awaiting_llm' });
     }
     case 'toolsChanged':
-      return [{ ...state, tools: event.tools }, []];
+      return [changeTools(rules, state, event.tools, event.exact === true), []];
     default:
       // A host's own event: its own step handles it; the loop has nothing to do with it.
       return [state, []];
@@ -469,9 +470,15 @@ function admit(rules: Rules, state: AgentState, call: ToolCall, argsLength?: num
         `${rules.config.maxToolArgsChars}; send less (write large content to a file with python_execute instead)`,
     );
   }
+  if (state.unavailableTools?.includes(call.name)) return refused(call, unavailableToolError(call.name));
   const spec = findTool(rules.config, state, call.name);
   if (!spec) {
-    const known = (state.tools ?? rules.config.tools).map((t) => t.name).join(', ') || 'none';
+    const gone = state.unavailableTools ?? [];
+    const known =
+      (state.tools ?? rules.config.tools)
+        .map((t) => t.name)
+        .filter((name) => !gone.includes(name))
+        .join(', ') || 'none';
     return refused(call, `Error: unknown tool '${call.name}'. Available tools: ${known}.`);
   }
   let args: unknown;
@@ -735,7 +742,19 @@ function statusOf(turn: Turn): RunStatus {
 }
 
 /** The tools the model sees now: the run's own list once it changed, else the config's. */
+/** The run's tools after a change: merged into the list the model saw (a stable prefix), or exactly as given. */
+function changeTools(rules: Rules, state: AgentState, next: readonly ToolSpec[], exact: boolean): AgentState {
+  const { unavailableTools: _before, ...rest } = state;
+  if (exact) return { ...rest, tools: next };
+  const { tools, unavailable } = mergeToolList(state.tools ?? rules.config.tools, next);
+  return unavailable.length > 0
+    ? extend<AgentState>(rest, { tools, unavailableTools: unavailable })
+    : { ...rest, tools };
+}
+
+/** The spec of a tool the run has now (one listed but gone is not). */
 function findTool(config: AgentConfig, state: AgentState, name: string): ToolSpec | undefined {
+  if (state.unavailableTools?.includes(name)) return undefined;
   const tools = state.tools ?? config.tools;
   for (let i = 0; i < tools.length; i++) if ((tools[i] as ToolSpec).name === name) return tools[i];
   return undefined;

@@ -89,6 +89,8 @@ export interface AgentState {
   readonly context?: ContextState;
   /** The tools the model sees, once they have changed during the run; until then the config's. */
   readonly tools?: readonly ToolSpec[];
+  /** Tools still listed (so the list the model sees keeps its order) whose implementation went away. */
+  readonly unavailableTools?: readonly string[];
   /** Per-run data tools keep between calls (the editor's undo history), by tool name. */
   readonly toolData?: Readonly<Record<string, unknown>>;
   /** What requests carry instead of the older messages, once the history was summarised. */

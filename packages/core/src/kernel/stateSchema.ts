@@ -119,6 +119,7 @@ export const agentStateSchema = z.object({
   turn: z.object({ calls: z.array(pendingCallSchema) }).optional(),
   context: z.object({ pending: z.array(z.string()), gathered: unknownRecord }).optional(),
   tools: z.array(toolSpecSchema).optional(),
+  unavailableTools: z.array(z.string()).optional(),
   toolData: unknownRecord.optional(),
   summary: z.object({ text: z.string(), upTo: count }).optional(),
   compacting: z.object({ upTo: count }).optional(),

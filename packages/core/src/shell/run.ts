@@ -261,15 +261,18 @@ async function runFrom(
         : {}),
       emit: (item) => void announce(item),
       takesDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
-      changeTools: async ({ add = [], remove = [] }) => {
+      changeTools: async ({ add = [], remove = [], exact = false }) => {
         if (!control) return;
         for (const name of remove) tools.delete(name);
         for (const tool of add) tools.set(tool.spec.name, tool);
         const replaced = new Set([...remove, ...add.map((t) => t.spec.name)]);
-        const now = control.state().tools ?? agent.config.tools;
+        const { tools: listed, unavailableTools = [] } = control.state();
+        // Tools already gone stay gone: only the implementations this run has are offered.
+        const now = (listed ?? agent.config.tools).filter((t) => !unavailableTools.includes(t.name));
         await control.dispatch({
           type: 'toolsChanged',
           tools: [...now.filter((t) => !replaced.has(t.name)), ...add.map((t) => t.spec)],
+          ...(exact ? { exact } : {}),
         });
       },
       [SIGNAL]: () => control?.signal ?? AbortSignal.abort(new Error('the run has not started')),

@@ -36,8 +36,17 @@ export interface RunScope extends HostCallbacks {
   emit(item: RunItem): void;
   /** Whether anything takes this run's `delta` items now (a stream reader, a listener): a child agent streams only then. */
   readonly takesDeltas?: () => boolean;
-  /** Changes the tools the model sees from the next request on (an MCP server's list changed). */
-  changeTools(change: { readonly add?: readonly Tool[]; readonly remove?: readonly string[] }): Promise<void>;
+  /**
+   * Changes the tools the model sees from the next request on (an MCP server's list changed). The
+   * list keeps its order (a prompt cache serves the requests after): an added tool goes at the end, a
+   * removed one stays listed and its calls are answered as unavailable — unless `exact` asks for the
+   * list without it (the cache then starts again).
+   */
+  changeTools(change: {
+    readonly add?: readonly Tool[];
+    readonly remove?: readonly string[];
+    readonly exact?: boolean;
+  }): Promise<void>;
 }
 
 /** What one tool call gets besides its arguments. */
