@@ -57,12 +57,14 @@ function apply(item) {
       return;
     case 'result':
       view.status = item.result.status;
+      view.usage = item.result.usage;
       view.answer = item.result.answer;
       view.error = item.result.error;
       return;
     case 'event':
       view.status = item.status;
       view.step = item.step;
+      view.usage = item.usage;
       applyEvent(item.event);
   }
 }
@@ -91,11 +93,23 @@ function applyEvent(event) {
   }
 }
 
+const count = (n) => n.toLocaleString('en-US');
+
+/** `12,345 in (9,876 cached) · 456 out · $0.0123`: the cache where the provider reported it, the cost or that it is unknown. */
+function usageText(usage) {
+  const cached = usage.cachedInputTokens === undefined ? '' : ` (${count(usage.cachedInputTokens)} cached)`;
+  const { costUsd } = usage;
+  const cost =
+    costUsd === null ? 'cost unknown' : costUsd > 0 && costUsd < 0.0001 ? '<$0.0001' : `$${costUsd.toFixed(4)}`;
+  return `${count(usage.inputTokens)} in${cached} · ${count(usage.outputTokens)} out · ${cost}`;
+}
+
 function render() {
   $('run').hidden = !view;
   if (!view) return;
   const done = view.status === 'finished' || view.status === 'failed';
   $('status').textContent = `${view.status}${view.finishReason ? ` (${view.finishReason})` : ''} · step ${view.step}`;
+  $('usage').textContent = view.usage ? usageText(view.usage) : '';
   $('cancel').hidden = done;
 
   $('plan-box').hidden = !view.plan;

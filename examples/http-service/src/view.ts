@@ -1,4 +1,12 @@
-import { type Agent, type AgentState, compactRunItem, pendingInputs, type RunItem } from '@openmanus/core';
+import {
+  type Agent,
+  type AgentState,
+  compactRunItem,
+  costOf,
+  pendingInputs,
+  type RunItem,
+  type Usage,
+} from '@openmanus/core';
 import { PLANNING_TOOL, type Plan, type PlanBook } from '@openmanus/flow';
 
 /** How much of a tool's arguments or output a client is sent: the page shows results short. */
@@ -31,11 +39,18 @@ export type PendingView =
     }
   | { readonly kind: 'human'; readonly effectId: string; readonly callId: string; readonly question: string };
 
+/** Usage as clients get it: `costUsd` always there, `null` when unknown (a call made without a price). */
+export type UsageView = Omit<Usage, 'costUsd'> & { readonly costUsd: number | null };
+
+export const usageView = (usage: Usage): UsageView => ({ ...usage, costUsd: costOf(usage) });
+
 /** A run as clients see it: `GET /runs/:id`, and the first and last server-sent event of a stream. */
 export interface RunView {
   readonly id: string;
   readonly status: AgentState['status'];
   readonly step: number;
+  /** What the run's model calls used (every task of its conversation), and what they cost. */
+  readonly usage: UsageView;
   readonly finishReason?: AgentState['finishReason'];
   readonly answer?: string;
   readonly error?: string;
@@ -88,6 +103,7 @@ export function runView(agent: Agent, id: string, state: AgentState): RunView {
     id,
     status: state.status,
     step: state.step,
+    usage: usageView(state.usage),
     ...(state.finishReason ? { finishReason: state.finishReason } : {}),
     ...(state.answer !== undefined ? { answer: state.answer } : {}),
     ...(state.error !== undefined ? { error: state.error } : {}),
@@ -110,15 +126,23 @@ export function runView(agent: Agent, id: string, state: AgentState): RunView {
 
 /**
  * A run item for the wire: core's compact form (no history, no whole state), with tool outputs
- * cut short and images left out, so that a step costs a client the same however long the run.
+ * cut short and images left out, so that a step costs a client the same however long the run;
+ * usage with its cost always given.
  */
 export function wireItem(item: RunItem): object {
-  if (item.type === 'event' && item.event.type === 'toolCompleted') {
+  if (item.type === 'event') {
+    const usage = usageView(item.state.usage);
+    if (item.event.type !== 'toolCompleted') return { ...compactRunItem(item), usage };
     const { image, data: _data, ...event } = item.event;
     return {
       ...compactRunItem(item),
+      usage,
       event: { ...event, output: shorten(event.output), ...(image ? { image: true } : {}) },
     };
+  }
+  if (item.type === 'result') {
+    const compact = compactRunItem(item) as { result: object };
+    return { ...compact, result: { ...compact.result, usage: usageView(item.result.usage) } };
   }
   return compactRunItem(item);
 }

@@ -129,6 +129,8 @@ export interface SetupOptions {
   readonly store?: CheckpointStore;
   readonly agent?: (workspace: string) => Agent;
   readonly service?: Partial<ServiceOptions>;
+  /** The model the service asks for (and prices its calls by); default `m`, which has no price. */
+  readonly model?: string;
 }
 
 /** The service on a fresh (or given) data dir, behind the scripted OpenAI-compatible model. */
@@ -141,7 +143,7 @@ export async function setup(script: ScriptEntry<RecordedRequest>[], options: Set
   const service: AgentService = await createAgentService({
     agent: options.agent?.(workspace) ?? createManus({ workspace }),
     approvals: ['python_execute'],
-    llm: createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL: model.baseURL, maxRetries: 0 }),
+    llm: createOpenAiLlm({ model: options.model ?? 'm', apiKey: 'k', baseURL: model.baseURL, maxRetries: 0 }),
     dataDir,
     token: TOKEN,
     log: (line) => logs.push(line),

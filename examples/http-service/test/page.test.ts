@@ -130,6 +130,8 @@ describe('the page, in a real Chromium, against `pnpm serve` with the scripted m
     await pendingApproval(page).click();
     await page.locator('#answer').getByText('their sum is 328').waitFor();
     expect(await page.locator('#status').textContent()).toMatch(/^finished \(terminated\)/);
+    // What the run used; the scripted model has no price.
+    expect(await page.locator('#usage').textContent()).toMatch(/^[\d,]+ in · [\d,]+ out · cost unknown$/);
     expect(await page.locator('#plan li').allTextContents()).toEqual([
       '[✓] List the primes below 50 with Python — 15 primes, from 2 to 47',
       '[✓] Add them up — sum 328',

@@ -21,6 +21,30 @@ describe('an agent behind an HTTP API', () => {
     expect((await call('GET', `/runs/${json.id}`)).json).toMatchObject({ finishReason: 'answered' });
   });
 
+  it("gives the run's usage with the tokens served from the cache and the cost, live and at the end", async () => {
+    const { call, events } = await setup(
+      [{ content: 'Four.', usage: { inputTokens: 2_000, outputTokens: 10, cachedInputTokens: 1_500 } }],
+      { model: 'gpt-4o-mini' },
+    );
+    const id = String((await call('POST', '/runs', { task: 'What is 2 + 2?' })).json.id);
+    const items = await events(id);
+    // 500 × $0.15 + 1,500 × $0.075 + 10 × $0.60 per million.
+    const usage = { inputTokens: 2_000, outputTokens: 10, llmCalls: 1, cachedInputTokens: 1_500, costUsd: 0.0001935 };
+    expect(items.at(-1)).toMatchObject({ type: 'ended', run: { usage } });
+    expect(items.filter((i) => i.type === 'event').at(-1)).toMatchObject({ usage });
+    expect((await call('GET', `/runs/${id}`)).json).toMatchObject({ usage });
+  });
+
+  it('says a cost is unknown, as null, when the model has no price', async () => {
+    const { call, events } = await setup([{ content: 'Four.', usage: { inputTokens: 20, outputTokens: 1 } }]);
+    const id = String((await call('POST', '/runs', { task: 'What is 2 + 2?' })).json.id);
+    const items = await events(id);
+    const usage = { inputTokens: 20, outputTokens: 1, llmCalls: 1, costUsd: null };
+    expect(items.at(-1)).toMatchObject({ type: 'ended', run: { usage } });
+    // Before the first call, nothing was spent.
+    expect(items.find((i) => i.type === 'event')).toMatchObject({ usage: { llmCalls: 0, costUsd: 0 } });
+  });
+
   it('a client that asks for the events once a fast run has ended still gets its leg, then the end', async () => {
     const { call, events } = await setup([{ content: 'Done at once.' }]);
     const id = String((await call('POST', '/runs', { task: 'Be quick.' })).json.id);
