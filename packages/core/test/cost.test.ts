@@ -3,12 +3,15 @@ import { z } from 'zod';
 import {
   BUILT_IN_PRICES,
   callCost,
+  compactRunItem,
   costOf,
   createAgent,
   defineTool,
   type LlmRequest,
   priceOf,
+  type RunItem,
   run,
+  stream,
 } from '../src/index.js';
 import { useOpenAiServers } from './servers.js';
 
@@ -189,6 +192,22 @@ describe("a run's usage", () => {
       cachedInputTokens: 200,
       costUsd: 0.000099,
     });
+  });
+
+  it("reaches the run's items: each reply's own usage, and the run's so far in the wire form", async () => {
+    const server = await serve([
+      { content: 'done', usage: { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 800, reasoningTokens: 4 } },
+    ]);
+    const items: RunItem[] = [];
+    for await (const item of stream(agent, 'hi', { llm: llmFor(server, { model: 'gpt-4o' }) })) items.push(item);
+    const replied = items.find((item) => item.type === 'event' && item.event.type === 'llmResponded');
+    if (replied?.type !== 'event') throw new Error('no llmResponded item');
+    // 200 × 2.5 + 800 × 1.25 + 10 × 10, per million.
+    const usage = { inputTokens: 1_000, outputTokens: 10, cachedInputTokens: 800, reasoningTokens: 4, costUsd: 0.0016 };
+    expect(replied.event).toMatchObject({ usage });
+    expect(compactRunItem(replied)).toMatchObject({ usage: { ...usage, llmCalls: 1 } });
+    const result = items.at(-1);
+    expect(result?.type === 'result' && compactRunItem(result)).toMatchObject({ result: { usage } });
   });
 
   it('has an unknown cost when its model has no price', async () => {
