@@ -37,6 +37,14 @@ type Finished = Pick<RunOutcome, 'status' | 'finishReason' | 'error' | 'usage'> 
  * (`createProgress`, from run items) and a durable run followed from its events (`runEventLines`)
  * print the same things the same way.
  */
+/** What a jump of the history did, for its progress line. */
+function trimmedParts(o: { readonly dropped: number; readonly shrunk: number }): string[] {
+  const parts: string[] = [];
+  if (o.dropped > 0) parts.push(`${o.dropped} older message${o.dropped === 1 ? '' : 's'} left out`);
+  if (o.shrunk > 0) parts.push(`${o.shrunk} shortened`);
+  return parts;
+}
+
 export function runLines(color: boolean) {
   const dim = paint(color, 2);
   const red = paint(color, 31);
@@ -85,7 +93,7 @@ export function createProgress(options: ProgressOptions) {
           options.write(lines.step(`Step ${o.step}/${o.maxSteps}`, elapsed(), usageText(usage)));
         else if (o.kind === 'hint') options.write(yellow(`  ! ${o.policy}: a hint is sent with the next request`));
         else if (o.kind === 'memoryTrimmed')
-          options.write(dim(`  (history trimmed: ${o.dropped} older messages not sent)`));
+          options.write(dim(`  (history shrunk in one jump: ${trimmedParts(o).join(', ')})`));
         else if (o.kind === 'toolCallsIgnored')
           options.write(yellow(`  ! ${o.count} tool call(s) ignored (tool choice "none")`));
         return;

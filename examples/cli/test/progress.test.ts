@@ -72,3 +72,22 @@ it('a run in process and the same run read from its events print the same lines'
     expect(printed.at(-1)).toBe(lines.finished(outcome, '0.0s'));
   }
 });
+
+it('a jump of the history prints one line, saying what it left out and what it shortened', async () => {
+  const printed: string[] = [];
+  const progress = createProgress({ write: (line) => printed.push(line), color: false, now: () => 0 });
+  const emitter = createRunEmitter();
+  emitter.on('observation', progress);
+  const ask = { name: 'lookup', arguments: { city: 'Kyoto' } };
+  await run(
+    createAgent({ name: 'census', tools: [lookup], maxSteps: 6, memory: { maxMessages: 4 } }),
+    'How many in Kyoto?',
+    {
+      emitter,
+      llm: scriptedLlm([{ toolCalls: [ask] }, { toolCalls: [ask] }, { toolCalls: [ask] }, { content: 'Done.' }]),
+    },
+  );
+  const jumps = printed.map((line) => stripVTControlCharacters(line)).filter((line) => line.includes('history shrunk'));
+  expect(jumps.length).toBeGreaterThan(0);
+  expect(jumps[0]).toBe('  (history shrunk in one jump: 2 older messages left out)');
+});
