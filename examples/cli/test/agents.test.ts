@@ -272,10 +272,11 @@ describe.skipIf(!chromePath())('openmanus and the browser', () => {
     expect(server.requests.map((r) => r.model)).toEqual(['browser-model', 'browser-model', 'browser-model']);
     expect(toolNames(server.requests[0])).toEqual(['browser_use', 'terminate']);
     const opened = String(lastObservation(server.requests[1]));
+    // The result is kept as what the action did and the page it left; the page state comes with the context.
     expect(opened).toMatch(
-      /^Navigated to http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji\.html\.\n\n<page_content untrusted="true">\nURL: /,
+      /^Navigated to http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji\.html\.\nThe tab was then on http:\/\/127\.0\.0\.1:\d+\/sights\/kinkaku-ji\.html\./,
     );
-    expect(opened).toContain('Title: Kinkaku-ji: hours, admission and how to get there');
+    expect(pageState(server.requests[1])).toContain('Title: Kinkaku-ji: hours, admission and how to get there');
     // The page comes into the next step while the browser is in use: as a tool's result, marked as
     // page content, never in the user's words.
     expect(pageState(server.requests[1])).toMatch(

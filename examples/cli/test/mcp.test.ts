@@ -267,7 +267,7 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
       if (!served.token) throw new Error(`no token in: ${served.stderr()}`);
       const ran = await runNode(
         'cli.js',
-        ['mcp', '--connection', 'http', '--server-url', served.url, '--token', served.token, '-p', 'Where are you?'],
+        ['mcp', '--connection', 'http', '--server-url', served.url, `--token=${served.token}`, '-p', 'Where are you?'],
         { env },
       );
       expect(ran.code, ran.stderr).toBe(0);
