@@ -1,7 +1,7 @@
 // Usage: `pnpm build && node bench/cost.mjs` — cost per task; COST_ONLY=ours,raw picks contenders, COST_TASKS=research a task.
 // Every contender runs the same scripted tasks against a local OpenAI-compatible server, one process
 // per run; the figures come from the request bodies the server received (see cost/prefix.mjs).
-import { spawn } from 'node:child_process';
+
 import { existsSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -10,6 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { loadTranscript } from '@openmanus/core';
 import { startOpenAiServer, transcriptScript } from '@openmanus/core/testing';
 import { getEncoding } from 'js-tiktoken';
+import { childJson } from './childJson.mjs';
 import { measurePrefixes } from './cost/prefix.mjs';
 import { researchReply, STEP_LIMIT, STEPS } from './cost/research.mjs';
 
@@ -73,48 +74,18 @@ const tasks = {
 const runs = (contender, task) => task !== 'demo' || contender.id === 'ours';
 
 function runIn(contender, task, options) {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--no-deprecation',
-        '--import',
-        here('./guard.mjs'),
-        here('./cost/run.mjs'),
-        contender,
-        task,
-        JSON.stringify(options),
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: {
-          PATH: process.env.PATH,
-          HOME: process.env.HOME,
-          NODE_ENV: 'production',
-          ...(process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {}),
-        },
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      const last = out.trim().split('\n').at(-1);
-      if (code === 0 && last?.startsWith('{')) resolve(JSON.parse(last));
-      else
-        resolve({
-          error: `exit ${code}: ${(
-            err
-              .trim()
-              .split('\n')
-              .find((l) => /error/i.test(l)) ??
-              err.trim().split('\n').at(-1) ??
-              ''
-          ).slice(0, 200)}`,
-        });
-    });
-  });
+  return childJson(
+    [
+      '--no-deprecation',
+      '--import',
+      here('./guard.mjs'),
+      here('./cost/run.mjs'),
+      contender,
+      task,
+      JSON.stringify(options),
+    ],
+    process.env.CHROME_PATH ? { CHROME_PATH: process.env.CHROME_PATH } : {},
+  );
 }
 
 /** The output tokens of the replies the model gave: their text and their calls' names and arguments. */

@@ -6,6 +6,7 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { browserStateTable, browserStateTokens } from './browser-state.mjs';
+import { childJson } from './childJson.mjs';
 import { costTable } from './cost.mjs';
 import { durableCost } from './durable.mjs';
 import { footprint } from './footprint.mjs';
@@ -84,44 +85,16 @@ async function manyRuns(runs, ...flags) {
 }
 
 function measure(contender, scenario) {
-  return new Promise((resolve) => {
-    const child = spawn(
-      process.execPath,
-      [
-        '--expose-gc',
-        '--no-deprecation',
-        '--import',
-        here('./guard.mjs'),
-        here('./one.mjs'),
-        contender,
-        scenario,
-        endpoint,
-      ],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-        env: { PATH: process.env.PATH, HOME: process.env.HOME, NODE_ENV: 'production' },
-      },
-    );
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d) => (out += d));
-    child.stderr.on('data', (d) => (err += d));
-    child.on('close', (code) => {
-      const last = out.trim().split('\n').at(-1);
-      if (code === 0 && last?.startsWith('{')) resolve(JSON.parse(last));
-      else
-        resolve({
-          error: `exit ${code}: ${(
-            err
-              .trim()
-              .split('\n')
-              .find((l) => /error|refused/i.test(l)) ??
-              err.trim().split('\n').at(-1) ??
-              ''
-          ).slice(0, 200)}`,
-        });
-    });
-  });
+  return childJson([
+    '--expose-gc',
+    '--no-deprecation',
+    '--import',
+    here('./guard.mjs'),
+    here('./one.mjs'),
+    contender,
+    scenario,
+    endpoint,
+  ]);
 }
 
 const scenarios = ['loop50', 'loop400', 'stream50', 'stream400', 'parallel', 'import'].filter(

@@ -114,7 +114,7 @@ function leftOutNote(messages: readonly Message[], from: number, to: number, tas
 }
 
 /** Where the sent history starts: the window's start, or — past it — the summary's cut. */
-const sentFrom = (state: AgentState): number => Math.max(state.window?.start ?? 0, state.summary?.upTo ?? 0);
+export const sentFrom = (state: AgentState): number => Math.max(state.window?.start ?? 0, state.summary?.upTo ?? 0);
 
 function tokenBudget(config: AgentConfig, maxTokens: number): TokenBudget {
   const tokenizer = countingTokenizer(config);

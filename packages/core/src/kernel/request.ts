@@ -1,7 +1,7 @@
 import type { AgentConfig } from './agent.js';
 import type { RequestAdditions } from './context.js';
 import type { LlmRequest } from './effects.js';
-import { sentHistory } from './historyWindow.js';
+import { sentFrom, sentHistory } from './historyWindow.js';
 import { type Message, systemMessage, userMessage } from './messages.js';
 import type { AgentState } from './state.js';
 
@@ -64,6 +64,6 @@ export function buildRequest(
     ...(config.llmProfile ? { profile: config.llmProfile } : {}),
     cache: state.runId ? { key: state.runId, stableMessages } : { stableMessages },
   };
-  const from = Math.max(state.window?.start ?? 0, state.summary?.upTo ?? 0);
+  const from = sentFrom(state);
   return { request, dropped: from - (state.taskIndex < from ? 1 : 0) };
 }
