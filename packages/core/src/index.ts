@@ -1,6 +1,7 @@
 export * from './kernel/index.js';
 export { limitConcurrency } from './llm/concurrency.js';
 export type {
+  FinishReason,
   LlmCallOptions,
   LlmDelta,
   LlmError,

@@ -1,4 +1,4 @@
-import type { ImageData, ToolCall } from './messages.js';
+import type { ImageData, ReasoningPart, ToolCall } from './messages.js';
 import type { PendingInput } from './state.js';
 import type { ToolSpec } from './tool.js';
 
@@ -21,6 +21,8 @@ export type LlmCallAnswer =
       readonly content: string;
       readonly toolCalls: readonly ToolCall[];
       readonly usage?: LlmUsage;
+      /** The model's reasoning as the provider returned it, kept with the reply (see `ReasoningPart`). */
+      readonly reasoning?: readonly ReasoningPart[];
     }
   | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string };
 

@@ -33,6 +33,7 @@ export type {
   AssistantMessage,
   ImageData,
   Message,
+  ReasoningPart,
   Role,
   SystemMessage,
   ToolCall,

@@ -25,10 +25,23 @@ export interface UserMessage {
   readonly image?: ImageData;
 }
 
+/**
+ * A piece of the model's reasoning as its provider returned it, kept with the reply so a port can
+ * send it back where the API requires it (Anthropic's thinking blocks before tool results).
+ */
+export interface ReasoningPart {
+  readonly text: string;
+  /** The provider's signature of `text`, sent back unchanged. */
+  readonly signature?: string;
+  /** Reasoning the provider withheld, in its encrypted form (Anthropic's `redacted_thinking`), sent back unchanged. */
+  readonly redacted?: string;
+}
+
 export interface AssistantMessage {
   readonly role: 'assistant';
   readonly content: string;
   readonly toolCalls?: readonly ToolCall[];
+  readonly reasoning?: readonly ReasoningPart[];
 }
 
 export interface ToolMessage {
@@ -49,8 +62,15 @@ export const systemMessage = (content: string): SystemMessage => ({
 });
 export const userMessage = (content: string, image?: ImageData): UserMessage =>
   image ? { role: 'user', content, image } : { role: 'user', content };
-export const assistantMessage = (content: string, toolCalls?: readonly ToolCall[]): AssistantMessage =>
-  toolCalls && toolCalls.length > 0 ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content };
+export const assistantMessage = (
+  content: string,
+  toolCalls?: readonly ToolCall[],
+  reasoning?: readonly ReasoningPart[],
+): AssistantMessage => {
+  const message: AssistantMessage =
+    toolCalls && toolCalls.length > 0 ? { role: 'assistant', content, toolCalls } : { role: 'assistant', content };
+  return reasoning && reasoning.length > 0 ? { ...message, reasoning } : message;
+};
 
 /** The last thing the assistant said in the current task (empty when it said nothing yet). */
 export function lastAnswer(messages: readonly Message[]): string {

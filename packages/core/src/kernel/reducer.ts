@@ -4,7 +4,14 @@ import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './ef
 import type { AnyEvent, HostAnswer } from './events.js';
 import { extend } from './extend.js';
 import { shrinkHistory } from './historyWindow.js';
-import { assistantMessage, type ImageData, lastAnswer, type Message, type ToolCall } from './messages.js';
+import {
+  assistantMessage,
+  type ImageData,
+  lastAnswer,
+  type Message,
+  type ReasoningPart,
+  type ToolCall,
+} from './messages.js';
 import { defaultPolicies, isStop, type Policy, type PolicyContext, type Stop } from './policies.js';
 import { buildRequest } from './request.js';
 import {
@@ -138,6 +145,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
         addUsage(state.usage, { inputTokens: 0, outputTokens: 0, ...event.usage, llmCalls: 1 }),
         event.content,
         event.toolCalls,
+        event.reasoning,
       );
     case 'llmFailed':
       if (awaitsCompaction(state, event.effectId)) return compacted(rules, state, event);
@@ -377,6 +385,7 @@ function act(
   usage: Usage,
   content: string,
   rawCalls: readonly ToolCall[],
+  reasoning?: readonly ReasoningPart[],
 ): Transition {
   const { config } = rules;
   const ignoring = config.toolChoice === 'none' && rawCalls.length > 0;
@@ -393,7 +402,7 @@ function act(
       calls.push(tooLong ? { ...named, arguments: TRUNCATED_ARGUMENTS } : named);
     }
   }
-  const message = assistantMessage(content, calls);
+  const message = assistantMessage(content, calls, reasoning);
   // concat of an array is one copy; of a single object, V8 takes a path several times slower.
   const said = withHistoryTokens(config, state, { ...state, usage, messages: state.messages.concat([message]) });
   const acted = remember(rules, said, message);

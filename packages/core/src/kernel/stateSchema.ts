@@ -61,11 +61,22 @@ const imageSchema = z.object({ base64: z.string(), mimeType: z.string() });
 
 const toolCallSchema = z.object({ id: z.string(), name: z.string(), arguments: z.string() });
 
+const reasoningSchema = z.object({
+  text: z.string(),
+  signature: z.string().optional(),
+  redacted: z.string().optional(),
+});
+
 // Objects are not strict: a key this version does not know is ignored, not a reason to refuse a run.
 const messageSchema = z.discriminatedUnion('role', [
   z.object({ role: z.literal('system'), content: z.string() }),
   z.object({ role: z.literal('user'), content: z.string(), image: imageSchema.optional() }),
-  z.object({ role: z.literal('assistant'), content: z.string(), toolCalls: z.array(toolCallSchema).optional() }),
+  z.object({
+    role: z.literal('assistant'),
+    content: z.string(),
+    toolCalls: z.array(toolCallSchema).optional(),
+    reasoning: z.array(reasoningSchema).optional(),
+  }),
   z.object({
     role: z.literal('tool'),
     content: z.string(),

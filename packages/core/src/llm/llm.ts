@@ -1,16 +1,24 @@
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
-import type { ToolCall } from '../kernel/messages.js';
+import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
 import type { Result } from '../result.js';
+
+/** Why the model stopped: done, to call tools, at its output limit, filtered, or for another reason. */
+export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
 
 export interface LlmResponse {
   readonly content: string;
   readonly toolCalls: readonly ToolCall[];
   readonly usage?: LlmUsage;
+  /** Why the reply ended, where the provider says. */
+  readonly finishReason?: FinishReason;
+  /** The model's reasoning, where the provider returns it to be sent back (kept with the reply in memory). */
+  readonly reasoning?: readonly ReasoningPart[];
 }
 
 export type LlmErrorKind =
   | 'rate_limit'
+  | 'overloaded'
   | 'server'
   | 'network'
   | 'timeout'
@@ -25,6 +33,8 @@ export interface LlmError {
   readonly kind: LlmErrorKind;
   readonly message: string;
   readonly status?: number;
+  /** How long the provider asked to wait before trying again (a rate limit's or an overload's Retry-After), in ms. */
+  readonly retryAfterMs?: number;
 }
 
 /** A piece of a tool call as the model streams it: who it is when first seen, then its arguments piece by piece. */

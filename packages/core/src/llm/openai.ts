@@ -563,11 +563,25 @@ function usageOf(reported: ReportedUsage, price: ModelPrice | undefined): LlmUsa
  * server sent about itself in place of the reply (overloaded, rate-limited) is retried here.
  */
 function failedMidway({ OpenAI }: OpenAiModule, thrown: unknown, error: LlmError): boolean {
-  if (thrown instanceof ReplyError) return error.kind === 'server' || error.kind === 'rate_limit';
+  if (thrown instanceof ReplyError)
+    return error.kind === 'server' || error.kind === 'rate_limit' || error.kind === 'overloaded';
   return error.kind === 'network' && !(thrown instanceof OpenAI.APIConnectionError);
 }
 
 const CONTEXT_LENGTH = /context length|maximum context|too many tokens/i;
+const OVERLOADED = /overloaded/i;
+
+/** The wait a failed response asks for: `retry-after-ms`, or `retry-after` in seconds or as a date. */
+export function retryAfterMsOf(headers: { get(name: string): string | null } | undefined): number | undefined {
+  const ms = Number(headers?.get('retry-after-ms') ?? Number.NaN);
+  if (Number.isFinite(ms) && ms >= 0) return ms;
+  const after = headers?.get('retry-after');
+  if (!after) return undefined;
+  const seconds = Number(after);
+  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+  const date = Date.parse(after);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
 
 function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
   if (error instanceof OpenAI.APIUserAbortError) return { kind: 'aborted', message: 'the request was aborted' };
@@ -580,9 +594,15 @@ function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
   if (error instanceof OpenAI.APIError) {
     const status = error.status;
     const message = error.message;
-    const base = status !== undefined ? { status, message } : { message };
+    const retryAfterMs = retryAfterMsOf(error.headers);
+    const base = {
+      message,
+      ...(status !== undefined ? { status } : {}),
+      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+    };
     if (status === 429) return { kind: 'rate_limit', ...base };
     if (status === 401 || status === 403) return { kind: 'auth', ...base };
+    if (status === 529 || (status === 503 && OVERLOADED.test(message))) return { kind: 'overloaded', ...base };
     if (status !== undefined && status >= 500) return { kind: 'server', ...base };
     if (error.code === 'context_length_exceeded' || CONTEXT_LENGTH.test(message)) {
       return { kind: 'context_length', ...base };
@@ -608,6 +628,7 @@ function fromReplyError({ message, code, type }: ReplyError): LlmError {
   const status = numeric ? { status: code } : {};
   const named = `${String(code ?? '')} ${String(type ?? '')}`;
   if (code === 429 || /rate_limit/.test(named)) return { kind: 'rate_limit', message, ...status };
+  if (code === 529 || OVERLOADED.test(named)) return { kind: 'overloaded', message, ...status };
   if (/context_length/.test(named) || CONTEXT_LENGTH.test(message))
     return { kind: 'context_length', message, ...status };
   if (numeric && code < 500) return { kind: 'bad_request', message, ...status };

@@ -44,7 +44,12 @@ export interface RecordedAnswer {
 /** A failed call, as the port reported it. */
 export interface RecordedFailure {
   readonly request: RequestFingerprint;
-  readonly error: { readonly kind: LlmErrorKind; readonly message: string; readonly status?: number };
+  readonly error: {
+    readonly kind: LlmErrorKind;
+    readonly message: string;
+    readonly status?: number;
+    readonly retryAfterMs?: number;
+  };
 }
 
 export type RecordedReply = RecordedAnswer | RecordedFailure;
@@ -109,6 +114,7 @@ function transcriptSchema() {
     error: z.object({
       kind: z.enum([
         'rate_limit',
+        'overloaded',
         'server',
         'network',
         'timeout',
@@ -121,6 +127,7 @@ function transcriptSchema() {
       ]),
       message: z.string(),
       status: z.number().int().optional(),
+      retryAfterMs: z.number().nonnegative().optional(),
     }),
   });
   return {

@@ -15,8 +15,15 @@ export async function answerLlmCall(
   try {
     const result = await llm.complete(effect.request, onDelta ? { signal, onDelta } : { signal });
     if (result.ok) {
-      const { content, toolCalls, usage } = result.value;
-      return { type: 'llmResponded', effectId: effect.id, content, toolCalls, ...(usage ? { usage } : {}) };
+      const { content, toolCalls, usage, reasoning } = result.value;
+      return {
+        type: 'llmResponded',
+        effectId: effect.id,
+        content,
+        toolCalls,
+        ...(usage ? { usage } : {}),
+        ...(reasoning?.length ? { reasoning } : {}),
+      };
     }
     return signal.aborted
       ? undefined

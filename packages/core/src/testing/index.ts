@@ -7,6 +7,18 @@ export type {
   ScriptedReply,
   ScriptedToolCall,
 } from './script.js';
+export {
+  deliver,
+  deliveredInPieces,
+  piecesOf,
+  retryHeaders,
+  type ScriptedExchange,
+  type ScriptedHttpOptions,
+  type ScriptedHttpServer,
+  sendJson,
+  startScriptedHttp,
+  streamHeaders,
+} from './scriptedHttp.js';
 export { type ScriptedLlm, scriptedLlm } from './scriptedLlm.js';
 export {
   type OpenAiServer,

@@ -19,6 +19,15 @@ export interface ScriptedAnswer {
     readonly cacheWriteTokens?: number;
     readonly reasoningTokens?: number;
   };
+  /** The model's reasoning, where the wire carries it (Anthropic's thinking blocks, Bedrock's reasoning content). */
+  readonly reasoning?: readonly { readonly text: string; readonly signature?: string; readonly redacted?: string }[];
+  /** Why the reply ended, when not the default (`tool_calls` with calls, else `stop`): `length` scripts a reply cut at the output limit. */
+  readonly finishReason?: 'stop' | 'tool_calls' | 'length' | 'content_filter';
+  /**
+   * HTTP server only, streaming: after this many events the server sends an error in the wire's
+   * own form (an `overloaded_error` event, an exception frame) and ends the stream.
+   */
+  readonly midStreamError?: { readonly after: number; readonly type?: string; readonly message?: string };
   /** HTTP server only: the `usage` object sent as it is, in place of the one `usage` makes (a provider's own fields). */
   readonly wireUsage?: Readonly<Record<string, unknown>>;
   /** Wait before answering (to script a slow model). */
@@ -42,6 +51,8 @@ export interface ScriptedFailure {
     readonly status?: number;
     readonly message?: string;
     readonly code?: string;
+    /** The provider's error type where its wire has one (Anthropic's `overloaded_error`, Bedrock's `ThrottlingException`). */
+    readonly type?: string;
     /** Sent as `Retry-After` (seconds). */
     readonly retryAfter?: number;
     /** Sent as `retry-after-ms`. */

@@ -17,9 +17,11 @@ const kindOf = (status: number | undefined): LlmErrorKind =>
       ? 'rate_limit'
       : status === 401 || status === 403
         ? 'auth'
-        : status >= 500
-          ? 'server'
-          : 'bad_request';
+        : status === 529
+          ? 'overloaded'
+          : status >= 500
+            ? 'server'
+            : 'bad_request';
 
 /** An in-process model that answers from a script: for unit tests of agents, no network. */
 export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): ScriptedLlm {

@@ -1,16 +1,13 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { callArguments, callId, isFailure, type Script, type ScriptedAnswer, scriptExhausted } from './script.js';
 import {
-  callArguments,
-  callId,
-  isFailure,
-  nextReply,
-  type Script,
-  type ScriptedAnswer,
-  scriptExhausted,
-  sleep,
-  unused,
-} from './script.js';
+  deliver,
+  deliveredInPieces,
+  piecesOf,
+  retryHeaders,
+  sendJson,
+  startScriptedHttp,
+  streamHeaders,
+} from './scriptedHttp.js';
 
 /** A chat-completions request body as the server received it. */
 export interface RecordedRequest {
@@ -57,128 +54,61 @@ export interface OpenAiServer {
  * answering from a script: tool calls, text, errors with Retry-After, slow and streamed replies.
  */
 export async function startOpenAiServer(options: OpenAiServerOptions): Promise<OpenAiServer> {
-  const requests: RecordedRequest[] = [];
-  const paths: string[] = [];
-  let served = 0;
-  const keep = options.keepRequests ?? true;
   const model = options.model ?? 'scripted-model';
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
-      res.end(
-        JSON.stringify({
-          error: { message: String(error), type: 'server_error' },
-        }),
-      );
-    });
-  });
-
-  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const url = req.url ?? '';
-    if (keep) paths.push(url);
-    const path = new URL(url, 'http://127.0.0.1').pathname;
-    if (req.method === 'GET' && path.endsWith('/models')) {
-      return json(res, 200, {
-        object: 'list',
-        data: [{ id: model, object: 'model', owned_by: 'openmanus' }],
-      });
-    }
-    if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
-      return json(res, 404, {
-        error: {
-          message: `no route ${req.method} ${url}`,
-          type: 'invalid_request_error',
-        },
-      });
-    }
-    const body = JSON.parse(await readBody(req)) as RecordedRequest;
-    const index = served++;
-    if (keep) requests.push(body);
-    const reply = nextReply(options.script, index, body);
-    if (!reply) {
-      return json(
-        res,
-        500,
-        { error: { message: scriptExhausted(index), type: 'server_error' } },
-        { 'x-should-retry': 'false' },
-      );
-    }
-    if (reply.delayMs) await sleep(reply.delayMs);
-    if (isFailure(reply)) {
-      const { status, message, code, retryAfter, retryAfterMs } = reply.error;
-      if (status === undefined) {
-        res.destroy();
-        return;
+  const server = await startScriptedHttp<RecordedRequest>({
+    script: options.script,
+    ...(options.keepRequests !== undefined ? { keepRequests: options.keepRequests } : {}),
+    route(req, res, path) {
+      if (req.method === 'GET' && path.endsWith('/models')) {
+        sendJson(res, 200, { object: 'list', data: [{ id: model, object: 'model', owned_by: 'openmanus' }] });
+        return true;
       }
-      const headers: Record<string, string> = {};
-      if (retryAfter !== undefined) headers['retry-after'] = String(retryAfter);
-      if (retryAfterMs !== undefined) headers['retry-after-ms'] = String(retryAfterMs);
-      return json(
+      if (req.method !== 'POST' || !path.endsWith('/chat/completions')) {
+        sendJson(res, 404, { error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error' } });
+        return true;
+      }
+      return false;
+    },
+    answer: ({ res, body, index, reply }) => {
+      if (!reply) {
+        return sendJson(
+          res,
+          500,
+          { error: { message: scriptExhausted(index), type: 'server_error' } },
+          { 'x-should-retry': 'false' },
+        );
+      }
+      if (isFailure(reply)) {
+        const { status, message, code } = reply.error;
+        if (status === undefined) {
+          res.destroy();
+          return;
+        }
+        const error = { message: message ?? `scripted HTTP ${status}`, type: 'scripted_error', code: code ?? null };
+        return sendJson(res, status, { error }, retryHeaders(reply.error));
+      }
+      const completion = toCompletion(reply, index, model, body);
+      if (body.stream) return deliver(res, streamHeaders, streamEvents(completion, body), reply);
+      if (!deliveredInPieces(reply)) return sendJson(res, 200, completion);
+      const text = Buffer.from(JSON.stringify(completion));
+      return deliver(
         res,
-        status,
-        {
-          error: {
-            message: message ?? `scripted HTTP ${status}`,
-            type: 'scripted_error',
-            code: code ?? null,
-          },
-        },
-        headers,
+        { 'content-type': 'application/json', 'content-length': String(text.length) },
+        piecesOf(text),
+        reply,
       );
-    }
-    const completion = toCompletion(reply, index, model, body);
-    if (body.stream) return deliver(res, streamHeaders, streamEvents(completion, body), reply);
-    if (
-      reply.trickleMs === undefined &&
-      reply.stallAfter === undefined &&
-      reply.cutAfter === undefined &&
-      reply.endAfter === undefined
-    )
-      return json(res, 200, completion);
-    const text = Buffer.from(JSON.stringify(completion));
-    const pieces: Buffer[] = [];
-    for (let i = 0; i < text.length; i += 16) pieces.push(text.subarray(i, i + 16));
-    return deliver(res, { 'content-type': 'application/json', 'content-length': String(text.length) }, pieces, reply);
-  }
-
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+    },
+  });
   return {
-    baseURL: `http://127.0.0.1:${port}/v1`,
-    requests,
-    paths,
+    baseURL: `${server.origin}/v1`,
+    requests: server.requests,
+    paths: server.paths,
     get hits() {
-      return served;
+      return server.hits;
     },
-    assertConsumed() {
-      const left = unused(options.script, served);
-      if (left > 0) throw new Error(`scripted server: ${left} of ${left + served} replies were never requested`);
-    },
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
+    assertConsumed: () => server.assertConsumed(),
+    close: () => server.close(),
   };
-}
-
-function readBody(req: IncomingMessage): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    req.on('data', (chunk: Buffer) => chunks.push(chunk));
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-  });
-}
-
-function json(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/json',
-    'content-length': Buffer.byteLength(text),
-    ...headers,
-  });
-  res.end(text);
 }
 
 function toCompletion(reply: ScriptedAnswer, index: number, model: string, body: RecordedRequest) {
@@ -228,40 +158,6 @@ function wireUsage(usage: NonNullable<ScriptedAnswer['usage']>) {
     ...(Object.keys(prompt).length > 0 ? { prompt_tokens_details: prompt } : {}),
     ...(reasoningTokens !== undefined ? { completion_tokens_details: { reasoning_tokens: reasoningTokens } } : {}),
   };
-}
-
-const streamHeaders = {
-  'content-type': 'text/event-stream',
-  'cache-control': 'no-cache',
-  connection: 'keep-alive',
-};
-
-/**
- * Sends the headers, then the body's pieces: all at once, or paced (`trickleMs`), stopping
- * after `stallAfter` pieces with the connection left open, cutting it after `cutAfter`, or
- * ending the reply after `endAfter` as if it were complete.
- */
-async function deliver(
-  res: ServerResponse,
-  headers: Record<string, string>,
-  pieces: readonly (string | Buffer)[],
-  reply: ScriptedAnswer,
-): Promise<void> {
-  const { trickleMs, stallAfter, cutAfter, endAfter } = reply;
-  res.writeHead(200, headers);
-  res.flushHeaders();
-  for (let i = 0; i < pieces.length; i++) {
-    if (i === stallAfter) return;
-    if (i === cutAfter) {
-      res.destroy();
-      return;
-    }
-    if (i === endAfter) break;
-    if (trickleMs) await sleep(trickleMs);
-    if (res.destroyed) return;
-    res.write(pieces[i]);
-  }
-  res.end();
 }
 
 /** Server-sent events in the API's chunk format: text in pieces, then tool call deltas, then usage. */

@@ -1,0 +1,180 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { nextReply, type Script, type ScriptedAnswer, type ScriptedReply, sleep, unused } from './script.js';
+
+/** What a stand-in's route gets: the request, its parsed JSON body, and the script's reply to it. */
+export interface ScriptedExchange<Request> {
+  readonly req: IncomingMessage;
+  readonly res: ServerResponse;
+  /** The path without the query. */
+  readonly path: string;
+  readonly body: Request;
+  /** Which reply of the script this is (0, 1, …). */
+  readonly index: number;
+  /** The script's reply; `undefined` once the script is exhausted. */
+  readonly reply: ScriptedReply | undefined;
+}
+
+export interface ScriptedHttpOptions<Request> {
+  readonly script: Script<Request>;
+  /** Keep every request body for the test to read (default true). */
+  readonly keepRequests?: boolean;
+  /**
+   * Answers a request without taking a reply of the script (a model list, a 404), or `false` for
+   * a request that takes the script's next reply, which `answer` then sends.
+   */
+  readonly route?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
+  /** Reads the body as the provider's API sends it (default JSON). */
+  readonly parse?: (raw: Buffer) => Request;
+  readonly answer: (exchange: ScriptedExchange<Request>) => Promise<void> | void;
+}
+
+export interface ScriptedHttpServer<Request> {
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+  readonly requests: readonly Request[];
+  /** The path and query of every request, in order. */
+  readonly paths: readonly string[];
+  /** How many requests took a reply of the script, retries included. */
+  readonly hits: number;
+  assertConsumed(): void;
+  close(): Promise<void>;
+}
+
+/**
+ * A real HTTP server on 127.0.0.1 (random port) that answers each model request with the next
+ * reply of a script, in the wire format its `answer` writes: the plumbing every provider's
+ * stand-in shares (the OpenAI-compatible server and the others).
+ */
+export async function startScriptedHttp<Request>(
+  options: ScriptedHttpOptions<Request>,
+): Promise<ScriptedHttpServer<Request>> {
+  const requests: Request[] = [];
+  const paths: string[] = [];
+  let served = 0;
+  const keep = options.keepRequests ?? true;
+  const parse = options.parse ?? ((raw: Buffer) => JSON.parse(raw.toString('utf8')) as Request);
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ error: { message: String(error), type: 'server_error' } }));
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '';
+    if (keep) paths.push(url);
+    const path = new URL(url, 'http://127.0.0.1').pathname;
+    if (options.route?.(req, res, path)) return;
+    const body = parse(await readBody(req));
+    const index = served++;
+    if (keep) requests.push(body);
+    const reply = nextReply(options.script, index, body);
+    if (reply?.delayMs) await sleep(reply.delayMs);
+    await options.answer({ req, res, path, body, index, reply });
+  }
+
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    origin: `http://127.0.0.1:${port}`,
+    requests,
+    paths,
+    get hits() {
+      return served;
+    },
+    assertConsumed() {
+      const left = unused(options.script, served);
+      if (left > 0) throw new Error(`scripted server: ${left} of ${left + served} replies were never requested`);
+    },
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.on('end', () => resolve(Buffer.concat(chunks)));
+    req.on('error', reject);
+  });
+}
+
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json',
+    'content-length': String(Buffer.byteLength(text)),
+    ...headers,
+  });
+  res.end(text);
+}
+
+/** A failure's Retry-After headers as the script gives them. */
+export function retryHeaders(error: {
+  readonly retryAfter?: number;
+  readonly retryAfterMs?: number;
+}): Record<string, string> {
+  const headers: Record<string, string> = {};
+  if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
+  if (error.retryAfterMs !== undefined) headers['retry-after-ms'] = String(error.retryAfterMs);
+  return headers;
+}
+
+/** Whether the reply is to be sent in pieces (paced, stalled, cut or ended early) rather than at once. */
+export const deliveredInPieces = (reply: ScriptedAnswer): boolean =>
+  reply.trickleMs !== undefined ||
+  reply.stallAfter !== undefined ||
+  reply.cutAfter !== undefined ||
+  reply.endAfter !== undefined;
+
+/** A body cut into pieces of 16 bytes, for `deliver`. */
+export function piecesOf(text: string | Buffer): Buffer[] {
+  const bytes = typeof text === 'string' ? Buffer.from(text) : text;
+  const pieces: Buffer[] = [];
+  for (let i = 0; i < bytes.length; i += 16) pieces.push(bytes.subarray(i, i + 16));
+  return pieces;
+}
+
+/**
+ * Sends the headers, then the body's pieces: all at once, or paced (`trickleMs`), stopping
+ * after `stallAfter` pieces with the connection left open, cutting it after `cutAfter`, or
+ * ending the reply after `endAfter` as if it were complete.
+ */
+export async function deliver(
+  res: ServerResponse,
+  headers: Record<string, string>,
+  pieces: readonly (string | Buffer | Uint8Array)[],
+  reply: ScriptedAnswer,
+): Promise<void> {
+  const { trickleMs, stallAfter, cutAfter, endAfter } = reply;
+  res.writeHead(200, headers);
+  res.flushHeaders();
+  for (let i = 0; i < pieces.length; i++) {
+    if (i === stallAfter) return;
+    if (i === cutAfter) {
+      res.destroy();
+      return;
+    }
+    if (i === endAfter) break;
+    if (trickleMs) await sleep(trickleMs);
+    if (res.destroyed) return;
+    res.write(pieces[i]);
+  }
+  res.end();
+}
+
+export const streamHeaders = {
+  'content-type': 'text/event-stream',
+  'cache-control': 'no-cache',
+  connection: 'keep-alive',
+};
