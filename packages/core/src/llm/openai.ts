@@ -10,20 +10,20 @@ import type {
   ChatCompletionTool,
 } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
-import { afterDelay } from '../deadline.js';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
-import { onAbort } from '../onAbort.js';
 import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
+import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { callCost, type ModelPrice, priceOf } from './prices.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
+import { checkedMs, RequestGuard, sleep } from './requestGuard.js';
 import { DeltaListenerError, ReplyCutShortError, readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
@@ -79,9 +79,6 @@ export interface OpenAiLlmOptions {
 const REASONING_MODEL = /^(?:.*\/)?(?:o\d|gpt-5)/i;
 
 export const isReasoningModel = (model: string): boolean => REASONING_MODEL.test(model);
-
-/** Node's timers overflow past this (2^31 - 1 ms, about 24.8 days) and fire at once. */
-const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 /** The LLM port on the `openai` SDK: OpenAI, Azure OpenAI, Ollama and any compatible server. */
 export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
@@ -159,103 +156,6 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
   };
   return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
 }
-
-function checkedMs(name: string, value: number | undefined): number | undefined {
-  if (value === undefined) return undefined;
-  if (!Number.isFinite(value) || value <= 0 || value > MAX_TIMEOUT_MS) {
-    throw new RangeError(`${name} must be more than 0 and at most ${MAX_TIMEOUT_MS} ms, got ${value}`);
-  }
-  return Math.ceil(value);
-}
-
-type Raced<T> = { readonly value: T } | { readonly error: unknown } | { readonly stopped: LlmError };
-
-/**
- * One request's limits: a deadline for all of it (headers, body, stream, retries), the caller's
- * cancel, and a stream's idle timer. Whichever fires first aborts the SDK's request (its body
- * read too) and ends the wait for it, even where the SDK would not notice at once. A class: one
- * is made per request, and its methods are shared instead of made per request.
- */
-class RequestGuard {
-  private readonly controller = new AbortController();
-  private reason: LlmError | undefined;
-  // The wait in progress (`race`), told when the request is stopped.
-  private onHalt: ((stopped: { stopped: LlmError }) => void) | undefined;
-  private readonly release: (() => void) | undefined;
-  // One timer for both limits, not restarted per chunk (a timer per chunk, or one per limit, costs
-  // more than the chunks): each chunk notes the time, and the timer, when it fires, checks both
-  // and waits on for whichever is due next. Before the first chunk, only the deadline counts.
-  private readonly started = performance.now();
-  private lastChunk: number | undefined;
-  private cancelTimer: () => void;
-
-  constructor(
-    caller: AbortSignal | undefined,
-    private readonly timeoutMs: number,
-    private readonly idleMs: number,
-  ) {
-    this.release = caller && onAbort(caller, () => this.halt({ kind: 'aborted', message: 'the request was aborted' }));
-    this.cancelTimer = afterDelay(Math.min(timeoutMs, idleMs), this.check);
-  }
-
-  get signal(): AbortSignal {
-    return this.controller.signal;
-  }
-
-  /** Why the request was stopped, if it was. */
-  stopped(): LlmError | undefined {
-    return this.reason;
-  }
-
-  /** The work's outcome, or why the request was stopped first (the work's late failure is dropped). */
-  race<T>(work: Promise<T>): Promise<Raced<T>> {
-    if (this.reason) return Promise.resolve({ stopped: this.reason });
-    return new Promise<Raced<T>>((resolve) => {
-      this.onHalt = resolve;
-      work.then(
-        (value) => resolve({ value }),
-        (error: unknown) => resolve({ error }),
-      );
-    });
-  }
-
-  /** A chunk came: quiet for `idleMs` from now ends the stream. */
-  readonly chunkArrived = (): void => {
-    this.lastChunk = performance.now();
-  };
-
-  /** The attempt is over: a retry waits for its first chunk under the deadline alone. */
-  streamEnded(): void {
-    this.lastChunk = undefined;
-  }
-
-  dispose(): void {
-    this.cancelTimer();
-    this.release?.();
-  }
-
-  private halt(why: LlmError): void {
-    if (this.reason) return;
-    this.reason = why;
-    this.onHalt?.({ stopped: why });
-    this.controller.abort(new Error(why.message));
-  }
-
-  private readonly check = (): void => {
-    const now = performance.now();
-    const { started, timeoutMs, idleMs, lastChunk } = this;
-    if (now - started >= timeoutMs) {
-      this.halt({ kind: 'timeout', message: `no complete reply within ${timeoutMs} ms (the configured timeout)` });
-    } else if (lastChunk !== undefined && now - lastChunk >= idleMs) {
-      this.halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` });
-    } else {
-      const idleDue = lastChunk === undefined ? Number.POSITIVE_INFINITY : lastChunk + idleMs;
-      this.cancelTimer = afterDelay(Math.min(started + timeoutMs, idleDue) - now, this.check);
-    }
-  };
-}
-
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 type OpenAiModule = typeof import('openai');
 
@@ -568,21 +468,6 @@ function failedMidway({ OpenAI }: OpenAiModule, thrown: unknown, error: LlmError
   return error.kind === 'network' && !(thrown instanceof OpenAI.APIConnectionError);
 }
 
-const CONTEXT_LENGTH = /context length|maximum context|too many tokens/i;
-const OVERLOADED = /overloaded/i;
-
-/** The wait a failed response asks for: `retry-after-ms`, or `retry-after` in seconds or as a date. */
-export function retryAfterMsOf(headers: { get(name: string): string | null } | undefined): number | undefined {
-  const ms = Number(headers?.get('retry-after-ms') ?? Number.NaN);
-  if (Number.isFinite(ms) && ms >= 0) return ms;
-  const after = headers?.get('retry-after');
-  if (!after) return undefined;
-  const seconds = Number(after);
-  if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
-  const date = Date.parse(after);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
-}
-
 function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
   if (error instanceof OpenAI.APIUserAbortError) return { kind: 'aborted', message: 'the request was aborted' };
   if (error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
@@ -633,29 +518,4 @@ function fromReplyError({ message, code, type }: ReplyError): LlmError {
     return { kind: 'context_length', message, ...status };
   if (numeric && code < 500) return { kind: 'bad_request', message, ...status };
   return { kind: 'server', message, ...status };
-}
-
-const NETWORK_CODE = /^(?:UND_ERR_|ECONNRESET$|EPIPE$|ECONNABORTED$|ETIMEDOUT$|ENETUNREACH$|EHOSTUNREACH$|ENOTCONN$)/;
-
-/** The error and its causes, outermost first (a few levels, in case of a cycle). */
-function chain(error: unknown): Error[] {
-  const errors: Error[] = [];
-  for (let current = error; current instanceof Error && errors.length < 5; current = current.cause)
-    errors.push(current);
-  return errors;
-}
-
-/** Something in the cause chain says the connection broke (undici's `terminated`, a reset socket). */
-const brokeOff = (error: unknown): boolean =>
-  chain(error).some((e) => {
-    const code = (e as { code?: unknown }).code;
-    return (
-      e.message === 'terminated' || e.name === 'SocketError' || (typeof code === 'string' && NETWORK_CODE.test(code))
-    );
-  });
-
-/** `terminated (other side closed)`: the distinct messages of the chain. */
-function causes(error: unknown): string {
-  const messages = [...new Set(chain(error).map((e) => e.message))].filter(Boolean);
-  return messages.length > 1 ? `${messages[0]} (${messages.slice(1).join(': ')})` : (messages[0] ?? String(error));
 }
