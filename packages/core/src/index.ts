@@ -1,11 +1,11 @@
 export * from './kernel/index.js';
 export { limitConcurrency } from './llm/concurrency.js';
 export type {
-  FinishReason,
   LlmCallOptions,
   LlmDelta,
   LlmError,
   LlmErrorKind,
+  LlmFinishReason,
   LlmPort,
   LlmResponse,
   ToolCallDelta,

@@ -4,14 +4,14 @@ import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
 import type { Result } from '../result.js';
 
 /** Why the model stopped: done, to call tools, at its output limit, filtered, or for another reason. */
-export type FinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
+export type LlmFinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
 
 export interface LlmResponse {
   readonly content: string;
   readonly toolCalls: readonly ToolCall[];
   readonly usage?: LlmUsage;
   /** Why the reply ended, where the provider says. */
-  readonly finishReason?: FinishReason;
+  readonly finishReason?: LlmFinishReason;
   /** The model's reasoning, where the provider returns it to be sent back (kept with the reply in memory). */
   readonly reasoning?: readonly ReasoningPart[];
 }
