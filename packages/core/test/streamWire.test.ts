@@ -103,6 +103,7 @@ const wholeReply = {
   content,
   toolCalls: [{ id: 'call_1', name: 'add', arguments: '{"a":1,"b":2}' }],
   usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13 },
+  finishReason: 'tool_calls',
 };
 
 describe('the reader of a streamed reply', () => {
@@ -131,6 +132,7 @@ describe('a streamed reply on the wire', () => {
         toolCalls: wholeReply.toolCalls,
         // Priced as gpt-4o-mini: $0.15 in, $0.60 out per million.
         usage: { inputTokens: 9, outputTokens: 4, costUsd: 0.00000375 },
+        finishReason: 'tool_calls',
       },
     });
     expect(deltas.map((d) => d.text ?? '').join('')).toBe(content);
@@ -146,7 +148,7 @@ describe('a streamed reply on the wire', () => {
       'data: [DONE]\n\n',
     ]);
     const result = await llmFor(baseURL).complete(request);
-    expect(result).toEqual({ ok: true, value: { content: 'one two three', toolCalls: [] } });
+    expect(result).toEqual({ ok: true, value: { content: 'one two three', toolCalls: [], finishReason: 'stop' } });
   });
 
   it('an error the server sends inside the stream fails the call with its message, as the server’s', async () => {
@@ -216,7 +218,7 @@ describe('a streamed reply on the wire', () => {
     );
     expect(await llmFor(baseURL, 1).complete(request)).toEqual({
       ok: true,
-      value: { content: 'Later', toolCalls: [] },
+      value: { content: 'Later', toolCalls: [], finishReason: 'stop' },
     });
   });
 
@@ -244,6 +246,7 @@ describe('a streamed reply on the wire', () => {
           { id: 'call_b', name: 'add', arguments: '{"a":3,"b":4}' },
         ],
         usage: { inputTokens: 5, outputTokens: 6, costUsd: 0.00000435 },
+        finishReason: 'tool_calls',
       },
     });
   });
@@ -258,7 +261,7 @@ describe('a streamed reply on the wire', () => {
     );
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL, 1).complete(request, { onDelta: (d) => deltas.push(d) });
-    expect(result).toEqual({ ok: true, value: { content: 'Whole', toolCalls: [] } });
+    expect(result).toEqual({ ok: true, value: { content: 'Whole', toolCalls: [], finishReason: 'stop' } });
     expect(deltas).toEqual([{ text: 'Half' }, { restart: true }, { text: 'Whole' }]);
   });
 
@@ -285,7 +288,7 @@ describe('a streamed reply on the wire', () => {
     const retried = await serveJson(upstream, completion);
     expect(await llmFor(retried.baseURL, 1, false).complete(request)).toEqual({
       ok: true,
-      value: { content: 'Done.', toolCalls: [] },
+      value: { content: 'Done.', toolCalls: [], finishReason: 'stop' },
     });
     const failed = await serveJson(upstream);
     expect(await llmFor(failed.baseURL, 0, false).complete(request)).toEqual({
@@ -303,7 +306,7 @@ describe('a streamed reply on the wire', () => {
     ]);
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL).complete(request, { onDelta: (d) => deltas.push(d) });
-    expect(result).toEqual({ ok: true, value: { content: 'kept', toolCalls: [] } });
+    expect(result).toEqual({ ok: true, value: { content: 'kept', toolCalls: [], finishReason: 'stop' } });
     expect(deltas).toEqual([{ text: 'kept' }]);
   });
 

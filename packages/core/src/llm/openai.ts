@@ -19,7 +19,7 @@ import { messageOf } from '../messageOf.js';
 import { err, ok, type Result } from '../result.js';
 import { limitConcurrency } from './concurrency.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
-import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import type { LlmCallOptions, LlmError, LlmFinishReason, LlmPort, LlmResponse } from './llm.js';
 import { callCost, type ModelPrice, priceOf } from './prices.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
@@ -130,7 +130,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
         // The SDK makes the request (and its retries); the events are read here (see readStreamedReply).
         const response = await chat.create(params, sendOptions(params, texts, guard.signal)).asResponse();
         const reply = await readStreamedReply(response.body, { arrived: guard.chunkArrived, onDelta });
-        return ok(toResponse(reply.content, reply.toolCalls, reply.usage, reading));
+        return ok(toResponse(reply.content, reply.toolCalls, reply.usage, reading, reply.finishReason));
       };
       try {
         for (let attempt = 0; ; attempt++) {
@@ -422,8 +422,18 @@ function fromCompletion(completion: ChatCompletion, reading: Reading): Result<Ll
       arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
     });
   }
-  return ok(toResponse(message.content ?? '', toolCalls, completion.usage, reading));
+  return ok(
+    toResponse(message.content ?? '', toolCalls, completion.usage, reading, completion.choices[0]?.finish_reason),
+  );
 }
+
+const FINISH_REASONS: Readonly<Record<string, LlmFinishReason>> = {
+  stop: 'stop',
+  tool_calls: 'tool_calls',
+  function_call: 'tool_calls',
+  length: 'length',
+  content_filter: 'content_filter',
+};
 
 /** The reply's text and calls as the port answers them, streamed or not. */
 function toResponse(
@@ -431,10 +441,17 @@ function toResponse(
   toolCalls: readonly ToolCall[],
   usage: CompletionUsage | null | undefined,
   { promptMode, price }: Reading,
+  finish: string | null | undefined,
 ): LlmResponse {
   const counted = usage ? { usage: usageOf(usage, price) } : {};
-  if (promptMode) return { ...parseToolCalls(text), ...counted };
-  return { content: text, toolCalls, ...counted };
+  const finishReason = finish ? (FINISH_REASONS[finish] ?? 'other') : undefined;
+  const reply = promptMode ? { ...parseToolCalls(text), ...counted } : { content: text, toolCalls, ...counted };
+  // In the prompt tool mode the server saw no tools: calls parsed from the text are why it stopped.
+  if (!finishReason) return reply;
+  return {
+    ...reply,
+    finishReason: finishReason === 'stop' && reply.toolCalls.length > 0 ? 'tool_calls' : finishReason,
+  };
 }
 
 /** DeepSeek's own name for its cache hits, where OpenAI's is prompt_tokens_details.cached_tokens. */

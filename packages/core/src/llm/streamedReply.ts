@@ -11,6 +11,8 @@ export interface StreamedReply {
   readonly content: string;
   readonly toolCalls: readonly ToolCall[];
   readonly usage?: CompletionUsage;
+  /** The API's `finish_reason`, as the stream's last choice gave it. */
+  readonly finishReason?: string;
 }
 
 /** The stream closed without the reply's end (no finish_reason): as good as a cut connection. */
@@ -68,7 +70,7 @@ class ReplyAssembler {
   // By index: a map, as a server may number its calls sparsely (or absurdly).
   private readonly calls = new Map<number, CallSoFar>();
   private usage: CompletionUsage | undefined;
-  private finished = false;
+  private finished: string | undefined;
   // `[DONE]` seen: whatever follows is not part of the reply.
   private done = false;
   private readonly arrived: () => void;
@@ -99,7 +101,7 @@ class ReplyAssembler {
     if (chunk.usage) this.usage = chunk.usage;
     const choice = chunk.choices?.[0];
     if (!choice) return;
-    if (choice.finish_reason) this.finished = true;
+    if (choice.finish_reason) this.finished = choice.finish_reason;
     const { delta } = choice;
     if (!delta) return;
     const text = delta.content;
@@ -112,10 +114,12 @@ class ReplyAssembler {
 
   finish(): StreamedReply {
     if (!this.finished) throw new ReplyCutShortError('the reply stream ended before the reply did (no finish_reason)');
-    const { calls, content, usage } = this;
+    const { calls, content, usage, finished } = this;
     const toolCalls: ToolCall[] =
       calls.size > 1 ? [...calls].sort(([a], [b]) => a - b).map(([, c]) => c) : [...calls.values()];
-    return usage ? { content, toolCalls, usage } : { content, toolCalls };
+    return usage
+      ? { content, toolCalls, usage, finishReason: finished }
+      : { content, toolCalls, finishReason: finished };
   }
 
   /** A listener's failure must not pass for a broken reply. */

@@ -1,3 +1,25 @@
+export {
+  type GeminiPart,
+  type GeminiServer,
+  type GeminiServerOptions,
+  type RecordedGeminiRequest,
+  startGeminiServer,
+} from './geminiServer.js';
+export {
+  assertLlmPortConforms,
+  type ConformanceCheck,
+  type ConformanceReport,
+  type ConnectedPort,
+  checkLlmPort,
+  type PortCapabilities,
+  type PortConformanceOptions,
+} from './portConformance.js';
+export {
+  type AnthropicServer,
+  type AnthropicServerOptions,
+  type RecordedAnthropicRequest,
+  startAnthropicServer,
+} from './anthropicServer.js';
 export { processesMatching } from './processes.js';
 export type {
   Script,

@@ -1,4 +1,5 @@
 import type { LlmRequest } from '../kernel/effects.js';
+import { CONTEXT_LENGTH } from '../llm/failures.js';
 import type { LlmErrorKind, LlmPort } from '../llm/llm.js';
 import { err, ok } from '../result.js';
 import { callArguments, callId, isFailure, nextReply, type Script, scriptExhausted, sleep, unused } from './script.js';
@@ -47,9 +48,10 @@ export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): Scr
         }
       }
       if (isFailure(reply)) {
-        const { status, message } = reply.error;
+        const { status, message, code } = reply.error;
+        const tooLong = code === 'context_length_exceeded' || CONTEXT_LENGTH.test(message ?? '');
         return err({
-          kind: kindOf(status),
+          kind: tooLong ? 'context_length' : kindOf(status),
           ...(status === undefined ? {} : { status }),
           message: message ?? (status === undefined ? 'the connection was cut' : `HTTP ${status}`),
         });
@@ -62,6 +64,8 @@ export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): Scr
           arguments: callArguments(call),
         })),
         ...(reply.usage ? { usage: reply.usage } : {}),
+        ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
+        ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
       });
     },
   };

@@ -84,11 +84,13 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
           res.destroy();
           return;
         }
-        const error = { message: message ?? `scripted HTTP ${status}`, type: 'scripted_error', code: code ?? null };
+        const type = reply.error.type ?? 'scripted_error';
+        const error = { message: message ?? `scripted HTTP ${status}`, type, code: code ?? null };
         return sendJson(res, status, { error }, retryHeaders(reply.error));
       }
       const completion = toCompletion(reply, index, model, body);
-      if (body.stream) return deliver(res, streamHeaders, streamEvents(completion, body), reply);
+      if (body.stream)
+        return deliver(res, streamHeaders, withMidStreamError(streamEvents(completion, body), reply), reply);
       if (!deliveredInPieces(reply)) return sendJson(res, 200, completion);
       const text = Buffer.from(JSON.stringify(completion));
       return deliver(
@@ -136,7 +138,7 @@ function toCompletion(reply: ScriptedAnswer, index: number, model: string, body:
           ...(toolCalls.length > 0 ? { tool_calls: toolCalls } : {}),
           refusal: null,
         },
-        finish_reason: toolCalls.length > 0 ? 'tool_calls' : 'stop',
+        finish_reason: reply.finishReason ?? (toolCalls.length > 0 ? 'tool_calls' : 'stop'),
         logprobs: null,
       },
     ],
@@ -201,4 +203,12 @@ function streamEvents(completion: ReturnType<typeof toCompletion>, body: Recorde
     events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n`);
   events.push('data: [DONE]\n\n');
   return events;
+}
+
+/** The events up to a scripted mid-stream error, then the error as such servers send it (a `data:` payload with `error`). */
+function withMidStreamError(events: string[], reply: ScriptedAnswer): string[] {
+  const failure = reply.midStreamError;
+  if (!failure) return events;
+  const error = { message: failure.message ?? 'Overloaded', type: failure.type ?? 'overloaded_error', code: null };
+  return [...events.slice(0, failure.after), `data: ${JSON.stringify({ error })}\n\n`];
 }
