@@ -5,8 +5,11 @@ import { readFileSync } from 'node:fs';
 import { builtinModules } from 'node:module';
 import { fileURLToPath } from 'node:url';
 
-const { dependencies } = JSON.parse(readFileSync(new URL('./package.json', import.meta.url), 'utf8'));
-const packages = Object.keys(dependencies);
+const { dependencies, peerDependencies = {} } = JSON.parse(
+  readFileSync(new URL('./package.json', import.meta.url), 'utf8'),
+);
+// An optional peer (a provider's SDK) is the user's to install: imported, never bundled.
+const packages = [...Object.keys(dependencies), ...Object.keys(peerDependencies)];
 const isExternal = (id) =>
   id.startsWith('node:') ||
   builtinModules.includes(id) ||

@@ -1,4 +1,5 @@
 export * from './kernel/index.js';
+export { type AnthropicLlmOptions, createAnthropicLlm } from './llm/anthropic.js';
 export { limitConcurrency } from './llm/concurrency.js';
 export type {
   LlmCallOptions,

@@ -1,4 +1,10 @@
 export {
+  type AnthropicServer,
+  type AnthropicServerOptions,
+  type RecordedAnthropicRequest,
+  startAnthropicServer,
+} from './anthropicServer.js';
+export {
   type GeminiPart,
   type GeminiServer,
   type GeminiServerOptions,
@@ -14,12 +20,6 @@ export {
   type PortCapabilities,
   type PortConformanceOptions,
 } from './portConformance.js';
-export {
-  type AnthropicServer,
-  type AnthropicServerOptions,
-  type RecordedAnthropicRequest,
-  startAnthropicServer,
-} from './anthropicServer.js';
 export { processesMatching } from './processes.js';
 export type {
   Script,

@@ -1,0 +1,51 @@
+import { err, type Result } from '../result.js';
+import type { LlmError, LlmResponse } from './llm.js';
+import { RequestGuard, sleep } from './requestGuard.js';
+import { DeltaListenerError } from './streamedReply.js';
+
+/** One model request of a port on a provider's SDK, and how its failures read. */
+export interface Attempts {
+  readonly signal: AbortSignal | undefined;
+  readonly timeoutMs: number;
+  readonly idleTimeoutMs: number;
+  /** Tries after the first one, for a reply that failed mid-way. */
+  readonly maxRetries: number;
+  /** Called before a retry (a streamed reply's listener is told to drop what it heard). */
+  readonly restarting?: (() => void) | undefined;
+  /** One attempt, the SDK's own retries included, under the guard (its signal, its idle timer). */
+  readonly send: (guard: RequestGuard) => Promise<Result<LlmResponse, LlmError>>;
+  /**
+   * What a failed attempt says, and whether it failed mid-way — after the headers, where the SDK
+   * does not retry (a cut connection, an overloaded error in the stream) — to be tried again here.
+   */
+  readonly failure: (thrown: unknown) => { readonly error: LlmError; readonly midway: boolean };
+}
+
+/**
+ * A request under one guard (deadline, idle stream, the caller's abort) for all its attempts: a
+ * reply that failed mid-way is requested again, up to `maxRetries` times with a growing pause; a
+ * failing delta listener's error is thrown, as the port's contract says.
+ */
+export async function attempt(request: Attempts): Promise<Result<LlmResponse, LlmError>> {
+  // One guard per request: an SDK never removes its listener from the signal it gets.
+  const guard = new RequestGuard(request.signal, request.timeoutMs, request.idleTimeoutMs);
+  try {
+    for (let tried = 0; ; tried++) {
+      if (tried > 0) request.restarting?.();
+      const outcome = await guard.race(request.send(guard));
+      guard.streamEnded();
+      if ('value' in outcome) return outcome.value;
+      if ('stopped' in outcome) return err(outcome.stopped);
+      if (outcome.error instanceof DeltaListenerError) throw outcome.error.cause;
+      // The failure may be the abort itself: then why it was aborted is the answer.
+      const stopped = guard.stopped();
+      if (stopped) return err(stopped);
+      const { error, midway } = request.failure(outcome.error);
+      if (!midway || tried >= request.maxRetries) return err(error);
+      const waited = await guard.race(sleep(Math.min(500 * 2 ** tried, 8_000)));
+      if ('stopped' in waited) return err(waited.stopped);
+    }
+  } finally {
+    guard.dispose();
+  }
+}
