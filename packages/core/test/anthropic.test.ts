@@ -15,6 +15,7 @@ import {
 } from '../src/index.js';
 import {
   type AnthropicServer,
+  checkLlmPort,
   type RecordedAnthropicRequest,
   type ScriptEntry,
   startAnthropicServer,
@@ -580,5 +581,27 @@ describe('setup', () => {
       ok: false,
       error: { kind: 'timeout', message: 'the reply stream went quiet for 200 ms' },
     });
+  });
+});
+
+describe('the port conformance kit', () => {
+  it('passes the Anthropic port, streamed and not, reasoning included', async () => {
+    const report = await checkLlmPort({
+      connect: async (script, { stream }) => {
+        const server = await startAnthropicServer({ script });
+        const port = createAnthropicLlm({
+          model: 'claude-sonnet-4-5',
+          apiKey: 'sk-ant-test',
+          baseURL: server.baseURL,
+          stream,
+          maxRetries: 3,
+          vision: true,
+        });
+        return { port, close: () => server.close() };
+      },
+      capabilities: { reasoning: true },
+    });
+    expect(report.failures.map((c) => `${c.name}: ${c.detail}`)).toEqual([]);
+    expect(report.checks.filter((c) => c.status === 'not applicable')).toEqual([]);
   });
 });
