@@ -1,0 +1,447 @@
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3StreamPart,
+  LanguageModelV4,
+  LanguageModelV4CallOptions,
+  LanguageModelV4Content,
+  LanguageModelV4FinishReason,
+  LanguageModelV4FunctionTool,
+  LanguageModelV4StreamPart,
+  LanguageModelV4ToolChoice,
+  LanguageModelV4Usage,
+  SharedV4ProviderMetadata,
+  SharedV4ProviderOptions,
+} from '@ai-sdk/provider';
+import type { ToolChoice } from '../kernel/agent.js';
+import type { LlmRequest } from '../kernel/effects.js';
+import type { LlmUsage } from '../kernel/events.js';
+import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
+import type { ToolSpec } from '../kernel/tool.js';
+import { err, ok, type Result } from '../result.js';
+import { retryable, toLlmError } from './aiSdkErrors.js';
+import { optionsKeyOf, toAiSdkPrompt, toV3Prompt } from './aiSdkPrompt.js';
+import { limitConcurrency } from './concurrency.js';
+import type { LlmCallOptions, LlmDelta, LlmError, LlmFinishReason, LlmPort, LlmResponse } from './llm.js';
+import { callCost, type ModelPrice, priceOf } from './prices.js';
+import { parseToolCalls, toPromptMessages } from './promptTools.js';
+import { checkedMs, RequestGuard, sleep } from './requestGuard.js';
+import { DeltaListenerError, ReplyCutShortError } from './streamedReply.js';
+
+/** A language model of the AI SDK: any provider's (`@ai-sdk/*`), of specification v4 (AI SDK 7) or v3 (AI SDK 6). */
+export type AiSdkModel = LanguageModelV4 | LanguageModelV3;
+
+export interface AiSdkLlmOptions {
+  /** The port's model name (for logs, records and the price table); default the model's `modelId`. */
+  readonly model?: string;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  /** The model accepts images: user and tool images are sent as file parts (else they are left out). */
+  readonly vision?: boolean;
+  /** `native` function calling, or `prompt` for models without it (calls parsed from the text). */
+  readonly toolMode?: 'native' | 'prompt';
+  /**
+   * Retries of what may pass (429, 5xx, overloaded, a broken connection, a cut stream), honouring
+   * the provider's Retry-After: the AI SDK's models do not retry themselves. Default 3.
+   */
+  readonly maxRetries?: number;
+  /** Most time one request may take, in ms: the whole reply and its retries. Default 300 000. */
+  readonly timeoutMs?: number;
+  /** Streaming only: most time between two parts of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
+  readonly idleTimeoutMs?: number;
+  /** Stream the reply (`doStream`): its pieces reach `onDelta` as they arrive; else `doGenerate`. */
+  readonly stream?: boolean;
+  /** What the model costs; default the built-in table's price for `model` (see `priceOf`). */
+  readonly price?: ModelPrice;
+  /** Send a request's cache key (a run's id) as OpenAI's `promptCacheKey`, for OpenAI models. Default true. */
+  readonly promptCacheKey?: boolean;
+  /** More of the provider's own options, sent with every request (e.g. `{ anthropic: { thinking: … } }`). */
+  readonly providerOptions?: SharedV4ProviderOptions;
+  /** Most requests of this port in flight at once (default 32; `Infinity` for no limit). */
+  readonly maxConcurrentRequests?: number;
+}
+
+/**
+ * The LLM port on any AI SDK language model: its reply streamed or whole, tool calls, usage with
+ * the cache and reasoning counts the provider reports, reasoning kept and sent back, errors by
+ * kind, retries, time limits, and the prompt-cache marks of providers that take them.
+ */
+export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): LlmPort {
+  if (model?.specificationVersion !== 'v4' && model?.specificationVersion !== 'v3') {
+    const version = (model as { specificationVersion?: unknown } | undefined)?.specificationVersion;
+    throw new TypeError(`fromAiSdk takes a language model of specification v4 or v3, got ${String(version)}`);
+  }
+  const { timeoutMs, idleTimeoutMs, maxRetries } = limitsOf(options);
+  const name = options.model ?? model.modelId;
+  const optionsKey = optionsKeyOf(model.provider);
+  const promptMode = options.toolMode === 'prompt';
+  const price = options.price ?? priceOf(name);
+
+  const send = async (request: LlmRequest, guard: RequestGuard, onDelta: LlmCallOptions['onDelta']) => {
+    const call = callOptionsOf(request, options, optionsKey, guard.signal);
+    const reply = options.stream
+      ? await readStream(model, call, guard, onDelta)
+      : readContent(
+          model.specificationVersion === 'v4' ? await model.doGenerate(call) : await model.doGenerate(v3(call)),
+        );
+    return toResponse(reply, promptMode, price);
+  };
+
+  const port: LlmPort = {
+    model: name,
+    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+      const { onDelta } = callOptions;
+      const sent = promptMode
+        ? { ...request, messages: toPromptMessages(request.messages, request.tools, request.toolChoice), tools: [] }
+        : request;
+      // One guard per request, for all its attempts: a deadline, an idle stream, the caller's abort.
+      const guard = new RequestGuard(callOptions.signal, timeoutMs, idleTimeoutMs);
+      try {
+        for (let attempt = 0; ; attempt++) {
+          // A retried stream starts over: what its deltas said so far is void.
+          if (attempt > 0 && options.stream) onDelta?.({ restart: true });
+          const outcome = await guard.race(send(sent, guard, onDelta));
+          guard.streamEnded();
+          if ('value' in outcome) return ok(outcome.value);
+          if ('stopped' in outcome) return err(outcome.stopped);
+          if (outcome.error instanceof DeltaListenerError) throw outcome.error.cause;
+          const stopped = guard.stopped();
+          if (stopped) return err(stopped);
+          const error = toLlmError(outcome.error instanceof StreamFailed ? outcome.error.failure : outcome.error);
+          if (!retryable(error) || attempt >= maxRetries) return err(error);
+          const waited = await guard.race(sleep(retryDelay(error, attempt)));
+          if ('stopped' in waited) return err(waited.stopped);
+        }
+      } finally {
+        guard.dispose();
+      }
+    },
+  };
+  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+}
+
+/** The options' limits, checked: a bad one throws when the port is made, not at its first request. */
+export function limitsOf(options: AiSdkLlmOptions): { timeoutMs: number; idleTimeoutMs: number; maxRetries: number } {
+  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs) ?? 300_000;
+  const idleTimeoutMs = checkedMs('idleTimeoutMs', options.idleTimeoutMs) ?? Math.min(60_000, timeoutMs);
+  const maxRetries = options.maxRetries ?? 3;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
+  }
+  return { timeoutMs, idleTimeoutMs, maxRetries };
+}
+
+/** The provider's Retry-After where it gives a sane one, else a pause growing with each try. */
+function retryDelay(error: LlmError, attempt: number): number {
+  const backoff = Math.min(500 * 2 ** attempt, 8_000);
+  const asked = error.retryAfterMs;
+  return asked !== undefined && asked <= 60_000 ? asked : backoff;
+}
+
+/** The call as a v3 model takes it: the same, but for the prompt's file parts. */
+const v3 = (call: LanguageModelV4CallOptions): LanguageModelV3CallOptions => {
+  const { reasoning: _, ...rest } = call;
+  return { ...rest, prompt: toV3Prompt(call.prompt) };
+};
+
+function callOptionsOf(
+  request: LlmRequest,
+  options: AiSdkLlmOptions,
+  optionsKey: string,
+  abortSignal: AbortSignal,
+): LanguageModelV4CallOptions {
+  const prompt = toAiSdkPrompt(request.messages, {
+    vision: options.vision === true,
+    optionsKey,
+    stableMessages: request.cache?.stableMessages ?? 0,
+  });
+  const providerOptions: SharedV4ProviderOptions = { ...options.providerOptions };
+  const cacheKey = request.cache?.key;
+  if (optionsKey === 'openai' && cacheKey !== undefined && options.promptCacheKey !== false) {
+    providerOptions.openai = { ...providerOptions.openai, promptCacheKey: cacheKey };
+  }
+  return {
+    prompt,
+    abortSignal,
+    ...(request.tools.length > 0
+      ? { tools: toolsOf(request.tools), toolChoice: toolChoiceOf(request.toolChoice) }
+      : {}),
+    ...(options.maxTokens !== undefined ? { maxOutputTokens: options.maxTokens } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(Object.keys(providerOptions).length > 0 ? { providerOptions } : {}),
+  };
+}
+
+// An agent's tool list is fixed for its life: converted once, not once per request.
+const convertedTools = new WeakMap<readonly ToolSpec[], LanguageModelV4FunctionTool[]>();
+
+function toolsOf(tools: readonly ToolSpec[]): LanguageModelV4FunctionTool[] {
+  let converted = convertedTools.get(tools);
+  if (!converted) {
+    converted = tools.map((t) => ({
+      type: 'function',
+      name: t.name,
+      description: t.description,
+      inputSchema: { ...t.parameters } as LanguageModelV4FunctionTool['inputSchema'],
+    }));
+    convertedTools.set(tools, converted);
+  }
+  return converted;
+}
+
+const toolChoiceOf = (choice: ToolChoice): LanguageModelV4ToolChoice => ({ type: choice });
+
+/** The reply as read from the model, before the port's reading of it (prompt-mode calls, the price). */
+interface Reply {
+  readonly text: string;
+  readonly toolCalls: readonly ToolCall[];
+  readonly reasoning: readonly ReasoningPart[];
+  readonly usage?: LanguageModelV4Usage;
+  readonly finishReason?: LanguageModelV4FinishReason | { unified: string };
+}
+
+/** A stream's error part: what the provider said went wrong (kept as sent, read by `toLlmError`). */
+class StreamFailed extends Error {
+  override readonly name = 'StreamFailed';
+  constructor(readonly failure: unknown) {
+    super('the reply stream reported an error');
+  }
+}
+
+type StreamPart = LanguageModelV4StreamPart | LanguageModelV3StreamPart;
+
+async function readStream(
+  model: AiSdkModel,
+  call: LanguageModelV4CallOptions,
+  guard: RequestGuard,
+  onDelta: LlmCallOptions['onDelta'],
+): Promise<Reply> {
+  const { stream } = model.specificationVersion === 'v4' ? await model.doStream(call) : await model.doStream(v3(call));
+  const reader = (stream as ReadableStream<StreamPart>).getReader();
+  const reply = new ReplyAssembler(onDelta);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      // Stopped (a deadline, the caller's abort): the answer is given; nothing more is told.
+      if (guard.signal.aborted) throw new Error('the request was stopped');
+      if (done) break;
+      guard.chunkArrived();
+      reply.add(value);
+    }
+  } finally {
+    reader.cancel().catch(() => {});
+  }
+  return reply.finish();
+}
+
+/** A tool call as its parts arrive: who it is, then its input piece by piece, then whole. */
+interface CallSoFar {
+  readonly index: number;
+  readonly id: string;
+  readonly name: string;
+  input: string;
+  signature?: string;
+}
+
+/** Puts a streamed reply together from its parts, telling `onDelta` of each piece. */
+class ReplyAssembler {
+  private readonly text: string[] = [];
+  private readonly reasoning = new Map<string, { text: string; metadata: SharedV4ProviderMetadata }>();
+  private readonly calls = new Map<string, CallSoFar>();
+  // Calls the provider ran itself (a server tool): not ours to run, nor to report.
+  private readonly providerCalls = new Set<string>();
+  private usage: LanguageModelV4Usage | undefined;
+  private finishReason: Reply['finishReason'];
+
+  constructor(private readonly onDelta: LlmCallOptions['onDelta']) {}
+
+  add(part: StreamPart): void {
+    switch (part.type) {
+      case 'text-delta':
+        this.text.push(part.delta);
+        if (part.delta) this.tell({ text: part.delta });
+        return;
+      case 'reasoning-start':
+      case 'reasoning-delta':
+      case 'reasoning-end': {
+        const block = this.reasoning.get(part.id) ?? { text: '', metadata: {} };
+        if (part.type === 'reasoning-delta') block.text += part.delta;
+        block.metadata = merged(block.metadata, part.providerMetadata);
+        this.reasoning.set(part.id, block);
+        return;
+      }
+      case 'tool-input-start':
+        if (part.providerExecuted) {
+          this.providerCalls.add(part.id);
+          return;
+        }
+        this.startCall(part.id, part.toolName, '');
+        return;
+      case 'tool-input-delta': {
+        const call = this.calls.get(part.id);
+        if (!call || !part.delta) return;
+        call.input += part.delta;
+        this.tell({ toolCall: { index: call.index, arguments: part.delta } });
+        return;
+      }
+      case 'tool-call': {
+        if (part.providerExecuted || this.providerCalls.has(part.toolCallId)) return;
+        // A provider that sends its calls whole (no input parts before): told in one piece.
+        const call = this.calls.get(part.toolCallId) ?? this.startCall(part.toolCallId, part.toolName, part.input);
+        // The whole input is the call's: a provider's pieces may not add up to it exactly.
+        call.input = part.input;
+        const signature = signatureOf(part.providerMetadata);
+        if (signature) call.signature = signature;
+        return;
+      }
+      case 'finish':
+        this.usage = part.usage;
+        this.finishReason = part.finishReason;
+        return;
+      case 'error':
+        throw new StreamFailed(part.error);
+      default:
+        return;
+    }
+  }
+
+  finish(): Reply {
+    const finishReason = this.finishReason;
+    if (!finishReason || finishReason.unified === 'interrupted') {
+      throw new ReplyCutShortError('the reply stream ended before the reply did (no finish part)');
+    }
+    const calls = [...this.calls.values()];
+    const reasoning = [...this.reasoning.values()].map(({ text, metadata }) => reasoningPart(text, metadata));
+    return {
+      text: this.text.join(''),
+      toolCalls: calls.map(({ id, name, input }) => ({ id, name, arguments: input || '{}' })),
+      reasoning: [...reasoning, ...signedCalls(calls)],
+      finishReason,
+      ...(this.usage ? { usage: this.usage } : {}),
+    };
+  }
+
+  private startCall(id: string, name: string, input: string): CallSoFar {
+    const call: CallSoFar = { index: this.calls.size, id, name, input };
+    this.calls.set(id, call);
+    this.tell({ toolCall: { index: call.index, id, name, ...(input ? { arguments: input } : {}) } });
+    return call;
+  }
+
+  private tell(delta: LlmDelta): void {
+    if (!this.onDelta) return;
+    try {
+      this.onDelta(delta);
+    } catch (error) {
+      throw new DeltaListenerError('a delta listener failed', { cause: error });
+    }
+  }
+}
+
+/** A reply given whole (`doGenerate`). */
+function readContent(result: {
+  content: readonly unknown[];
+  usage: LanguageModelV4Usage;
+  finishReason: Reply['finishReason'];
+}): Reply {
+  const text: string[] = [];
+  const reasoning: ReasoningPart[] = [];
+  const calls: CallSoFar[] = [];
+  for (const part of result.content as LanguageModelV4Content[]) {
+    if (part.type === 'text') text.push(part.text);
+    else if (part.type === 'reasoning') reasoning.push(reasoningPart(part.text, part.providerMetadata ?? {}));
+    else if (part.type === 'tool-call' && !part.providerExecuted) {
+      const signature = signatureOf(part.providerMetadata);
+      calls.push({
+        index: calls.length,
+        id: part.toolCallId,
+        name: part.toolName,
+        input: part.input,
+        ...(signature ? { signature } : {}),
+      });
+    }
+  }
+  return {
+    text: text.join(''),
+    toolCalls: calls.map(({ id, name, input }) => ({ id, name, arguments: input || '{}' })),
+    reasoning: [...reasoning, ...signedCalls(calls)],
+    usage: result.usage,
+    finishReason: result.finishReason,
+  };
+}
+
+/**
+ * Gemini signs a reply's function calls (`thoughtSignature`) and wants the signature back on the
+ * call: kept as reasoning without text, in the calls' order (see `assistantContent` in aiSdkPrompt.ts).
+ */
+const signedCalls = (calls: readonly CallSoFar[]): ReasoningPart[] =>
+  calls.flatMap((call) => (call.signature ? [{ text: '', signature: call.signature }] : []));
+
+const merged = (a: SharedV4ProviderMetadata, b: SharedV4ProviderMetadata | undefined): SharedV4ProviderMetadata => {
+  if (!b) return a;
+  const out: SharedV4ProviderMetadata = { ...a };
+  for (const [key, value] of Object.entries(b)) out[key] = { ...out[key], ...value };
+  return out;
+};
+
+/** A signature in the provider's metadata: Anthropic's and Bedrock's `signature`, Gemini's `thoughtSignature`. */
+function signatureOf(metadata: SharedV4ProviderMetadata | undefined): string | undefined {
+  for (const value of Object.values(metadata ?? {})) {
+    const signature = value.signature ?? value.thoughtSignature;
+    if (typeof signature === 'string' && signature) return signature;
+  }
+  return undefined;
+}
+
+function reasoningPart(text: string, metadata: SharedV4ProviderMetadata): ReasoningPart {
+  const redacted = Object.values(metadata)
+    .map((value) => value.redactedData)
+    .find((data) => typeof data === 'string');
+  if (typeof redacted === 'string') return { text, redacted };
+  const signature = signatureOf(metadata);
+  return signature ? { text, signature } : { text };
+}
+
+const FINISH_REASONS: Readonly<Record<string, LlmFinishReason>> = {
+  stop: 'stop',
+  'tool-calls': 'tool_calls',
+  length: 'length',
+  'content-filter': 'content_filter',
+};
+
+function toResponse(reply: Reply, promptMode: boolean, price: ModelPrice | undefined): LlmResponse {
+  const usage = reply.usage && usageOf(reply.usage, price);
+  const said = promptMode ? parseToolCalls(reply.text) : { content: reply.text, toolCalls: reply.toolCalls };
+  const reported = reply.finishReason ? (FINISH_REASONS[reply.finishReason.unified] ?? 'other') : undefined;
+  // In the prompt tool mode the model saw no tools: calls parsed from the text are why it stopped.
+  const finishReason = reported === 'stop' && said.toolCalls.length > 0 ? 'tool_calls' : reported;
+  return {
+    ...said,
+    ...(usage ? { usage } : {}),
+    ...(finishReason ? { finishReason } : {}),
+    ...(reply.reasoning.length > 0 ? { reasoning: reply.reasoning } : {}),
+  };
+}
+
+/**
+ * The usage the provider reported, priced. The AI SDK fills in zeros for counts a provider did
+ * not give: zero cache and reasoning counts are left out, as not reported.
+ */
+function usageOf(reported: LanguageModelV4Usage, price: ModelPrice | undefined): LlmUsage | undefined {
+  const { inputTokens: input, outputTokens: output } = reported;
+  const cached = input.cacheRead ?? 0;
+  const written = input.cacheWrite ?? 0;
+  const inputTokens = input.total ?? (input.noCache ?? 0) + cached + written;
+  const outputTokens = output.total ?? (output.text ?? 0) + (output.reasoning ?? 0);
+  if (input.total === undefined && output.total === undefined && inputTokens === 0 && outputTokens === 0)
+    return undefined;
+  const usage: LlmUsage = {
+    inputTokens,
+    outputTokens,
+    ...(cached > 0 ? { cachedInputTokens: cached } : {}),
+    ...(written > 0 ? { cacheWriteTokens: written } : {}),
+    ...(output.reasoning ? { reasoningTokens: output.reasoning } : {}),
+  };
+  const costUsd = callCost(usage, price);
+  return costUsd === null ? usage : { ...usage, costUsd };
+}

@@ -1,0 +1,228 @@
+import {
+  callArguments,
+  isFailure,
+  type Script,
+  type ScriptedAnswer,
+  type ScriptedFailure,
+  scriptExhausted,
+} from './script.js';
+import {
+  deliver,
+  deliveredInPieces,
+  piecesOf,
+  retryHeaders,
+  sendJson,
+  startScriptedHttp,
+  streamHeaders,
+} from './scriptedHttp.js';
+
+/** A part of a Gemini message, as the API takes and gives them. */
+export interface GeminiPart {
+  readonly text?: string;
+  readonly thought?: boolean;
+  readonly thoughtSignature?: string;
+  readonly inlineData?: { readonly mimeType: string; readonly data: string };
+  readonly functionCall?: { readonly id?: string; readonly name: string; readonly args?: unknown };
+  readonly functionResponse?: {
+    readonly id?: string;
+    readonly name: string;
+    readonly response: unknown;
+    readonly parts?: readonly GeminiPart[];
+  };
+  readonly [key: string]: unknown;
+}
+
+/** A `generateContent` / `streamGenerateContent` request body as the server received it. */
+export interface RecordedGeminiRequest {
+  readonly contents: readonly { readonly role: string; readonly parts: readonly GeminiPart[] }[];
+  readonly systemInstruction?: { readonly parts: readonly { readonly text: string }[] };
+  readonly tools?: readonly Record<string, unknown>[];
+  readonly toolConfig?: Record<string, unknown>;
+  readonly generationConfig?: Record<string, unknown>;
+  readonly [key: string]: unknown;
+}
+
+export interface GeminiServerOptions {
+  readonly script: Script<RecordedGeminiRequest>;
+  /** Keep every request for the test to read (default); off, only the count is kept. */
+  readonly keepRequests?: boolean;
+}
+
+export interface GeminiServer {
+  /** `http://127.0.0.1:<port>/v1beta`, ready for `createGoogleGenerativeAI({ baseURL })`. */
+  readonly baseURL: string;
+  readonly requests: readonly RecordedGeminiRequest[];
+  /** The path and query of every request, in order (`/v1beta/models/<model>:streamGenerateContent?alt=sse`). */
+  readonly paths: readonly string[];
+  /** How many requests reached the server, retries included. */
+  readonly hits: number;
+  assertConsumed(): void;
+  close(): Promise<void>;
+}
+
+/** The status Google names for each HTTP status it answers with. */
+const STATUSES: Readonly<Record<number, string>> = {
+  400: 'INVALID_ARGUMENT',
+  401: 'UNAUTHENTICATED',
+  403: 'PERMISSION_DENIED',
+  404: 'NOT_FOUND',
+  429: 'RESOURCE_EXHAUSTED',
+  500: 'INTERNAL',
+  503: 'UNAVAILABLE',
+  504: 'DEADLINE_EXCEEDED',
+};
+
+const errorBody = (code: number, message: string, status: string) => ({ error: { code, message, status } });
+
+const MODEL_CALL = /\/models\/[^/]+:(generateContent|streamGenerateContent)$/;
+
+/**
+ * A real HTTP server on 127.0.0.1 (random port) speaking the Gemini API as `@ai-sdk/google` calls
+ * it (`POST /v1beta/models/{model}:generateContent`, `:streamGenerateContent?alt=sse`), answering
+ * from a script: text, thoughts, function calls, usage with cached and thought tokens, Google's
+ * errors (429 `RESOURCE_EXHAUSTED`, 503 `UNAVAILABLE`, …) with Retry-After, and slow, stalled or cut replies.
+ *
+ * Gemini signs function calls rather than thoughts: a scripted reasoning part without text but
+ * with a signature is sent as the `thoughtSignature` of the reply's first function call.
+ */
+export async function startGeminiServer(options: GeminiServerOptions): Promise<GeminiServer> {
+  const server = await startScriptedHttp<RecordedGeminiRequest>({
+    script: options.script,
+    ...(options.keepRequests !== undefined ? { keepRequests: options.keepRequests } : {}),
+    route(req, res, path) {
+      if (req.method === 'POST' && MODEL_CALL.test(path)) return false;
+      sendJson(res, 404, errorBody(404, `no route ${req.method} ${req.url}`, 'NOT_FOUND'));
+      return true;
+    },
+    answer: ({ res, path, body, index, reply }) => {
+      if (!reply) return sendJson(res, 500, errorBody(500, scriptExhausted(index), 'INTERNAL'));
+      if (isFailure(reply)) {
+        const { status } = reply.error;
+        if (status === undefined) {
+          res.destroy();
+          return;
+        }
+        return sendJson(res, status, failureBody(reply.error, status), retryHeaders(reply.error));
+      }
+      const response = toResponse(reply, index, body);
+      if (path.endsWith(':streamGenerateContent')) {
+        return deliver(res, streamHeaders, streamEvents(response, reply), reply);
+      }
+      if (!deliveredInPieces(reply)) return sendJson(res, 200, response);
+      const text = Buffer.from(JSON.stringify(response));
+      return deliver(
+        res,
+        { 'content-type': 'application/json', 'content-length': String(text.length) },
+        piecesOf(text),
+        reply,
+      );
+    },
+  });
+  return {
+    baseURL: `${server.origin}/v1beta`,
+    requests: server.requests,
+    paths: server.paths,
+    get hits() {
+      return server.hits;
+    },
+    assertConsumed: () => server.assertConsumed(),
+    close: () => server.close(),
+  };
+}
+
+function failureBody(error: ScriptedFailure['error'], status: number) {
+  const name = error.type ?? STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
+  return errorBody(status, error.message ?? `scripted HTTP ${status}`, name);
+}
+
+const FINISH_REASONS = { stop: 'STOP', tool_calls: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY' } as const;
+
+/** A call's arguments as Gemini sends them: an object (a scripted string that is no JSON goes as it is). */
+function argsOf(call: NonNullable<ScriptedAnswer['toolCalls']>[number]): unknown {
+  const text = callArguments(call);
+  try {
+    return JSON.parse(text);
+  } catch {
+    return text;
+  }
+}
+
+function toResponse(reply: ScriptedAnswer, index: number, body: RecordedGeminiRequest) {
+  const reasoning = reply.reasoning ?? [];
+  const callSignature = reasoning.find((part) => part.text === '' && part.signature)?.signature;
+  const parts: GeminiPart[] = [
+    ...reasoning
+      .filter((part) => part.text !== '')
+      .map((part) => ({
+        text: part.text,
+        thought: true,
+        ...(part.signature ? { thoughtSignature: part.signature } : {}),
+      })),
+    ...(reply.content ? [{ text: reply.content }] : []),
+    ...(reply.toolCalls ?? []).map((call, i) => ({
+      functionCall: { ...(call.id ? { id: call.id } : {}), name: call.name, args: argsOf(call) },
+      ...(i === 0 && callSignature ? { thoughtSignature: callSignature } : {}),
+    })),
+  ];
+  const usage = reply.usage ?? {
+    inputTokens: Math.ceil(JSON.stringify(body.contents ?? []).length / 4),
+    outputTokens: Math.ceil(JSON.stringify(parts).length / 4),
+  };
+  const thoughts = usage.reasoningTokens ?? 0;
+  const usageMetadata = reply.wireUsage ?? {
+    promptTokenCount: usage.inputTokens,
+    // Gemini counts thoughts apart from the reply's own tokens.
+    candidatesTokenCount: usage.outputTokens - thoughts,
+    totalTokenCount: usage.inputTokens + usage.outputTokens,
+    ...(usage.cachedInputTokens !== undefined ? { cachedContentTokenCount: usage.cachedInputTokens } : {}),
+    ...(usage.reasoningTokens !== undefined ? { thoughtsTokenCount: usage.reasoningTokens } : {}),
+  };
+  return {
+    candidates: [
+      {
+        content: { role: 'model', parts },
+        finishReason: FINISH_REASONS[reply.finishReason ?? 'stop'],
+        index: 0,
+      },
+    ],
+    usageMetadata,
+    modelVersion: 'scripted',
+    responseId: `response-${index}`,
+  };
+}
+
+/**
+ * Server-sent events as Gemini streams them: each thought, piece of text (16 characters) and
+ * function call in a chunk of its own, then a chunk with the finish reason and usage; a
+ * scripted mid-stream error is an `{"error": …}` chunk after that many events, ending the stream.
+ */
+function streamEvents(response: ReturnType<typeof toResponse>, reply: ScriptedAnswer): string[] {
+  const [candidate] = response.candidates;
+  const chunk = (parts: readonly GeminiPart[], last = false) =>
+    JSON.stringify({
+      candidates: [
+        { content: { role: 'model', parts }, ...(last ? { finishReason: candidate?.finishReason } : {}), index: 0 },
+      ],
+      ...(last ? { usageMetadata: response.usageMetadata } : {}),
+      modelVersion: response.modelVersion,
+      responseId: response.responseId,
+    });
+  const chunks: string[] = [];
+  for (const part of candidate?.content.parts ?? []) {
+    const text = part.text;
+    if (text === undefined || text.length <= 16) chunks.push(chunk([part]));
+    else for (let i = 0; i < text.length; i += 16) chunks.push(chunk([{ ...part, text: text.slice(i, i + 16) }]));
+  }
+  chunks.push(chunk([], true));
+  const failure = reply.midStreamError;
+  if (failure) {
+    const status = failure.type ?? 'UNAVAILABLE';
+    const code = Number(Object.entries(STATUSES).find(([, name]) => name === status)?.[0] ?? 500);
+    chunks.splice(
+      failure.after,
+      chunks.length,
+      JSON.stringify(errorBody(code, failure.message ?? 'scripted stream error', status)),
+    );
+  }
+  return chunks.map((data) => `data: ${data}\r\n\r\n`);
+}
