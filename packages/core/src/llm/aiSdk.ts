@@ -18,14 +18,15 @@ import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
-import { err, ok, type Result } from '../result.js';
+import { ok, type Result } from '../result.js';
 import { retryable, toLlmError } from './aiSdkErrors.js';
 import { optionsKeyOf, toAiSdkPrompt, toV3Prompt } from './aiSdkPrompt.js';
+import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmDelta, LlmError, LlmFinishReason, LlmPort, LlmResponse } from './llm.js';
 import { callCost, type ModelPrice, priceOf } from './prices.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
-import { checkedMs, RequestGuard, sleep } from './requestGuard.js';
+import { checkedMs, type RequestGuard } from './requestGuard.js';
 import { DeltaListenerError, ReplyCutShortError } from './streamedReply.js';
 
 /** A language model of the AI SDK: any provider's (`@ai-sdk/*`), of specification v4 (AI SDK 7) or v3 (AI SDK 6). */
@@ -94,27 +95,20 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
       const sent = promptMode
         ? { ...request, messages: toPromptMessages(request.messages, request.tools, request.toolChoice), tools: [] }
         : request;
-      // One guard per request, for all its attempts: a deadline, an idle stream, the caller's abort.
-      const guard = new RequestGuard(callOptions.signal, timeoutMs, idleTimeoutMs);
-      try {
-        for (let attempt = 0; ; attempt++) {
-          // A retried stream starts over: what its deltas said so far is void.
-          if (attempt > 0 && options.stream) onDelta?.({ restart: true });
-          const outcome = await guard.race(send(sent, guard, onDelta));
-          guard.streamEnded();
-          if ('value' in outcome) return ok(outcome.value);
-          if ('stopped' in outcome) return err(outcome.stopped);
-          if (outcome.error instanceof DeltaListenerError) throw outcome.error.cause;
-          const stopped = guard.stopped();
-          if (stopped) return err(stopped);
-          const error = toLlmError(outcome.error instanceof StreamFailed ? outcome.error.failure : outcome.error);
-          if (!retryable(error) || attempt >= maxRetries) return err(error);
-          const waited = await guard.race(sleep(retryDelay(error, attempt)));
-          if ('stopped' in waited) return err(waited.stopped);
-        }
-      } finally {
-        guard.dispose();
-      }
+      return attempt({
+        signal: callOptions.signal,
+        timeoutMs,
+        idleTimeoutMs,
+        maxRetries,
+        // A retried stream starts over: what its deltas said so far is void.
+        restarting: options.stream && onDelta ? () => onDelta({ restart: true }) : undefined,
+        send: async (guard) => ok(await send(sent, guard, onDelta)),
+        // The AI SDK's models do not retry: whatever may pass is tried again here, before or after the headers.
+        failure: (thrown) => {
+          const error = toLlmError(thrown instanceof StreamFailed ? thrown.failure : thrown);
+          return { error, midway: retryable(error) };
+        },
+      });
     },
   };
   return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
@@ -129,13 +123,6 @@ export function limitsOf(options: AiSdkLlmOptions): { timeoutMs: number; idleTim
     throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
   }
   return { timeoutMs, idleTimeoutMs, maxRetries };
-}
-
-/** The provider's Retry-After where it gives a sane one, else a pause growing with each try. */
-function retryDelay(error: LlmError, attempt: number): number {
-  const backoff = Math.min(500 * 2 ** attempt, 8_000);
-  const asked = error.retryAfterMs;
-  return asked !== undefined && asked <= 60_000 ? asked : backoff;
 }
 
 /** The call as a v3 model takes it: the same, but for the prompt's file parts. */

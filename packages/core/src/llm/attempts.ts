@@ -23,7 +23,8 @@ export interface Attempts {
 
 /**
  * A request under one guard (deadline, idle stream, the caller's abort) for all its attempts: a
- * reply that failed mid-way is requested again, up to `maxRetries` times with a growing pause; a
+ * reply that failed mid-way is requested again, up to `maxRetries` times with a growing pause (or
+ * the wait the provider asked for); a
  * failing delta listener's error is thrown, as the port's contract says.
  */
 export async function attempt(request: Attempts): Promise<Result<LlmResponse, LlmError>> {
@@ -42,10 +43,16 @@ export async function attempt(request: Attempts): Promise<Result<LlmResponse, Ll
       if (stopped) return err(stopped);
       const { error, midway } = request.failure(outcome.error);
       if (!midway || tried >= request.maxRetries) return err(error);
-      const waited = await guard.race(sleep(Math.min(500 * 2 ** tried, 8_000)));
+      const waited = await guard.race(sleep(pauseBefore(error, tried)));
       if ('stopped' in waited) return err(waited.stopped);
     }
   } finally {
     guard.dispose();
   }
+}
+
+/** The provider's Retry-After where it gives a sane one (a minute at most), else a pause growing with each try. */
+function pauseBefore(error: LlmError, tried: number): number {
+  const asked = error.retryAfterMs;
+  return asked !== undefined && asked <= 60_000 ? asked : Math.min(500 * 2 ** tried, 8_000);
 }
