@@ -3,12 +3,15 @@ import { resolve } from 'node:path';
 import type * as Toml from 'smol-toml';
 import type * as Zod from 'zod';
 import { lazyModule, loadZod } from '../lazyModule.js';
+import { createAnthropicLlm } from '../llm/anthropic.js';
+import { createGoogleLlm } from '../llm/google.js';
 import type { LlmPort } from '../llm/llm.js';
-import { createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
+import { type ApiType, createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
 import { type ModelPrice, type PriceTable, priceIn } from '../llm/prices.js';
 import { err, ok, type Result } from '../result.js';
 import { allowedHostOf } from './allowedHost.js';
 import { nearestName } from './nearestName.js';
+import { API_TYPES, PROVIDER_ENV, type ProviderWire, splitModel, wireOf } from './providerEnv.js';
 
 /** Longest request timeout, in seconds: a day (Node's timers overflow past about 24.8 days and fire at once). */
 const MAX_TIMEOUT_SECONDS = 86_400;
@@ -27,7 +30,9 @@ function buildSchemas({ z }: typeof import('zod')) {
       // Only http(s): a file:// or other scheme is never a model endpoint.
       base_url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
       api_key: z.string().optional(),
-      api_type: z.enum(['openai', 'azure', 'ollama', '']).optional(),
+      api_type: z.enum([...API_TYPES, '']).optional(),
+      // Ours, for api_type = "aws": the AWS region (else read from base_url's host, or the AWS configuration).
+      region: z.string().min(1).optional(),
       api_version: z.string().optional(),
       max_tokens: z.number().int().positive().max(10_000_000).optional(),
       max_input_tokens: z.number().int().positive().max(100_000_000).optional(),
@@ -147,8 +152,47 @@ export type BrowserSettings = Zod.output<ReturnType<typeof buildSchemas>['browse
  */
 const KNOWN_SECTIONS = ['llm', 'prices', 'agent', 'search', 'browser', 'sandbox', 'mcp', 'runflow', 'daytona'] as const;
 
-/** The environment variables that override keys of `[llm]` (and of every profile). */
-const ENV_OVERRIDES = { api_key: 'OPENAI_API_KEY', base_url: 'OPENAI_BASE_URL', model: 'OPENMANUS_MODEL' } as const;
+/** The variable that overrides every table's model: a name, or `provider:model` (`anthropic:claude-sonnet-4-5`). */
+const MODEL_VARIABLE = 'OPENMANUS_MODEL';
+
+/** What the environment sets for one wire: the first variable set of each key (see `PROVIDER_ENV`), and which it was. */
+function envFor(
+  wire: ProviderWire,
+  env: Readonly<Record<string, string | undefined>>,
+): { values: Record<string, string>; variables: Record<string, string> } {
+  const values: Record<string, string> = {};
+  const variables: Record<string, string> = {};
+  for (const [key, names] of Object.entries(PROVIDER_ENV[wire])) {
+    const variable = names.find((name) => env[name]);
+    if (variable) {
+      values[key] = env[variable] as string;
+      variables[key] = variable;
+    }
+  }
+  return { values, variables };
+}
+
+/**
+ * A table with the environment over it: OPENMANUS_MODEL's model (its provider, if it names one that
+ * differs from the table's, replaces the table's and drops the key and endpoint that were the other
+ * provider's), then the key and endpoint variables of the table's provider.
+ */
+function withEnv(
+  table: Record<string, unknown>,
+  env: Readonly<Record<string, string | undefined>>,
+): Record<string, unknown> {
+  let merged = table;
+  const named = env[MODEL_VARIABLE];
+  if (named) {
+    const { apiType, model } = splitModel(named);
+    merged = { ...merged, model };
+    if (apiType && wireOf(apiType) !== wireOf(merged.api_type as string | undefined)) {
+      const { api_key: _key, base_url: _url, api_version: _version, region: _region, ...rest } = merged;
+      merged = { ...rest, api_type: apiType };
+    } else if (apiType) merged = { ...merged, api_type: apiType };
+  }
+  return { ...merged, ...envFor(wireOf(merged.api_type as string | undefined), env).values };
+}
 
 export interface OpenManusConfig {
   /** The file it came from, if any (environment-only configs have none). */
@@ -248,17 +292,18 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
       message: `[llm.${a}] and [llm.${b}] name the same profile (profile names ignore case): merge them into one`,
     });
   }
-  const overrides = Object.fromEntries(
-    Object.entries(ENV_OVERRIDES).flatMap(([key, variable]) => (env[variable] ? [[key, env[variable]]] : [])),
-  );
-  // Checked on their own first, so a bad value is blamed on its variable, not on a key of the file.
-  const fromEnv = schemas().envSettings.safeParse(overrides);
-  if (!fromEnv.success) {
-    const issue = fromEnv.error.issues[0];
-    const variable = ENV_OVERRIDES[issue?.path[0] as keyof typeof ENV_OVERRIDES];
-    return err({ key: variable, message: issue?.message ?? 'invalid' });
+  // Each provider's variables are checked on their own first, so a bad value is blamed on its variable, not on a key of the file.
+  for (const wire of Object.keys(PROVIDER_ENV) as ProviderWire[]) {
+    const { values, variables } = envFor(wire, env);
+    const fromEnv = schemas().envSettings.safeParse(values);
+    if (!fromEnv.success) {
+      const issue = fromEnv.error.issues[0];
+      return err({ key: variables[String(issue?.path[0])] ?? wire, message: issue?.message ?? 'invalid' });
+    }
   }
-  if (!hasFile && Object.keys(overrides).length === 0) {
+  const configured =
+    env[MODEL_VARIABLE] || Object.values(PROVIDER_ENV.openai).some((names) => names.some((name) => env[name]));
+  if (!hasFile && !configured) {
     return err({
       message:
         'no LLM is configured: copy config/config.example.toml to config/config.toml and fill in [llm], ' +
@@ -266,12 +311,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     });
   }
   // Only an environment-only config gets a default model; a file must name its model.
-  const llm = validate(hasFile ? { ...base, ...overrides } : { model: 'gpt-4o-mini', ...overrides }, '[llm]', where);
+  const llm = validate(withEnv(hasFile ? base : { model: 'gpt-4o-mini' }, env), '[llm]', where);
   if (!llm.ok) return err(llm.error);
 
   const profiles: Record<string, LlmSettings> = {};
   for (const [name, table] of Object.entries(named)) {
-    const merged = validate({ ...base, ...table, ...overrides }, `[llm.${name}]`, where);
+    const merged = validate(withEnv({ ...base, ...table }, env), `[llm.${name}]`, where);
     if (!merged.ok) return err(merged.error);
     profiles[name.toLowerCase()] = merged.value;
   }
@@ -379,11 +424,17 @@ function validate(
   }
   if (!parsed.success) return err({ ...where, ...issueOf(parsed.error, table, llmSettings) });
   const settings = parsed.data;
-  if (!settings.api_key && settings.api_type !== 'ollama') {
+  const wire = wireOf(settings.api_type);
+  // Ollama takes any key; Bedrock signs with the AWS credential chain.
+  if (!settings.api_key && settings.api_type !== 'ollama' && wire !== 'aws') {
+    const variables = PROVIDER_ENV[wire].api_key.join(' or ');
     return err({
       ...where,
       key: `${table}.api_key`,
-      message: 'is required (or set OPENAI_API_KEY); only api_type = "ollama" needs none',
+      message:
+        wire === 'openai'
+          ? `is required (or set ${variables}); only api_type = "ollama" needs none`
+          : `is required for api_type = "${settings.api_type}" (or set ${variables})`,
     });
   }
   if (settings.api_type === 'azure' && (!settings.base_url || !settings.api_version)) {
@@ -427,30 +478,49 @@ export function llmSettingsFor(config: OpenManusConfig, profile?: string): LlmSe
   return (profile && config.profiles[profile.toLowerCase()]) || config.llm;
 }
 
-/** The port's options for a profile's settings; `prices` (a config's) gives its model's price, if it has one. */
-export function openAiOptionsFrom(settings: LlmSettings, prices: PriceTable = {}): OpenAiLlmOptions {
-  const { api_type: apiType, timeout } = settings;
+const openAiApiType = (apiType: string | undefined): ApiType | undefined =>
+  apiType === 'openai' || apiType === 'azure' || apiType === 'ollama' ? apiType : undefined;
+
+/** What every port takes from a table: the model, its key and endpoint, limits, capabilities and price. */
+function commonOptionsFrom(settings: LlmSettings, prices: PriceTable) {
+  const { timeout } = settings;
   const price = priceIn(prices, settings.model);
   return {
     model: settings.model,
     ...(settings.api_key ? { apiKey: settings.api_key } : {}),
     ...(settings.base_url ? { baseURL: settings.base_url } : {}),
-    ...(apiType ? { apiType } : {}),
-    ...(settings.api_version ? { apiVersion: settings.api_version } : {}),
     ...(settings.max_tokens !== undefined ? { maxTokens: settings.max_tokens } : {}),
     ...(settings.temperature !== undefined ? { temperature: settings.temperature } : {}),
     ...(settings.vision !== undefined ? { vision: settings.vision } : {}),
-    ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
     ...(settings.tool_mode ? { toolMode: settings.tool_mode } : {}),
     ...(timeout !== undefined ? { timeoutMs: Math.ceil(timeout * 1000) } : {}),
     ...(settings.idle_timeout !== undefined ? { idleTimeoutMs: Math.ceil(settings.idle_timeout * 1000) } : {}),
     ...(settings.max_retries !== undefined ? { maxRetries: settings.max_retries } : {}),
-    ...(settings.prompt_cache_key !== undefined ? { promptCacheKey: settings.prompt_cache_key } : {}),
     ...(price ? { price } : {}),
+  };
+}
+
+/** The OpenAI port's options for a profile's settings; `prices` (a config's) gives its model's price, if it has one. */
+export function openAiOptionsFrom(settings: LlmSettings, prices: PriceTable = {}): OpenAiLlmOptions {
+  const apiType = openAiApiType(settings.api_type);
+  return {
+    ...commonOptionsFrom(settings, prices),
+    ...(apiType ? { apiType } : {}),
+    ...(settings.api_version ? { apiVersion: settings.api_version } : {}),
+    ...(settings.reasoning !== undefined ? { reasoning: settings.reasoning } : {}),
+    ...(settings.prompt_cache_key !== undefined ? { promptCacheKey: settings.prompt_cache_key } : {}),
   };
 }
 
 /** An LLM port for a profile of the config. */
 export function createLlmFromConfig(config: OpenManusConfig, profile?: string): LlmPort {
-  return createOpenAiLlm(openAiOptionsFrom(llmSettingsFor(config, profile), config.prices));
+  const settings = llmSettingsFor(config, profile);
+  switch (wireOf(settings.api_type)) {
+    case 'anthropic':
+      return createAnthropicLlm(commonOptionsFrom(settings, config.prices));
+    case 'google':
+      return createGoogleLlm(commonOptionsFrom(settings, config.prices));
+    default:
+      return createOpenAiLlm(openAiOptionsFrom(settings, config.prices));
+  }
 }
