@@ -17,14 +17,15 @@ import type { ToolSpec } from '../kernel/tool.js';
 import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
 import { err, ok, type Result } from '../result.js';
+import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmFinishReason, LlmPort, LlmResponse } from './llm.js';
 import { callCost, type ModelPrice, priceOf } from './prices.js';
 import { parseToolCalls, toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
-import { checkedMs, RequestGuard, sleep } from './requestGuard.js';
-import { DeltaListenerError, ReplyCutShortError, readStreamedReply } from './streamedReply.js';
+import { checkedMs, type RequestGuard } from './requestGuard.js';
+import { ReplyCutShortError, readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
@@ -116,10 +117,8 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       const { openai, chat } = connection;
       // The body is written here from the kept texts (see sendOptions), where the client allows it.
       const texts = connection.writesBody ? messageTexts : undefined;
-      // One guard per request: the SDK never removes its listener from the signal it gets.
-      const guard = new RequestGuard(callOptions.signal, timeoutMs, idleTimeoutMs);
       const { onDelta } = callOptions;
-      const send = async (): Promise<Result<LlmResponse, LlmError>> => {
+      const send = async (guard: RequestGuard): Promise<Result<LlmResponse, LlmError>> => {
         if (!params.stream) {
           const completion = await chat.create(params, sendOptions(params, texts, guard.signal));
           // Some proxies answer 200 with an error in place of the completion.
@@ -132,26 +131,19 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
         const reply = await readStreamedReply(response.body, { arrived: guard.chunkArrived, onDelta });
         return ok(toResponse(reply.content, reply.toolCalls, reply.usage, reading, reply.finishReason));
       };
-      try {
-        for (let attempt = 0; ; attempt++) {
-          // A retried stream starts over: what its deltas said so far is void.
-          if (attempt > 0 && options.stream) onDelta?.({ restart: true });
-          const outcome = await guard.race(send());
-          guard.streamEnded();
-          if ('value' in outcome) return outcome.value;
-          if ('stopped' in outcome) return err(outcome.stopped);
-          if (outcome.error instanceof DeltaListenerError) throw outcome.error.cause;
-          // The failure may be the abort itself: then why it was aborted is the answer.
-          const stopped = guard.stopped();
-          if (stopped) return err(stopped);
-          const error = toLlmError(openai, outcome.error);
-          if (!failedMidway(openai, outcome.error, error) || attempt >= maxRetries) return err(error);
-          const waited = await guard.race(sleep(Math.min(500 * 2 ** attempt, 8_000)));
-          if ('stopped' in waited) return err(waited.stopped);
-        }
-      } finally {
-        guard.dispose();
-      }
+      return attempt({
+        signal: callOptions.signal,
+        timeoutMs,
+        idleTimeoutMs,
+        maxRetries,
+        // A retried stream starts over: what its deltas said so far is void.
+        restarting: options.stream && onDelta ? () => onDelta({ restart: true }) : undefined,
+        send,
+        failure: (thrown) => {
+          const error = toLlmError(openai, thrown);
+          return { error, midway: failedMidway(openai, thrown, error) };
+        },
+      });
     },
   };
   return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
