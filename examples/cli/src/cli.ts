@@ -57,7 +57,8 @@ Options:
   --config <file>      config.toml to use (default: config/config.toml, or the environment)
   --workspace <dir>    where the agent reads and writes files (default: ./workspace)
   --max-steps <n>      step limit (default 20)
-  --model <name>       model to call, overriding the config
+  --model <name>       model to call, overriding the config; provider:model switches provider too
+                       (anthropic:claude-sonnet-4-5, aws:<bedrock model id>, google:gemini-2.5-flash)
   --sandbox <mode>     isolation of python and bash: auto (default: bubblewrap where it works,
                        else the best the host allows), bwrap (no network, only the workspace
                        writable; refuses to run without it), none;

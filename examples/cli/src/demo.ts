@@ -17,6 +17,7 @@ import {
   createOpenAiLlm,
   describeConfigError,
   type LlmPort,
+  llmSettingsFor,
   loadConfig,
   loadTranscript,
   messageOf,
@@ -96,7 +97,8 @@ async function modelFor(
 ): Promise<{ llm: LlmPort; close(): Promise<void> }> {
   if (settings) {
     const llm = createLlmFromConfig(settings, 'manus');
-    io.stderr.write(`OpenManus-TS demo — live: model ${llm.model} (${settings.llm.base_url ?? 'api.openai.com'}).\n`);
+    const { api_type: provider, base_url: endpoint } = llmSettingsFor(settings, 'manus');
+    io.stderr.write(`OpenManus-TS demo — live: model ${llm.model} (${endpoint ?? `${provider || 'openai'}'s API`}).\n`);
     return { llm, close: async () => {} };
   }
   const transcript = await loadTranscript(bundled(job.transcript));
@@ -126,6 +128,7 @@ export async function demo(io: SessionIo, cwd = process.cwd(), options: DemoOpti
   const live = Boolean(
     io.env.OPENAI_API_KEY ||
       io.env.OPENAI_BASE_URL ||
+      io.env.OPENMANUS_MODEL ||
       io.env.OPENMANUS_CONFIG ||
       existsSync(resolve(cwd, 'config/config.toml')),
   );

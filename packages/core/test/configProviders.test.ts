@@ -109,11 +109,14 @@ describe('config.toml providers', () => {
     expect(llmSettingsFor(config)).toMatchObject({ api_type: 'anthropic', model: 'claude-haiku-4-5', api_key: 'k' });
   });
 
-  it('api_type = "aws" needs no api_key: Bedrock signs with the AWS credential chain', async () => {
+  it('api_type = "aws" as OpenManus writes it: no key needed (the AWS credential chain), the endpoint a bare host', async () => {
     const cwd = await project(
-      '[llm]\napi_type = "aws"\nmodel = "us.anthropic.claude-3-7-sonnet-20250219-v1:0"\nbase_url = "https://bedrock-runtime.us-west-2.amazonaws.com"\n',
+      '[llm]\napi_type = "aws"\nmodel = "us.anthropic.claude-3-7-sonnet-20250219-v1:0"\nbase_url = "bedrock-runtime.us-west-2.amazonaws.com"\napi_key = "bear"\n',
     );
-    expect(configOf(loadConfig({ cwd, env: {} })).llm.api_type).toBe('aws');
+    expect(configOf(loadConfig({ cwd, env: {} })).llm).toMatchObject({
+      api_type: 'aws',
+      base_url: 'https://bedrock-runtime.us-west-2.amazonaws.com',
+    });
   });
 
   it('bad provider config is a clear error naming the key', async () => {

@@ -416,7 +416,7 @@ function validate(
   where: { file?: string },
 ): Result<LlmSettings, ConfigError> {
   const { llmSettings } = schemas();
-  const parsed = llmSettings.safeParse(value);
+  const parsed = llmSettings.safeParse(withBedrockScheme(value));
   // A misspelt key is named first: it explains a key that is missing (`modle` for `model`).
   const misspelt = parsed.error?.issues.some((issue) => issue.code === 'unrecognized_keys');
   if (value.model === undefined && !misspelt) {
@@ -445,6 +445,13 @@ function validate(
     });
   }
   return ok(settings);
+}
+
+/** OpenManus writes Bedrock's endpoint as a bare host (`bedrock-runtime.us-west-2.amazonaws.com`): it is that host over https. */
+function withBedrockScheme(value: Record<string, unknown>): Record<string, unknown> {
+  const { api_type: apiType, base_url: url } = value;
+  const bareHost = typeof url === 'string' && /^[a-z0-9.-]+(?::\d+)?$/i.test(url);
+  return apiType === 'aws' && bareHost ? { ...value, base_url: `https://${url}` } : value;
 }
 
 /** The first thing wrong in a table, a misspelt key before anything else, with the known key it is nearest to. */
