@@ -334,6 +334,33 @@ describe('the Anthropic port', () => {
     expect(JSON.stringify(body?.system)).toContain('get_weather');
   });
 
+  it('in the prompt tool mode the stable prefix’s breakpoint stays on its last message, behind the tools prompt it adds', async () => {
+    const server = await serve([{ content: 'ok' }]);
+    const messages: Message[] = [
+      { role: 'user', content: 'Weather?' },
+      {
+        role: 'assistant',
+        content: '',
+        toolCalls: [{ id: 'call_0', name: 'get_weather', arguments: '{"city":"Oslo"}' }],
+      },
+      { role: 'tool', toolCallId: 'call_0', name: 'get_weather', content: '-3°C' },
+      { role: 'user', content: 'What next?' },
+    ];
+    await llmFor(server, { toolMode: 'prompt' }).complete(
+      ask(messages, { tools: [weather], cache: { stableMessages: 3 } }),
+    );
+    const body = server.requests[0] as RecordedAnthropicRequest;
+    expect(body.system).toMatchObject([{ type: 'text', cache_control: { type: 'ephemeral' } }]);
+    expect(blocksOf(body, 2)).toEqual([
+      {
+        type: 'text',
+        text: '<tool_result name="get_weather">\n-3°C\n</tool_result>',
+        cache_control: { type: 'ephemeral' },
+      },
+      { type: 'text', text: 'What next?' },
+    ]);
+  });
+
   it('a reply cut at max_tokens says `length`', async () => {
     const server = await serve([{ content: 'The beginning of a long', finishReason: 'length' }]);
     const result = await llmFor(server).complete(ask([{ role: 'user', content: 'Write a lot.' }]));

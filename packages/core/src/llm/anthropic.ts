@@ -178,7 +178,10 @@ function toParams(request: LlmRequest, setup: Setup): Params {
     ? toPromptMessages(request.messages, request.tools, request.toolChoice)
     : request.messages;
   const cached = request.cache !== undefined;
-  const prompt = toAnthropicPrompt(messages, { vision: setup.vision, stableMessages: request.cache?.stableMessages });
+  const stable = request.cache?.stableMessages;
+  // The prompt tool mode may put a system message of its own in front: the prefix moves with it.
+  const stableMessages = stable === undefined ? undefined : stable + messages.length - request.messages.length;
+  const prompt = toAnthropicPrompt(messages, { vision: setup.vision, stableMessages });
   const params: Params = setup.stream
     ? { model: setup.model, max_tokens: setup.maxTokens, messages: prompt.messages, stream: true }
     : { model: setup.model, max_tokens: setup.maxTokens, messages: prompt.messages };
