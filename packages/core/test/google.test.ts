@@ -13,6 +13,7 @@ import {
   type ToolSpec,
 } from '../src/index.js';
 import {
+  checkLlmPort,
   type GeminiPart,
   type GeminiServer,
   type RecordedGeminiRequest,
@@ -377,5 +378,18 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       p.functionResponse ? [p.functionResponse] : [],
     );
     expect(response).toMatchObject({ name: 'add', response: { content: '5' } });
+  });
+
+  it('passes the port conformance kit, streamed and not, thoughts included', async () => {
+    const report = await checkLlmPort({
+      connect: async (script, { stream }) => {
+        const server = await startGeminiServer({ script });
+        return { port: llmFor(server, { stream, vision: true, maxRetries: 3 }), close: () => server.close() };
+      },
+      capabilities: { reasoning: true },
+      overloaded: { status: 503, message: 'The model is overloaded. Please try again later.', type: 'UNAVAILABLE' },
+    });
+    expect(report.failures.map((c) => `${c.name}: ${c.detail}`)).toEqual([]);
+    expect(report.checks.filter((c) => c.status === 'not applicable')).toEqual([]);
   });
 });

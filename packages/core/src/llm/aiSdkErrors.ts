@@ -1,6 +1,7 @@
 import { messageOf } from '../messageOf.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
 import type { LlmError } from './llm.js';
+import { ReplyCutShortError } from './streamedReply.js';
 
 // The AI SDK marks its errors with symbols (`Symbol.for`), so that they are recognised across
 // copies and versions of its packages: read here the same way, without loading the SDK.
@@ -47,6 +48,9 @@ export function toLlmError(error: unknown): LlmError {
     isAiSdkError(error, 'AI_EmptyResponseBodyError')
   ) {
     return { kind: 'malformed_response', message: messageOf(error) };
+  }
+  if (error instanceof ReplyCutShortError) {
+    return { kind: 'network', message: `the connection broke during the reply: ${error.message}` };
   }
   if (brokeOff(error)) return { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` };
   if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
