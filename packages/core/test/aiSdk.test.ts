@@ -418,6 +418,28 @@ describe('fromAiSdk with the AI SDK mock model', () => {
     expect(call?.prompt[0]).toMatchObject({ role: 'system', content: expect.stringContaining('get_weather') });
   });
 
+  it('keeps the cache mark on the stable prefix when the prompt tool mode puts its tools prompt in front', async () => {
+    const model = mockModel('anthropic.messages', 'claude-sonnet-4-5', [textStream('ok')]);
+    const messages: Message[] = [
+      { role: 'user', content: 'Kyoto?' },
+      { role: 'assistant', content: 'Hm.' },
+      { role: 'user', content: 'Weather, please.' },
+    ];
+    await fromAiSdk(model, { stream: true, toolMode: 'prompt' }).complete({
+      messages,
+      tools: [weather],
+      toolChoice: 'auto',
+      cache: { stableMessages: 2 },
+    });
+    const prompt = promptOf(model, 0);
+    expect(prompt.map((m) => [m.role, m.providerOptions])).toEqual([
+      ['system', undefined],
+      ['user', undefined],
+      ['assistant', { anthropic: { cacheControl: { type: 'ephemeral' } } }],
+      ['user', undefined],
+    ]);
+  });
+
   it('refuses what is not a language model of the AI SDK, and bad options', () => {
     expect(() => fromAiSdk({ specificationVersion: 'v2' } as never)).toThrow(/specification v4 or v3, got v2/);
     expect(() => fromAiSdk(mockModel('mock', 'm', []), { maxRetries: 1.5 })).toThrow(RangeError);

@@ -5,15 +5,12 @@ import type {
   LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
-  LanguageModelV4FinishReason,
   LanguageModelV4FunctionTool,
   LanguageModelV4StreamPart,
-  LanguageModelV4ToolChoice,
   LanguageModelV4Usage,
   SharedV4ProviderMetadata,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
-import type { ToolChoice } from '../kernel/agent.js';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
@@ -92,9 +89,7 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
     model: name,
     async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
       const { onDelta } = callOptions;
-      const sent = promptMode
-        ? { ...request, messages: toPromptMessages(request.messages, request.tools, request.toolChoice), tools: [] }
-        : request;
+      const sent = promptMode ? inPromptMode(request) : request;
       return attempt({
         signal: callOptions.signal,
         timeoutMs,
@@ -112,6 +107,19 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
     },
   };
   return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+}
+
+/**
+ * The request as the prompt tool mode sends it: no tools, their prompt in the system message (put
+ * in front where there was none, which moves the stable prefix's end by one).
+ */
+function inPromptMode(request: LlmRequest): LlmRequest {
+  const messages = toPromptMessages(request.messages, request.tools, request.toolChoice);
+  const { cache } = request;
+  const moved = messages.length - request.messages.length;
+  const stable =
+    cache && cache.stableMessages > 0 ? { cache: { ...cache, stableMessages: cache.stableMessages + moved } } : {};
+  return { ...request, messages, tools: [], ...stable };
 }
 
 /** The options' limits, checked: a bad one throws when the port is made, not at its first request. */
@@ -150,9 +158,7 @@ function callOptionsOf(
   return {
     prompt,
     abortSignal,
-    ...(request.tools.length > 0
-      ? { tools: toolsOf(request.tools), toolChoice: toolChoiceOf(request.toolChoice) }
-      : {}),
+    ...(request.tools.length > 0 ? { tools: toolsOf(request.tools), toolChoice: { type: request.toolChoice } } : {}),
     ...(options.maxTokens !== undefined ? { maxOutputTokens: options.maxTokens } : {}),
     ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
     ...(Object.keys(providerOptions).length > 0 ? { providerOptions } : {}),
@@ -176,15 +182,14 @@ function toolsOf(tools: readonly ToolSpec[]): LanguageModelV4FunctionTool[] {
   return converted;
 }
 
-const toolChoiceOf = (choice: ToolChoice): LanguageModelV4ToolChoice => ({ type: choice });
-
 /** The reply as read from the model, before the port's reading of it (prompt-mode calls, the price). */
 interface Reply {
   readonly text: string;
   readonly toolCalls: readonly ToolCall[];
   readonly reasoning: readonly ReasoningPart[];
   readonly usage?: LanguageModelV4Usage;
-  readonly finishReason?: LanguageModelV4FinishReason | { unified: string };
+  /** The SDK's unified reason (v3's are v4's but `interrupted`). */
+  readonly finishReason?: { readonly unified: string };
 }
 
 /** A stream's error part: what the provider said went wrong (kept as sent, read by `toLlmError`). */
