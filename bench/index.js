@@ -37,6 +37,14 @@ const contenders = [
   { id: 'ours', label: '@openmanus/core', packages: ['@openmanus/core'] },
   // The same agent with its tool described by a plain JSON Schema, as the raw loop does: no zod loaded.
   { id: 'oursJson', label: '@openmanus/core, JSON Schema tool', packages: ['@openmanus/core'] },
+  // The same agent with its model reached through the AI SDK port (fromAiSdk) on an
+  // @ai-sdk/openai-compatible model: what that port costs per step beside our OpenAI port.
+  {
+    id: 'oursAiSdk',
+    label: '@openmanus/core via AI SDK port',
+    port: '@ai-sdk/openai-compatible',
+    packages: ['@openmanus/core', '@ai-sdk/openai-compatible'],
+  },
   { id: 'agents', label: '@openai/agents', peer: true, packages: ['@openai/agents'] },
   { id: 'aisdk', label: 'ai (AI SDK)', peer: true, packages: ['ai', '@ai-sdk/openai'] },
   {
@@ -48,8 +56,11 @@ const contenders = [
   { id: 'mastra', label: '@mastra/core', peer: true, packages: ['@mastra/core'] },
 ].filter((c) => !ONLY || ONLY.includes(c.id));
 const installedIn = (c) => (c.peer ? here('./peers') : here('.'));
-const version = (c) =>
-  JSON.parse(readFileSync(`${installedIn(c)}/node_modules/${c.packages[0]}/package.json`, 'utf8')).version;
+const version = (c, name = c.packages[0]) =>
+  JSON.parse(readFileSync(`${installedIn(c)}/node_modules/${name}/package.json`, 'utf8')).version;
+/** The column's heading: the label and its version, and the provider package of a contender on another port. */
+const heading = (c) =>
+  c.port ? `${c.label} (${version(c)}, ${c.port} ${version(c, c.port)})` : `${c.label} ${version(c)}`;
 
 // Peers are pinned in bench/peers and installed on first use, outside the workspace and CI.
 if (!existsSync(here('./peers/node_modules/.package-lock.json'))) {
@@ -219,7 +230,7 @@ const rows = [
 ];
 const format = (value, digits, suffix = '') => (value === undefined ? '–' : `${value.toFixed(digits)}${suffix}`);
 
-const header = `| figure | ${contenders.map((c) => `${c.label} ${version(c)}`).join(' | ')} |`;
+const header = `| figure | ${contenders.map(heading).join(' | ')} |`;
 const rule = `|---|${contenders.map(() => '---:').join('|')}|`;
 const table = [
   header,

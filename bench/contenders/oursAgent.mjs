@@ -1,9 +1,16 @@
 import { createAgent, createOpenAiLlm, createRunEmitter, defineTool, run } from '@openmanus/core';
 import { addTool, makeAdd, show } from './shared.mjs';
 
-/** Our contender with the `add` tool's arguments described by `parameters` (a zod schema or a JSON Schema). */
+/** Our OpenAI port on the bench's server, streamed or not. */
+const openAiPort = ({ model, baseURL, stream }) =>
+  createOpenAiLlm({ model, apiKey: 'bench', baseURL, maxRetries: 0, stream });
+
+/**
+ * Our contender with the `add` tool's arguments described by `parameters` (a zod schema or a JSON
+ * Schema), its model reached through the LLM port `portOf` makes (default our OpenAI port).
+ */
 export const oursWith =
-  (parameters) =>
+  (parameters, portOf = openAiPort) =>
   ({ baseURL, toolDelayMs, stream }) => {
     const add = defineTool({ ...addTool, parameters, parallelSafe: true, execute: makeAdd(toolDelayMs) });
     const llms = new Map();
@@ -11,8 +18,7 @@ export const oursWith =
     const emitter = stream ? createRunEmitter() : undefined;
     emitter?.on('delta', (item) => show(item.text ?? item.toolCall?.arguments));
     return async (model) => {
-      if (!llms.has(model))
-        llms.set(model, createOpenAiLlm({ model, apiKey: 'bench', baseURL, maxRetries: 0, stream }));
+      if (!llms.has(model)) llms.set(model, portOf({ model, baseURL, stream }));
       // The whole history is sent, as by the others, so every contender carries the same payload.
       const agent = createAgent({
         name: 'bench',
