@@ -94,7 +94,8 @@ function fromFailure(failure: ProviderFailure, error: unknown): LlmError {
     return { kind: 'context_length', ...base };
   }
   if (status !== undefined && status >= 500) return { kind: 'server', ...base };
-  if (status !== undefined) return { kind: 'bad_request', ...base };
+  // A 4xx the provider says may pass (408, 409, Bedrock's 424 model stream error): a failure of the moment.
+  if (status !== undefined) return { kind: failure.isRetryable === true ? 'server' : 'bad_request', ...base };
   // No status: the request never got an answer (the SDK's "Cannot connect to API"), or a stream
   // error the provider says is worth retrying.
   if (brokeOff(error) || failure.isRetryable === true)
