@@ -34,11 +34,20 @@ export interface PromptSettings {
   readonly stableMessages: number;
 }
 
-/** The messages as the AI SDK's prompt (its current specification, v4), one prompt message per message. */
+/**
+ * The messages as the AI SDK's prompt (its current specification, v4), one prompt message per message.
+ * Providers take system messages only at the start (Gemini refuses the request otherwise): one later in
+ * the history (an MCP server's instructions, a host's note) goes as the user's text in its place.
+ */
 export function toAiSdkPrompt(messages: readonly Message[], settings: PromptSettings): LanguageModelV4Prompt {
   const mark = cacheMark(settings.optionsKey);
+  const leading = messages.findIndex((message) => message.role !== 'system');
   return messages.map((message, index) => {
-    const converted = toAiSdkMessage(message, settings);
+    const inPlace: Message =
+      message.role === 'system' && leading !== -1 && index > leading
+        ? { role: 'user', content: message.content }
+        : message;
+    const converted = toAiSdkMessage(inPlace, settings);
     return mark && index === settings.stableMessages - 1 ? { ...converted, providerOptions: mark } : converted;
   });
 }
