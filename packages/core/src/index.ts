@@ -1,6 +1,7 @@
 export * from './kernel/index.js';
 export { type AiSdkLlmOptions, type AiSdkModel, fromAiSdk } from './llm/aiSdk.js';
 export { type AnthropicLlmOptions, createAnthropicLlm } from './llm/anthropic.js';
+export { type BedrockLlmOptions, createBedrockLlm } from './llm/bedrock.js';
 export { limitConcurrency } from './llm/concurrency.js';
 export { createGoogleLlm, type GoogleLlmOptions } from './llm/google.js';
 export type {

@@ -32,13 +32,13 @@ function modulesLoadedBy(script: string): string[] {
 
 const heavy = (modules: string[]) =>
   modules.filter((m) =>
-    /[/\\]node_modules[/\\](zod|openai|@anthropic-ai|ai|@ai-sdk)[/\\]|^(zod|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[\w-]+)$|child_process/.test(
+    /[/\\]node_modules[/\\](zod|openai|@anthropic-ai|ai|@ai-sdk|@aws-sdk|@smithy)[/\\]|^(zod|openai|@anthropic-ai\/sdk|ai|@ai-sdk\/[\w-]+|@aws-sdk\/[\w-]+|@smithy\/[\w-]+)$|child_process/.test(
       m,
     ),
   );
 
 describe('a cold import', () => {
-  it('loads neither zod, nor the openai, Anthropic or AI SDK, nor node:child_process', () => {
+  it('loads neither zod, nor the openai, Anthropic, AWS or AI SDK, nor node:child_process', () => {
     const modules = modulesLoadedBy('');
     // The probe sees the package's own modules (the entry and the chunks it shares with the
     // other entry points): an empty list would prove nothing.
@@ -46,10 +46,11 @@ describe('a cold import', () => {
     expect(heavy(modules)).toEqual([]);
   });
 
-  it('nor does defining Manus, an OpenAI, an Anthropic and a Gemini model: they load on the first call that needs them', () => {
+  it('nor does defining Manus, an OpenAI, an Anthropic, a Gemini and a Bedrock model: they load on the first call that needs them', () => {
     const modules = modulesLoadedBy(
       `core.createManus({ workspace: process.cwd() }); core.createOpenAiLlm({ model: 'm', apiKey: 'k' });` +
-        ` core.createAnthropicLlm({ model: 'm', apiKey: 'k' }); core.createGoogleLlm({ model: 'g', apiKey: 'k' });`,
+        ` core.createAnthropicLlm({ model: 'm', apiKey: 'k' }); core.createGoogleLlm({ model: 'g', apiKey: 'k' });` +
+        ` core.createBedrockLlm({ model: 'anthropic.claude-3-7-sonnet-20250219-v1:0', endpoint: 'bedrock-runtime.us-west-2.amazonaws.com' });`,
     );
     expect(heavy(modules)).toEqual([]);
   });

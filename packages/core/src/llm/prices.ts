@@ -86,14 +86,41 @@ export const BUILT_IN_PRICES: PriceTable = {
 // A dated snapshot of a model: OpenAI's `-2024-08-06`, Anthropic's `-20250514`.
 const SNAPSHOT = /-(?:\d{4}-\d{2}-\d{2}|\d{8})$/;
 
-/**
- * The price of `model` in `table`: under its exact name, else, for a dated snapshot
- * (`gpt-4o-2024-08-06`), under the name without the date. Nothing else: never a guess.
- */
-export function priceIn(table: PriceTable, model: string): ModelPrice | undefined {
+/** The price of `model` in `table`: under its exact name, else under its name without a snapshot's date. */
+function exactOrUndated(table: PriceTable, model: string): ModelPrice | undefined {
   if (Object.hasOwn(table, model)) return table[model];
   const undated = model.replace(SNAPSHOT, '');
   return undated !== model && Object.hasOwn(table, undated) ? table[undated] : undefined;
+}
+
+// Bedrock's id of an Anthropic model (`anthropic.claude-3-7-sonnet-20250219-v1:0`), or of a
+// cross-region inference profile of one in the commercial regions (`us.…`, `global.…`).
+const BEDROCK_CLAUDE = /^(?:(global|us|eu|apac|jp|au)\.)?anthropic\.(claude-[a-z\d-]+-(\d{8}))-v\d+:\d+$/;
+// From Claude Sonnet 4.5 on, Bedrock's regional endpoints cost more than its global ones.
+const REGIONAL_PREMIUM_FROM = '20250929';
+
+/**
+ * Anthropic's name for the model a Bedrock id names, where Bedrock charges what Anthropic does:
+ * on demand, in the commercial regions — for models from Claude Sonnet 4.5 on, through the global
+ * profile only (the others' dearer prices are not in the table).
+ */
+function anthropicNameOf(model: string): string | undefined {
+  const [, geo, name, date = ''] = BEDROCK_CLAUDE.exec(model) ?? [];
+  if (name === undefined || (geo !== 'global' && date >= REGIONAL_PREMIUM_FROM)) return undefined;
+  return name;
+}
+
+/**
+ * The price of `model` in `table`: under its exact name, else, for a dated snapshot
+ * (`gpt-4o-2024-08-06`), under the name without the date, else, for a Bedrock id of Claude
+ * (`us.anthropic.claude-3-7-sonnet-20250219-v1:0`), as the Anthropic model it names (see
+ * `anthropicNameOf`). Nothing else: never a guess.
+ */
+export function priceIn(table: PriceTable, model: string): ModelPrice | undefined {
+  const price = exactOrUndated(table, model);
+  if (price) return price;
+  const anthropic = anthropicNameOf(model);
+  return anthropic === undefined ? undefined : exactOrUndated(table, anthropic);
 }
 
 /** The price of `model`: from `prices` (the host's or config.toml's) first, else the built-in table. */

@@ -5,6 +5,13 @@ export {
   startAnthropicServer,
 } from './anthropicServer.js';
 export {
+  type BedrockBlock,
+  type BedrockServer,
+  type BedrockServerOptions,
+  type RecordedBedrockRequest,
+  startBedrockServer,
+} from './bedrockServer.js';
+export {
   type GeminiPart,
   type GeminiServer,
   type GeminiServerOptions,

@@ -1,5 +1,7 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttp2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
+import { bothProtocols } from './bothProtocols.js';
 import { nextReply, type Script, type ScriptedAnswer, type ScriptedReply, sleep, unused } from './script.js';
 
 /** What a stand-in's route gets: the request, its parsed JSON body, and the script's reply to it. */
@@ -24,8 +26,13 @@ export interface ScriptedHttpOptions<Request> {
    * a request that takes the script's next reply, which `answer` then sends.
    */
   readonly route?: (req: IncomingMessage, res: ServerResponse, path: string) => boolean;
-  /** Reads the body as the provider's API sends it (default JSON). */
-  readonly parse?: (raw: Buffer) => Request;
+  /**
+   * Speak HTTP/2 without TLS (h2c, prior knowledge) as well, on the same port, as the AWS SDK's
+   * default Node handler does; its compatibility API's request and response stand in for node:http's.
+   */
+  readonly http2?: boolean;
+  /** Reads the body as the provider's API sends it (default JSON), with the path it was sent to. */
+  readonly parse?: (raw: Buffer, path: string) => Request;
   readonly answer: (exchange: ScriptedExchange<Request>) => Promise<void> | void;
 }
 
@@ -54,19 +61,27 @@ export async function startScriptedHttp<Request>(
   let served = 0;
   const keep = options.keepRequests ?? true;
   const parse = options.parse ?? ((raw: Buffer) => JSON.parse(raw.toString('utf8')) as Request);
-  const server = createServer((req, res) => {
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ error: { message: String(error), type: 'server_error' } }));
     });
-  });
+  };
+  const http1 = createServer(onRequest);
+  const both = options.http2
+    ? bothProtocols(
+        http1,
+        createHttp2Server((req, res) => onRequest(req as unknown as IncomingMessage, res as unknown as ServerResponse)),
+      )
+    : undefined;
+  const server = both?.server ?? http1;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '';
     if (keep) paths.push(url);
     const path = new URL(url, 'http://127.0.0.1').pathname;
     if (options.route?.(req, res, path)) return;
-    const body = parse(await readBody(req));
+    const body = parse(await readBody(req), path);
     const index = served++;
     if (keep) requests.push(body);
     const reply = nextReply(options.script, index, body);
@@ -89,7 +104,8 @@ export async function startScriptedHttp<Request>(
     },
     close: () =>
       new Promise<void>((resolve) => {
-        server.closeAllConnections();
+        http1.closeAllConnections();
+        for (const socket of both?.sockets ?? []) socket.destroy();
         server.close(() => resolve());
       }),
   };
@@ -162,6 +178,8 @@ export async function deliver(
   for (let i = 0; i < pieces.length; i++) {
     if (i === stallAfter) return;
     if (i === cutAfter) {
+      // What was written goes out first, as before a connection cut (HTTP/2 sends it a turn later).
+      await new Promise((resolve) => setImmediate(resolve));
       res.destroy();
       return;
     }

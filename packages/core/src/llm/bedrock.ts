@@ -1,0 +1,221 @@
+import type {
+  BedrockRuntimeClient,
+  BedrockRuntimeClientConfig,
+  ConverseRequest,
+} from '@aws-sdk/client-bedrock-runtime';
+import type { LlmRequest } from '../kernel/effects.js';
+import { lazyPromise } from '../lazyModule.js';
+import { messageOf } from '../messageOf.js';
+import { err, ok, type Result } from '../result.js';
+import { attempt } from './attempts.js';
+import { toLlmError, unreadableReply } from './bedrockErrors.js';
+import { type Json, toConverseMessages, toolConfigOf } from './bedrockMessages.js';
+import { fromConverse, type Reading, readConverseStream } from './bedrockReply.js';
+import { limitConcurrency } from './concurrency.js';
+import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { type ModelPrice, priceOf } from './prices.js';
+import { toPromptMessages } from './promptTools.js';
+import { checkedMs, type RequestGuard } from './requestGuard.js';
+import { DeltaListenerError } from './streamedReply.js';
+
+export interface BedrockLlmOptions {
+  /** A model id or inference profile: `us.anthropic.claude-3-7-sonnet-20250219-v1:0`, `amazon.nova-pro-v1:0`. */
+  readonly model: string;
+  /** The AWS region; default the one `endpoint` names, else the SDK's (`AWS_REGION`, the profile's). */
+  readonly region?: string;
+  /**
+   * Where to send requests: a host as OpenManus's `base_url` gives it
+   * (`bedrock-runtime.us-west-2.amazonaws.com`, taken as https) or a URL; default the region's.
+   */
+  readonly endpoint?: string;
+  /** Default the AWS SDK's default chain (environment, shared files, SSO, the instance's role). */
+  readonly credentials?: BedrockRuntimeClientConfig['credentials'];
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  /** Fields of the model's own API, sent as they are (Claude's `thinking` for its reasoning). */
+  readonly additionalModelRequestFields?: Readonly<Record<string, unknown>>;
+  /** The model accepts images: user and tool images go as image blocks. */
+  readonly vision?: boolean;
+  /** `native` tool use, or `prompt` for models without it (calls parsed from the text). */
+  readonly toolMode?: 'native' | 'prompt';
+  /**
+   * Retries of throttling, 5xx and network errors (the SDK's own retry, before the reply); a reply
+   * cut mid-way or failing mid-stream is retried here as often. Default 3.
+   */
+  readonly maxRetries?: number;
+  /** Most time one request may take, in ms: the whole reply (body or stream) and its retries. Default 300 000. */
+  readonly timeoutMs?: number;
+  /** Streaming only: most time between two events of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
+  readonly idleTimeoutMs?: number;
+  /** Stream replies through ConverseStream: their pieces reach `onDelta` as they arrive. */
+  readonly stream?: boolean;
+  /**
+   * What the model costs, for each call's `usage.costUsd`; default the built-in table's price for
+   * the model the id names (see `priceOf`). A model priced by neither: cost unknown.
+   */
+  readonly price?: ModelPrice;
+  /**
+   * Put cache points after the system prompt and after the request's stable prefix (see
+   * `CacheHints`). Default on for Claude (from 3.5 Haiku and 3.7 Sonnet) and Nova, which cache.
+   */
+  readonly promptCache?: boolean;
+  /** Most requests in flight at once (default 32; `Infinity` for no limit). */
+  readonly maxConcurrentRequests?: number;
+  /** A ready-made client (e.g. with a request handler of your own); region, endpoint and credentials are then its. */
+  readonly client?: BedrockRuntimeClient;
+}
+
+// Claude 3 and the first 3.5 Sonnets have no prompt caching on Bedrock.
+const CACHING_MODEL = /anthropic\.claude-(?!3-(?:opus|sonnet|haiku)-|3-5-sonnet-)|amazon\.nova-/;
+
+/** Whether Bedrock caches prompts for the model the id names (Claude from 3.5 Haiku and 3.7 Sonnet, Nova). */
+export const cachesPrompts = (model: string): boolean => CACHING_MODEL.test(model);
+
+const REGION = /^[a-z]{2}(?:-[a-z]+)+-\d+$/;
+
+/**
+ * The endpoint as a URL, and the region its host names: OpenManus's `base_url` is a bare host
+ * (`bedrock-runtime.us-west-2.amazonaws.com`), a VPC endpoint's names it after its own label.
+ */
+export function bedrockEndpoint(endpoint: string): { readonly url: string; readonly region?: string } {
+  const given = endpoint.trim();
+  let url: URL | undefined;
+  try {
+    url = new URL(/^[a-z][a-z\d+.-]*:\/\//i.test(given) ? given : `https://${given}`);
+  } catch {}
+  if (!url || (url.protocol !== 'https:' && url.protocol !== 'http:') || !url.hostname) {
+    throw new TypeError(
+      `endpoint must be a host (bedrock-runtime.us-west-2.amazonaws.com) or an http(s) URL, got ${JSON.stringify(endpoint)}`,
+    );
+  }
+  const labels = url.hostname.split('.');
+  const service = labels.findIndex((label) => label === 'bedrock-runtime' || label === 'bedrock-runtime-fips');
+  const region = service >= 0 ? labels[service + 1] : undefined;
+  const path = url.pathname === '/' ? '' : url.pathname;
+  return { url: `${url.protocol}//${url.host}${path}`, ...(region && REGION.test(region) ? { region } : {}) };
+}
+
+type BedrockSdk = typeof import('@aws-sdk/client-bedrock-runtime');
+
+/** A reply's stream broke off after the headers, where the SDK does not retry. */
+class BrokeOffMidway extends Error {
+  override readonly name = 'BrokeOffMidway';
+}
+
+/** The LLM port on AWS Bedrock's Converse API (`@aws-sdk/client-bedrock-runtime`): Claude, Nova, Llama, Mistral, … */
+export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
+  if (typeof options.model !== 'string' || !options.model.trim()) {
+    throw new TypeError('model must name a Bedrock model id or inference profile');
+  }
+  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs) ?? 300_000;
+  const idleTimeoutMs = checkedMs('idleTimeoutMs', options.idleTimeoutMs) ?? Math.min(60_000, timeoutMs);
+  const maxRetries = options.maxRetries ?? 3;
+  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
+    throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
+  }
+  const endpoint = options.endpoint?.trim() ? bedrockEndpoint(options.endpoint) : undefined;
+  const region = options.region ?? endpoint?.region;
+  // The SDK is loaded on the first request, not when this module is imported.
+  let ready: { readonly sdk: BedrockSdk; readonly client: BedrockRuntimeClient } | undefined;
+  const connect = lazyPromise(async () => {
+    const sdk = await import('@aws-sdk/client-bedrock-runtime');
+    const client =
+      options.client ??
+      new sdk.BedrockRuntimeClient({
+        maxAttempts: maxRetries + 1,
+        ...(region ? { region } : {}),
+        ...(endpoint ? { endpoint: endpoint.url } : {}),
+        ...(options.credentials ? { credentials: options.credentials } : {}),
+      });
+    ready = { sdk, client };
+    return ready;
+  });
+  const promptMode = options.toolMode === 'prompt';
+  const promptCache = options.promptCache ?? cachesPrompts(options.model);
+  const reading: Reading = { promptMode, price: options.price ?? priceOf(options.model) };
+
+  const port: LlmPort = {
+    model: options.model,
+    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+      const input = toConverseRequest(request, options, promptMode, promptCache);
+      let connection: NonNullable<typeof ready>;
+      try {
+        connection = ready ?? (await connect());
+      } catch (error) {
+        return err({ kind: 'config', message: messageOf(error) });
+      }
+      const { sdk, client } = connection;
+      const { onDelta } = callOptions;
+      const send = async (guard: RequestGuard): Promise<Result<LlmResponse, LlmError>> => {
+        const abort = { abortSignal: guard.signal };
+        if (!options.stream) return ok(fromConverse(await client.send(new sdk.ConverseCommand(input), abort), reading));
+        // The SDK makes the request (and its retries) and decodes the event stream; the reply is read here.
+        const response = await client.send(new sdk.ConverseStreamCommand(input), abort);
+        try {
+          return ok(await readConverseStream(response.stream, { ...reading, arrived: guard.chunkArrived, onDelta }));
+        } catch (error) {
+          if (error instanceof DeltaListenerError) throw error;
+          throw new BrokeOffMidway('the reply stream broke off', { cause: error });
+        }
+      };
+      return attempt({
+        signal: callOptions.signal,
+        timeoutMs,
+        idleTimeoutMs,
+        maxRetries,
+        // A retried stream starts over: what its deltas said so far is void.
+        restarting: options.stream && onDelta ? () => onDelta({ restart: true }) : undefined,
+        send,
+        failure,
+      });
+    },
+  };
+  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+}
+
+/**
+ * What a failed attempt says, and whether it failed mid-way, to be tried again here: the SDK
+ * retried what failed before the reply; a stream that broke off (cut, or an exception frame of
+ * throttling, overload or a server error) or a body that could not be read whole was not.
+ */
+function failure(thrown: unknown): { readonly error: LlmError; readonly midway: boolean } {
+  if (thrown instanceof BrokeOffMidway) {
+    const error = toLlmError(thrown.cause);
+    const { kind } = error;
+    return { error, midway: kind === 'network' || kind === 'server' || kind === 'rate_limit' || kind === 'overloaded' };
+  }
+  return { error: toLlmError(thrown), midway: unreadableReply(thrown) };
+}
+
+function toConverseRequest(
+  request: LlmRequest,
+  options: BedrockLlmOptions,
+  promptMode: boolean,
+  promptCache: boolean,
+): ConverseRequest {
+  const messages = promptMode
+    ? toPromptMessages(request.messages, request.tools, request.toolChoice)
+    : request.messages;
+  // The prompt mode may put a system prompt of its own in front: the stable prefix moves with it.
+  const added = messages.length - request.messages.length;
+  const stable = request.cache?.stableMessages;
+  const prompt = toConverseMessages(messages, {
+    vision: options.vision === true,
+    stableMessages: promptCache && stable !== undefined && stable > 0 ? stable + added : undefined,
+  });
+  const toolConfig = promptMode ? undefined : toolConfigOf(request.tools, request.toolChoice, prompt.messages);
+  const inference = {
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+  };
+  return {
+    modelId: options.model,
+    messages: prompt.messages,
+    ...(prompt.system ? { system: prompt.system } : {}),
+    ...(toolConfig ? { toolConfig } : {}),
+    ...(Object.keys(inference).length > 0 ? { inferenceConfig: inference } : {}),
+    ...(options.additionalModelRequestFields
+      ? { additionalModelRequestFields: options.additionalModelRequestFields as Json }
+      : {}),
+  };
+}
