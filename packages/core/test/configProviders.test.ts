@@ -13,7 +13,12 @@ import {
   run,
 } from '../src/index.js';
 import { splitModel } from '../src/manus/providerEnv.js';
-import { startAnthropicServer, startGeminiServer, startOpenAiServer } from '../src/testing/index.js';
+import {
+  startAnthropicServer,
+  startBedrockServer,
+  startGeminiServer,
+  startOpenAiServer,
+} from '../src/testing/index.js';
 import { tempWorkspace } from './toolHelpers.js';
 
 const made: string[] = [];
@@ -107,6 +112,25 @@ describe('config.toml providers', () => {
       }),
     );
     expect(llmSettingsFor(config)).toMatchObject({ api_type: 'anthropic', model: 'claude-haiku-4-5', api_key: 'k' });
+  });
+
+  it('api_type = "aws" runs on Bedrock\'s Converse API, signed with the AWS credential chain', async () => {
+    const server = await startBedrockServer({ script: [{ content: 'Hello from Bedrock.' }] });
+    closing.push(server.close);
+    const cwd = await project(
+      `[llm]\napi_type = "aws"\nmodel = "us.anthropic.claude-3-7-sonnet-20250219-v1:0"\nbase_url = "${server.endpoint}"\nregion = "us-west-2"\napi_key = "bear"\n`,
+    );
+    const config = configOf(loadConfig({ cwd, env: {} }));
+    const credentials = { AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'secret' };
+    const saved = { ...process.env };
+    Object.assign(process.env, credentials);
+    try {
+      const outcome = await run(greeter, 'Hi', { llm: createLlmFromConfig(config) });
+      expect(outcome.answer).toBe('Hello from Bedrock.');
+    } finally {
+      for (const key of Object.keys(credentials)) if (saved[key] === undefined) delete process.env[key];
+    }
+    expect(server.paths[0]).toContain('/model/us.anthropic.claude-3-7-sonnet-20250219-v1%3A0/');
   });
 
   it('api_type = "aws" as OpenManus writes it: no key needed (the AWS credential chain), the endpoint a bare host', async () => {

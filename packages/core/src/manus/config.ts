@@ -4,6 +4,7 @@ import type * as Toml from 'smol-toml';
 import type * as Zod from 'zod';
 import { lazyModule, loadZod } from '../lazyModule.js';
 import { createAnthropicLlm } from '../llm/anthropic.js';
+import { createBedrockLlm } from '../llm/bedrock.js';
 import { createGoogleLlm } from '../llm/google.js';
 import type { LlmPort } from '../llm/llm.js';
 import { type ApiType, createOpenAiLlm, type OpenAiLlmOptions } from '../llm/openai.js';
@@ -527,6 +528,15 @@ export function createLlmFromConfig(config: OpenManusConfig, profile?: string): 
       return createAnthropicLlm(commonOptionsFrom(settings, config.prices));
     case 'google':
       return createGoogleLlm(commonOptionsFrom(settings, config.prices));
+    case 'aws': {
+      // OpenManus's api_key for Bedrock is a placeholder: requests are signed with the AWS credential chain.
+      const { apiKey: _key, baseURL, ...common } = commonOptionsFrom(settings, config.prices);
+      return createBedrockLlm({
+        ...common,
+        ...(baseURL ? { endpoint: baseURL } : {}),
+        ...(settings.region ? { region: settings.region } : {}),
+      });
+    }
     default:
       return createOpenAiLlm(openAiOptionsFrom(settings, config.prices));
   }
