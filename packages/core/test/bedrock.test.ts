@@ -16,6 +16,7 @@ import {
   type ToolSpec,
 } from '../src/index.js';
 import { bedrockEndpoint, cachesPrompts } from '../src/llm/bedrock.js';
+import { toLlmError } from '../src/llm/bedrockErrors.js';
 import {
   type BedrockServer,
   checkLlmPort,
@@ -88,7 +89,7 @@ const unwrap = <T>(result: { ok: true; value: T } | { ok: false; error: { kind: 
 };
 
 describe('the Bedrock port', () => {
-  it('sends the system prompt as system blocks, the model in the path and the inference settings, and reads the reply', async () => {
+  it('sends the system prompt as system blocks, the model in the path and the model settings, and reads the reply', async () => {
     const server = await serve([{ content: 'Hello there.', usage: { inputTokens: 20, outputTokens: 3 } }]);
     const result = await llmFor(server, { maxTokens: 512, temperature: 0.2 }).complete(
       ask([
@@ -301,6 +302,19 @@ describe('the Bedrock port', () => {
     expect(cachesPrompts('anthropic.claude-3-haiku-20240307-v1:0')).toBe(false);
     expect(cachesPrompts('anthropic.claude-3-5-sonnet-20241022-v2:0')).toBe(false);
     expect(cachesPrompts('meta.llama3-3-70b-instruct-v1:0')).toBe(false);
+  });
+
+  it("sends the model's own fields, and with Claude's thinking neither a forced tool call nor a temperature", async () => {
+    const server = await serve([{ content: 'a' }]);
+    const thinking = { thinking: { type: 'enabled', budget_tokens: 1024 } };
+    const llm = llmFor(server, { maxTokens: 4096, temperature: 0.2, additionalModelRequestFields: thinking });
+    unwrap(
+      await llm.complete(ask([{ role: 'user', content: 'Weather?' }], { tools: [weather], toolChoice: 'required' })),
+    );
+    const [sent] = server.requests;
+    expect(sent?.additionalModelRequestFields).toEqual(thinking);
+    expect(sent?.inferenceConfig).toEqual({ maxTokens: 4096 });
+    expect(sent?.toolConfig?.toolChoice).toEqual({ auto: {} });
   });
 
   it('keeps the reasoning of a reply, signed or redacted, and sends it back first in its turn', async () => {
@@ -583,6 +597,22 @@ describe('the Bedrock port failing', () => {
       maxRetries: 0,
     }).complete(question);
     expect(result.ok ? 'a reply' : result.error.kind).toBe('network');
+  });
+
+  it('says what is missing when the SDK finds no credentials or no region', () => {
+    const noCredentials = Object.assign(new Error('Could not load credentials from any providers'), {
+      name: 'CredentialsProviderError',
+    });
+    expect(toLlmError(noCredentials)).toEqual({
+      kind: 'config',
+      message: expect.stringMatching(
+        /^no AWS credentials \(Could not load credentials from any providers\): give `credentials`/,
+      ),
+    });
+    expect(toLlmError(new Error('Region is missing'))).toEqual({
+      kind: 'config',
+      message: expect.stringMatching(/^no AWS region: give `region`, an endpoint that names one/),
+    });
   });
 
   it('refuses bad options at once', () => {

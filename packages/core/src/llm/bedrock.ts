@@ -32,7 +32,11 @@ export interface BedrockLlmOptions {
   readonly credentials?: BedrockRuntimeClientConfig['credentials'];
   readonly maxTokens?: number;
   readonly temperature?: number;
-  /** Fields of the model's own API, sent as they are (Claude's `thinking` for its reasoning). */
+  /**
+   * Fields of the model's own API, sent as they are: Claude's `thinking` (`{ type: 'enabled',
+   * budget_tokens }`) for its reasoning — with which a required tool call is not forced (`auto`)
+   * and `temperature` is left out, as Claude takes neither.
+   */
   readonly additionalModelRequestFields?: Readonly<Record<string, unknown>>;
   /** The model accepts images: user and tool images go as image blocks. */
   readonly vision?: boolean;
@@ -203,10 +207,12 @@ function toConverseRequest(
     vision: options.vision === true,
     stableMessages: promptCache && stable !== undefined && stable > 0 ? stable + added : undefined,
   });
-  const toolConfig = promptMode ? undefined : toolConfigOf(request.tools, request.toolChoice, prompt.messages);
+  const thinking = options.additionalModelRequestFields?.thinking !== undefined;
+  const toolChoice = thinking && request.toolChoice === 'required' ? 'auto' : request.toolChoice;
+  const toolConfig = promptMode ? undefined : toolConfigOf(request.tools, toolChoice, prompt.messages);
   const inference = {
     ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
-    ...(options.temperature !== undefined ? { temperature: options.temperature } : {}),
+    ...(options.temperature !== undefined && !thinking ? { temperature: options.temperature } : {}),
   };
   return {
     modelId: options.model,

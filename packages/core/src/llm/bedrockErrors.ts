@@ -28,8 +28,6 @@ const KIND_OF_EXCEPTION: Readonly<Record<string, LlmErrorKind>> = {
   ModelStreamErrorException: 'server',
   ResourceNotFoundException: 'bad_request',
   ConflictException: 'bad_request',
-  // Raised before any request: no credentials in the default chain, no region.
-  CredentialsProviderError: 'config',
 };
 
 // Bedrock's "Input is too long for requested model", Claude's "prompt is too long", Nova's "Input Tokens Exceeded".
@@ -39,6 +37,12 @@ const TOO_LONG = /too long|input tokens exceed/i;
 // stream cut inside a message.
 const CONNECTION_CODE = /^(?:ECONNREFUSED|ENOTFOUND|EAI_AGAIN|ERR_HTTP2_)/;
 const TRUNCATED = /^Truncated event message/;
+
+const REGION_MISSING = /region is missing/i;
+const CREDENTIALS_HINT =
+  'give `credentials`, or set them where the AWS default chain looks (AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY, AWS_PROFILE, SSO, an instance role)';
+const REGION_HINT =
+  'give `region`, an endpoint that names one (bedrock-runtime.us-west-2.amazonaws.com), or set AWS_REGION';
 
 const fieldsOf = (error: unknown): AwsErrorFields =>
   typeof error === 'object' && error !== null ? (error as AwsErrorFields) : {};
@@ -79,7 +83,11 @@ export function toLlmError(error: unknown): LlmError {
   if (name === 'ValidationException') return { kind: tooLong ? 'context_length' : 'bad_request', ...base };
   const named = KIND_OF_EXCEPTION[name];
   if (named) return { kind: named, ...base };
-  if (/region is missing/i.test(message)) return { kind: 'config', ...base };
+  // Raised before any request: a setup problem, said with what would set it up.
+  if (name === 'CredentialsProviderError') {
+    return { kind: 'config', message: `no AWS credentials (${message}): ${CREDENTIALS_HINT}` };
+  }
+  if (REGION_MISSING.test(message)) return { kind: 'config', message: `no AWS region: ${REGION_HINT}` };
   if (status === 200) {
     return brokeConnection(error)
       ? { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` }
