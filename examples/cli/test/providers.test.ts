@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import {
   type ScriptedReply,
   startAnthropicServer,
+  startBedrockServer,
   startGeminiServer,
   startOpenAiServer,
 } from '@openmanus/core/testing';
@@ -134,7 +135,39 @@ const google: Provider = {
   },
 };
 
-const PROVIDERS = [openai, anthropic, google];
+type BedrockBlock = {
+  toolUse?: { toolUseId: string; name: string };
+  toolResult?: { toolUseId: string; content: { text?: string }[] };
+};
+const bedrock: Provider = {
+  name: 'Bedrock',
+  apiType: 'aws',
+  model: 'us.anthropic.claude-3-7-sonnet-20250219-v1:0',
+  // The CLI runs with none of this machine's variables: the AWS credential chain reads these.
+  env: { AWS_ACCESS_KEY_ID: 'AKIDTEST', AWS_SECRET_ACCESS_KEY: 'secret', AWS_REGION: 'us-west-2' },
+  start: async (script) => {
+    const server = await startBedrockServer({ script });
+    return { baseURL: server.endpoint, requests: server.requests, paths: server.paths, close: server.close };
+  },
+  path: /^\/model\/[^/]+\/converse(-stream)?$/,
+  modelOf: (request) => (request as { modelId?: string }).modelId,
+  toolsOf: (request) =>
+    ((request as { toolConfig?: { tools: { toolSpec?: { name: string } }[] } }).toolConfig?.tools ?? []).flatMap(
+      (tool) => (tool.toolSpec ? [tool.toolSpec.name] : []),
+    ),
+  callsOf(request) {
+    // Each toolUse block is answered by a toolResult block carrying its toolUseId.
+    const blocks = (request as { messages: { content: BedrockBlock[] }[] }).messages.flatMap((m) => m.content);
+    return blocks.flatMap((block) => {
+      const use = block.toolUse;
+      if (!use) return [];
+      const answer = blocks.find((b) => b.toolResult?.toolUseId === use.toolUseId)?.toolResult;
+      return [{ name: use.name, result: answer && answer.content.map((part) => part.text ?? '').join('') }];
+    });
+  },
+};
+
+const PROVIDERS = [openai, anthropic, google, bedrock];
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
