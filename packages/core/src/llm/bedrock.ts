@@ -146,7 +146,11 @@ export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
       try {
         connection = ready ?? (await connect());
       } catch (error) {
-        return err({ kind: 'config', message: messageOf(error) });
+        // Raised before any request, e.g. the SDK is not installed: a setup problem, not the model's.
+        return err({
+          kind: 'config',
+          message: `the AWS SDK for Bedrock (@aws-sdk/client-bedrock-runtime) could not be loaded: ${messageOf(error)}`,
+        });
       }
       const { sdk, client } = connection;
       const { onDelta } = callOptions;

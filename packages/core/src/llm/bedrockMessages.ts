@@ -61,7 +61,7 @@ export function toConverseMessages(
         turn = { role, content: [] };
         turns.push(turn);
       }
-      if (blocks.length > 0) turn?.content.push(...blocks);
+      turn?.content.push(...blocks);
     }
     // A cache point after the prefix's last block, where there is a block before it to cache.
     if (i === (stableMessages ?? 0) - 1 && i >= leading) turns[turns.length - 1]?.content.push(CACHE_POINT);
@@ -71,11 +71,14 @@ export function toConverseMessages(
   return { system: system.length > 0 ? system : undefined, messages: turns };
 }
 
-// Messages are immutable: each is converted once, not at every request of its run.
-const converted = [new WeakMap<Message, readonly ContentBlock[]>(), new WeakMap<Message, readonly ContentBlock[]>()];
+// Messages are immutable: each is converted once, not at every request of its run (with and without vision).
+const converted = {
+  seen: new WeakMap<Message, readonly ContentBlock[]>(),
+  blind: new WeakMap<Message, readonly ContentBlock[]>(),
+};
 
 function blocksOf(message: Message, vision: boolean): readonly ContentBlock[] {
-  const memo = converted[vision ? 1 : 0] as WeakMap<Message, readonly ContentBlock[]>;
+  const memo = vision ? converted.seen : converted.blind;
   let blocks = memo.get(message);
   if (!blocks) {
     blocks = convert(message, vision);
