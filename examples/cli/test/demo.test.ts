@@ -2,6 +2,7 @@ import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { startAnthropicServer } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { runNode, tempDir } from './helpers.js';
 
@@ -81,5 +82,28 @@ describe('pnpm demo', () => {
     );
     expect(stderr).toMatch(/network/);
     expect(code).toBe(1);
+  });
+
+  it('live on another provider: OPENMANUS_MODEL names it, its own key and endpoint variables reach it', async () => {
+    const cwd = await tempDir();
+    const claude = await startAnthropicServer({
+      script: [{ content: 'No browsing today.', toolCalls: [{ name: 'terminate', arguments: { status: 'failure' } }] }],
+    });
+    try {
+      const { stderr } = await runNode('demo.js', [], {
+        cwd,
+        env: {
+          OPENMANUS_MODEL: 'anthropic:claude-sonnet-4-5',
+          ANTHROPIC_API_KEY: 'sk-ant-test',
+          ANTHROPIC_BASE_URL: claude.baseURL,
+        },
+      });
+      expect(stderr).toContain(`live: model claude-sonnet-4-5 (${claude.baseURL})`);
+      expect(claude.requests).toHaveLength(1);
+      expect(claude.requests[0]?.model).toBe('claude-sonnet-4-5');
+      expect(JSON.stringify(claude.requests[0]?.messages)).toContain('Kyoto');
+    } finally {
+      await claude.close();
+    }
   });
 });
