@@ -190,13 +190,8 @@ describe('fromAiSdk with the AI SDK mock model', () => {
       ask(history, { tools: [weather], cache: { key: 'run-1', stableMessages: 4 } }),
     );
     const prompt = promptOf(model, 0);
-    expect(prompt.map((m) => m.providerOptions)).toEqual([
-      undefined,
-      undefined,
-      undefined,
-      { anthropic: { cacheControl: { type: 'ephemeral' } } },
-      undefined,
-    ]);
+    // The mark on the stable prefix's last message, a tool result: on its part.
+    expect(prompt.map((m) => m.providerOptions)).toEqual([undefined, undefined, undefined, undefined, undefined]);
     expect(role(prompt, 'assistant')[0]?.content).toEqual([
       { type: 'reasoning', text: 'They want the weather.', providerOptions: { anthropic: { signature: 'sig-1' } } },
       { type: 'reasoning', text: '', providerOptions: { anthropic: { redactedData: 'opaque' } } },
@@ -209,6 +204,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
         toolCallId: 'call-1',
         toolName: 'get_weather',
         output: { type: 'text', value: 'Sunny, 21 °C' },
+        providerOptions: { anthropic: { cacheControl: { type: 'ephemeral' } } },
       },
     ]);
     // No OpenAI cache key for a model that is not OpenAI's.

@@ -138,9 +138,10 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       { functionCall: { id: toolCalls[0]?.id, name: 'get_weather', args: { city: 'Kyoto' } } },
       { functionCall: { id: toolCalls[1]?.id, name: 'get_weather', args: { city: 'Osaka' } } },
     ]);
-    const responses = partsOf(server.requests[1], 'user').flatMap((p) =>
-      p.functionResponse ? [p.functionResponse] : [],
-    );
+    // Both results in one turn, as Gemini wants a turn's function responses.
+    const turns = server.requests[1]?.contents ?? [];
+    expect(turns.map((turn) => turn.role)).toEqual(['user', 'model', 'user']);
+    const responses = turns[2]?.parts.flatMap((p) => (p.functionResponse ? [p.functionResponse] : []));
     expect(responses).toEqual([
       { id: toolCalls[0]?.id, name: 'get_weather', response: { name: 'get_weather', content: 'Sunny, 21 °C' } },
       { id: toolCalls[1]?.id, name: 'get_weather', response: { name: 'get_weather', content: 'Sunny, 23 °C' } },

@@ -8,9 +8,10 @@ import type {
   LanguageModelV4ReasoningPart,
   LanguageModelV4ToolCallPart,
   LanguageModelV4ToolResultOutput,
+  LanguageModelV4ToolResultPart,
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
-import type { ImageData, Message, ReasoningPart, ToolCall } from '../kernel/messages.js';
+import type { ImageData, Message, ReasoningPart, ToolCall, ToolMessage } from '../kernel/messages.js';
 
 /**
  * The key a provider reads its `providerOptions` (and writes its metadata) under, from the
@@ -35,21 +36,35 @@ export interface PromptSettings {
 }
 
 /**
- * The messages as the AI SDK's prompt (its current specification, v4), one prompt message per message.
+ * The messages as the AI SDK's prompt (its current specification, v4): one prompt message per
+ * message, but for a step's tool results, which go in one tool message (Gemini wants all of a
+ * turn's function responses in one turn). The cache mark goes on the stable prefix's last message
+ * (on a tool result, on its part: its tool message may go on past the prefix).
  * Providers take system messages only at the start (Gemini refuses the request otherwise): one later in
  * the history (an MCP server's instructions, a host's note) goes as the user's text in its place.
  */
 export function toAiSdkPrompt(messages: readonly Message[], settings: PromptSettings): LanguageModelV4Prompt {
   const mark = cacheMark(settings.optionsKey);
   const leading = messages.findIndex((message) => message.role !== 'system');
-  return messages.map((message, index) => {
-    const inPlace: Message =
+  const prompt: LanguageModelV4Message[] = [];
+  messages.forEach((message, index) => {
+    const marked = mark && index === settings.stableMessages - 1 ? mark : undefined;
+    if (message.role === 'tool') {
+      const result = toolResult(message, settings.vision);
+      const part = marked ? { ...result, providerOptions: marked } : result;
+      const last = prompt.at(-1);
+      if (last?.role === 'tool') last.content.push(part);
+      else prompt.push({ role: 'tool', content: [part] });
+      return;
+    }
+    const inPlace: Exclude<Message, { role: 'tool' }> =
       message.role === 'system' && leading !== -1 && index > leading
         ? { role: 'user', content: message.content }
         : message;
     const converted = toAiSdkMessage(inPlace, settings);
-    return mark && index === settings.stableMessages - 1 ? { ...converted, providerOptions: mark } : converted;
+    prompt.push(marked ? { ...converted, providerOptions: marked } : converted);
   });
+  return prompt;
 }
 
 /**
@@ -68,7 +83,10 @@ const filePart = (image: ImageData): LanguageModelV4FilePart => ({
   data: { type: 'data', data: image.base64 },
 });
 
-function toAiSdkMessage(message: Message, { vision, optionsKey }: PromptSettings): LanguageModelV4Message {
+function toAiSdkMessage(
+  message: Exclude<Message, { role: 'tool' }>,
+  { vision, optionsKey }: PromptSettings,
+): LanguageModelV4Message {
   switch (message.role) {
     case 'system':
       return { role: 'system', content: message.content };
@@ -85,17 +103,15 @@ function toAiSdkMessage(message: Message, { vision, optionsKey }: PromptSettings
         role: 'assistant',
         content: assistantContent(message.content, message.toolCalls, message.reasoning, optionsKey),
       };
-    case 'tool': {
-      const output: LanguageModelV4ToolResultOutput =
-        vision && message.image
-          ? { type: 'content', value: [{ type: 'text', text: message.content }, filePart(message.image)] }
-          : { type: 'text', value: message.content };
-      return {
-        role: 'tool',
-        content: [{ type: 'tool-result', toolCallId: message.toolCallId, toolName: message.name, output }],
-      };
-    }
   }
+}
+
+function toolResult(message: ToolMessage, vision: boolean): LanguageModelV4ToolResultPart {
+  const output: LanguageModelV4ToolResultOutput =
+    vision && message.image
+      ? { type: 'content', value: [{ type: 'text', text: message.content }, filePart(message.image)] }
+      : { type: 'text', value: message.content };
+  return { type: 'tool-result', toolCallId: message.toolCallId, toolName: message.name, output };
 }
 
 /**

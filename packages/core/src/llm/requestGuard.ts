@@ -95,7 +95,9 @@ export class RequestGuard {
     } else if (lastChunk !== undefined && now - lastChunk >= idleMs) {
       this.halt({ kind: 'timeout', message: `the reply stream went quiet for ${idleMs} ms` });
     } else {
-      const idleDue = lastChunk === undefined ? Number.POSITIVE_INFINITY : lastChunk + idleMs;
+      // No chunk yet: looked at again in `idleMs`, so that a first chunk coming after this check
+      // still starts the idle limit (waiting for the deadline alone would let a stall after it run on).
+      const idleDue = (lastChunk ?? now) + idleMs;
       this.cancelTimer = afterDelay(Math.min(started + timeoutMs, idleDue) - now, this.check);
     }
   };

@@ -82,6 +82,9 @@ const MODEL_CALL = /\/models\/[^/]+:(generateContent|streamGenerateContent)$/;
  * from a script: text, thoughts, function calls, usage with cached and thought tokens, Google's
  * errors (429 `RESOURCE_EXHAUSTED`, 503 `UNAVAILABLE`, …) with Retry-After, and slow, stalled or cut replies.
  *
+ * It refuses, as Gemini does, a request without contents and a turn of function calls that the
+ * next turn does not answer with as many function responses.
+ *
  * Gemini signs function calls rather than thoughts: a scripted reasoning part without text but
  * with a signature is sent as the `thoughtSignature` of the reply's first function call.
  */
@@ -96,6 +99,8 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
     },
     answer: ({ res, path, body, index, reply }) => {
       if (!reply) return sendJson(res, 500, errorBody(500, scriptExhausted(index), 'INTERNAL'));
+      const invalid = refusal(body);
+      if (invalid) return sendJson(res, 400, errorBody(400, invalid, 'INVALID_ARGUMENT'));
       if (isFailure(reply)) {
         const { status } = reply.error;
         if (status === undefined) {
@@ -128,6 +133,21 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
     assertConsumed: () => server.assertConsumed(),
     close: () => server.close(),
   };
+}
+
+/** Why Gemini would refuse the request, as it says it: no contents, or a turn of calls not answered by the next one. */
+function refusal(body: RecordedGeminiRequest): string | undefined {
+  const contents = body.contents ?? [];
+  if (contents.length === 0) return '* GenerateContentRequest.contents: contents is not specified';
+  for (let i = 0; i < contents.length; i++) {
+    const calls = contents[i]?.parts.filter((part) => part.functionCall).length ?? 0;
+    if (calls === 0 || i === contents.length - 1) continue;
+    const responses = contents[i + 1]?.parts.filter((part) => part.functionResponse).length ?? 0;
+    if (responses !== calls) {
+      return 'Please ensure that the number of function response parts is equal to the number of function call parts of the function call turn.';
+    }
+  }
+  return undefined;
 }
 
 function failureBody(error: ScriptedFailure['error'], status: number) {
