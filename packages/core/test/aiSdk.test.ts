@@ -1,5 +1,6 @@
 // fromAiSdk: with the AI SDK's own mock models (its simulated streams), and with real providers of
-// the AI SDK (@ai-sdk/openai-compatible, @ai-sdk/anthropic) against our local stand-ins.
+// the AI SDK (@ai-sdk/openai-compatible, @ai-sdk/anthropic, @ai-sdk/amazon-bedrock) against our local stand-ins.
+import { createAmazonBedrock } from '@ai-sdk/amazon-bedrock';
 import { createAnthropic } from '@ai-sdk/anthropic';
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import {
@@ -25,12 +26,15 @@ import {
 } from '../src/index.js';
 import {
   type AnthropicServer,
+  type BedrockServer,
   checkLlmPort,
   type OpenAiServer,
   type RecordedAnthropicRequest,
+  type RecordedBedrockRequest,
   type RecordedRequest,
   type ScriptEntry,
   startAnthropicServer,
+  startBedrockServer,
   startOpenAiServer,
 } from '../src/testing/index.js';
 
@@ -611,6 +615,111 @@ describe('fromAiSdk over @ai-sdk/anthropic, against the local Anthropic server',
         return { port: fromAiSdk(modelOf(server), { stream, vision: true }), close: () => server.close() };
       },
       capabilities: { reasoning: true },
+    });
+    expect(report.failures.map((c) => `${c.name}: ${c.detail}`)).toEqual([]);
+  });
+});
+
+describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock server', () => {
+  const servers: BedrockServer[] = [];
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  const bedrockModel = (server: BedrockServer) =>
+    createAmazonBedrock({
+      region: 'us-east-1',
+      accessKeyId: 'AKIDTEST',
+      secretAccessKey: 'secret',
+      baseURL: server.endpoint,
+    })('anthropic.claude-3-5-haiku-20241022-v1:0');
+  const modelFor = async (script: ScriptEntry<RecordedBedrockRequest>[]) => {
+    const server = await startBedrockServer({ script });
+    servers.push(server);
+    return { server, model: bedrockModel(server) };
+  };
+
+  it('marks the cache point at the stable prefix, reads the cache counts and keeps the reasoning to send back', async () => {
+    const { server, model } = await modelFor([
+      {
+        reasoning: [{ text: 'They want the weather.', signature: 'sig-bedrock' }],
+        toolCalls: [{ name: 'get_weather', arguments: { city: 'Kyoto' } }],
+        usage: { inputTokens: 3_000, outputTokens: 30, cachedInputTokens: 2_000, cacheWriteTokens: 500 },
+      },
+      { content: 'Sunny.' },
+    ]);
+    const llm = fromAiSdk(model, { stream: true });
+    const history: Message[] = [{ role: 'user', content: 'Weather in Kyoto?' }];
+    const first = await llm.complete(ask(history, { tools: [weather], cache: { stableMessages: 2 } }));
+    if (!first.ok) throw new Error(first.error.message);
+    expect(first.value).toMatchObject({
+      toolCalls: [{ name: 'get_weather', arguments: '{"city":"Kyoto"}' }],
+      reasoning: [{ text: 'They want the weather.', signature: 'sig-bedrock' }],
+      finishReason: 'tool_calls',
+      // claude-3-5-haiku at Anthropic's prices: $0.80 in, $0.08 cached, $1 written, $4 out per million.
+      usage: {
+        inputTokens: 3_000,
+        outputTokens: 30,
+        cachedInputTokens: 2_000,
+        cacheWriteTokens: 500,
+        costUsd: (500 * 0.8 + 2_000 * 0.08 + 500 * 1 + 30 * 4) / 1e6,
+      },
+    });
+    expect(server.requests[0]?.messages[0]?.content).toEqual([
+      { text: 'Weather in Kyoto?' },
+      { cachePoint: { type: 'default' } },
+    ]);
+
+    const { toolCalls, reasoning } = first.value;
+    const second = await llm.complete(
+      ask(
+        [
+          ...history,
+          { role: 'assistant', content: '', toolCalls, ...(reasoning ? { reasoning } : {}) },
+          { role: 'tool', toolCallId: toolCalls[0]?.id ?? '', name: 'get_weather', content: 'Sunny' },
+        ],
+        { tools: [weather] },
+      ),
+    );
+    expect(second).toMatchObject({ ok: true, value: { content: 'Sunny.' } });
+    expect(server.requests[1]?.messages[1]?.content).toEqual([
+      { reasoningContent: { reasoningText: { text: 'They want the weather.', signature: 'sig-bedrock' } } },
+      { toolUse: { toolUseId: toolCalls[0]?.id, name: 'get_weather', input: { city: 'Kyoto' } } },
+    ]);
+  });
+
+  it('retries a throttled request and a stream cut by an exception frame; a refused key is an auth error', async () => {
+    const { server, model } = await modelFor([
+      {
+        error: {
+          status: 429,
+          message: 'Too many requests, please wait before trying again.',
+          type: 'ThrottlingException',
+        },
+      },
+      { content: 'The first stream breaks.', midStreamError: { after: 2, type: 'modelStreamErrorException' } },
+      { content: 'Whole.' },
+      {
+        error: {
+          status: 403,
+          message: 'The security token included in the request is invalid.',
+          type: 'UnrecognizedClientException',
+        },
+      },
+    ]);
+    const llm = fromAiSdk(model, { stream: true });
+    expect(await llm.complete(question('hi'))).toMatchObject({ ok: true, value: { content: 'Whole.' } });
+    expect(await llm.complete(question('hi'))).toMatchObject({ ok: false, error: { kind: 'auth', status: 403 } });
+    expect(server.hits).toBe(4);
+  });
+
+  it('passes the port conformance kit, streamed and not, reasoning included', async () => {
+    const report = await checkLlmPort({
+      connect: async (script, { stream }) => {
+        const server = await startBedrockServer({ script });
+        return { port: fromAiSdk(bedrockModel(server), { stream, vision: true }), close: () => server.close() };
+      },
+      capabilities: { reasoning: true },
+      overloaded: { status: 503, type: 'ServiceUnavailableException', message: 'Service unavailable' },
     });
     expect(report.failures.map((c) => `${c.name}: ${c.detail}`)).toEqual([]);
   });

@@ -20,6 +20,20 @@ interface ProviderFailure {
   /** A stream error's type as the provider named it (Anthropic's `overloaded_error`, Gemini's `UNAVAILABLE`). */
   readonly type?: unknown;
   readonly code?: unknown;
+  /** An API call error's body as the provider's error schema read it. */
+  readonly data?: unknown;
+}
+
+/**
+ * The names the provider gave its error, wherever it put them: a stream error's type and code,
+ * the body's `error.type` (Anthropic) or `error.status` (Google), AWS's `x-amzn-ErrorType` header.
+ */
+function namesOf(failure: ProviderFailure, headers: ReturnType<typeof headersOf>): string {
+  const body = typeof failure.data === 'object' && failure.data !== null ? (failure.data as { error?: unknown }) : {};
+  const error = typeof body.error === 'object' && body.error !== null ? (body.error as Record<string, unknown>) : {};
+  return [failure.type, failure.code, error.type, error.status, headers?.get('x-amzn-errortype')]
+    .filter((name) => typeof name === 'string' || typeof name === 'number')
+    .join(' ');
 }
 
 /** Whether a failed attempt may succeed when tried again: the failures of the moment. */
@@ -77,12 +91,13 @@ function fromFailure(failure: ProviderFailure, error: unknown): LlmError {
       ? { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` }
       : { kind: 'malformed_response', message: `${message}${causeOf(error)}` };
   }
-  const named = `${String(failure.type ?? '')} ${String(failure.code ?? '')}`;
+  const named = namesOf(failure, headers);
   if (status === 429 || /rate_limit|RESOURCE_EXHAUSTED|Throttling/i.test(named)) return { kind: 'rate_limit', ...base };
   if (status === 401 || status === 403) return { kind: 'auth', ...base };
   if (
     status === 529 ||
     OVERLOADED.test(named) ||
+    (status === 503 && /UNAVAILABLE|ServiceUnavailable/i.test(named)) ||
     ((status === 503 || status === undefined) && OVERLOADED.test(message))
   ) {
     return { kind: 'overloaded', ...base };
