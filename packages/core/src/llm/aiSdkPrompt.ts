@@ -12,6 +12,7 @@ import type {
   SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type { ImageData, Message, ReasoningPart, ToolCall, ToolMessage } from '../kernel/messages.js';
+import { callInput } from './callInput.js';
 
 /**
  * The key a provider reads its `providerOptions` (and writes its metadata) under, from the
@@ -141,7 +142,7 @@ function assistantContent(
       type: 'tool-call',
       toolCallId: call.id,
       toolName: call.name,
-      input: inputOf(call.arguments),
+      input: callInput(call),
     };
     parts.push(signature ? { ...part, providerOptions: { [key]: { thoughtSignature: signature } } } : part);
   });
@@ -157,20 +158,6 @@ function reasoningPart(part: ReasoningPart, key: string): LanguageModelV4Reasoni
   return Object.keys(metadata).length > 0
     ? { type: 'reasoning', text: part.text, providerOptions: { [key]: metadata } }
     : { type: 'reasoning', text: part.text };
-}
-
-/**
- * A call's arguments as the object the providers send. Arguments that are not a JSON object (the
- * model wrote them malformed; its tool result said so) go back as `{}`: a provider that sends
- * input as an object would refuse the whole request over them.
- */
-function inputOf(args: string): unknown {
-  try {
-    const parsed: unknown = JSON.parse(args);
-    return parsed !== null && typeof parsed === 'object' && !Array.isArray(parsed) ? parsed : {};
-  } catch {
-    return {};
-  }
 }
 
 /** The prompt in the previous specification's shape (v3: file data inline, tool images as `image-data`). */

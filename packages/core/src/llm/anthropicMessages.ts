@@ -10,6 +10,7 @@ import type {
 import type { ToolChoice } from '../kernel/agent.js';
 import type { ImageData, Message, ReasoningPart } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
+import { callInput } from './callInput.js';
 
 /** What a request's messages become: the system prompt, and the turns of the conversation. */
 export interface AnthropicPrompt {
@@ -102,7 +103,7 @@ function convert(message: Message, vision: boolean): ContentBlockParam[] {
         type: 'tool_use',
         id: call.id,
         name: call.name,
-        input: inputOf(call.arguments),
+        input: callInput(call),
       }));
       // Thinking first, as the API requires of a reply it is given back.
       return [...(message.reasoning ?? []).flatMap(thinkingBlock), ...text(message.content), ...calls];
@@ -118,21 +119,6 @@ function convert(message: Message, vision: boolean): ContentBlockParam[] {
         },
       ];
     }
-  }
-}
-
-/**
- * The arguments as the object the API takes. Arguments the model wrote that are not a JSON
- * object are sent as `{}`: the call's result (the tool refusing them) says what was wrong.
- */
-function inputOf(args: string): Record<string, unknown> {
-  try {
-    const parsed: unknown = JSON.parse(args || '{}');
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed)
-      ? (parsed as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
   }
 }
 

@@ -11,6 +11,7 @@ import type {
 import type { ToolChoice } from '../kernel/agent.js';
 import type { ImageData, Message, ReasoningPart, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
+import { callInput } from './callInput.js';
 
 /** What a request becomes in Converse's shape: the system prompt, the turns, and the tools. */
 export interface ConversePrompt {
@@ -136,14 +137,9 @@ function reasoningBlock(part: ReasoningPart): ContentBlock {
   return { reasoningContent: { reasoningText: { text: part.text, ...signed } } };
 }
 
-/** A call as Converse sends it back: its input an object (arguments that are not one's JSON go as `{}`). */
+/** A call as Converse sends it back, its input an object (see `callInput`). */
 function toolUseBlock(call: ToolCall): ContentBlock {
-  let input: Json = {};
-  try {
-    input = JSON.parse(call.arguments) as Json;
-  } catch {}
-  const object = typeof input === 'object' && input !== null && !Array.isArray(input);
-  return { toolUse: { toolUseId: call.id, name: call.name, input: object ? input : {} } };
+  return { toolUse: { toolUseId: call.id, name: call.name, input: callInput(call) as Json } };
 }
 
 // An agent's tool list is fixed for its life: converted once, not once per request.
