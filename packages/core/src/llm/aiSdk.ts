@@ -13,18 +13,19 @@ import type {
 } from '@ai-sdk/provider';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
-import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
+import type { ReasoningPart } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { ok, type Result } from '../result.js';
 import { retryable, toLlmError } from './aiSdkErrors.js';
 import { optionsKeyOf, toAiSdkPrompt, toV3Prompt } from './aiSdkPrompt.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
-import type { LlmCallOptions, LlmDelta, LlmError, LlmFinishReason, LlmPort, LlmResponse } from './llm.js';
-import { callCost, type ModelPrice, priceOf } from './prices.js';
-import { parseToolCalls, toPromptMessages } from './promptTools.js';
+import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { type ModelPrice, priceOf } from './prices.js';
+import { toPromptMessages } from './promptTools.js';
+import { type Reading, type ReplyParts, type StopReasons, thought, toResponse } from './replyParts.js';
+import { ReplyCutShortError, tell } from './replyStream.js';
 import { checkedMs, type RequestGuard } from './requestGuard.js';
-import { DeltaListenerError, ReplyCutShortError } from './streamedReply.js';
 
 /** A language model of the AI SDK: any provider's (`@ai-sdk/*`), of specification v4 (AI SDK 7) or v3 (AI SDK 6). */
 export type AiSdkModel = LanguageModelV4 | LanguageModelV3;
@@ -73,7 +74,7 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
   const name = options.model ?? model.modelId;
   const optionsKey = optionsKeyOf(model.provider);
   const promptMode = options.toolMode === 'prompt';
-  const price = options.price ?? priceOf(name);
+  const reading: Reading = { promptMode, price: options.price ?? priceOf(name) };
 
   const send = async (request: LlmRequest, guard: RequestGuard, onDelta: LlmCallOptions['onDelta']) => {
     const call = callOptionsOf(request, options, optionsKey, guard.signal);
@@ -82,7 +83,7 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
       : readContent(
           model.specificationVersion === 'v4' ? await model.doGenerate(call) : await model.doGenerate(v3(call)),
         );
-    return toResponse(reply, promptMode, price);
+    return toResponse(reply, reading, FINISH_REASONS);
   };
 
   const port: LlmPort = {
@@ -182,14 +183,9 @@ function toolsOf(tools: readonly ToolSpec[]): LanguageModelV4FunctionTool[] {
   return converted;
 }
 
-/** The reply as read from the model, before the port's reading of it (prompt-mode calls, the price). */
-interface Reply {
-  readonly text: string;
-  readonly toolCalls: readonly ToolCall[];
-  readonly reasoning: readonly ReasoningPart[];
-  readonly usage?: LanguageModelV4Usage;
-  /** The SDK's unified reason (v3's are v4's but `interrupted`). */
-  readonly finishReason?: { readonly unified: string };
+/** Why the reply ended: the SDK's unified reason (v3's are v4's but `interrupted`). */
+interface FinishReason {
+  readonly unified: string;
 }
 
 /** A stream's error part: what the provider said went wrong (kept as sent, read by `toLlmError`). */
@@ -207,7 +203,7 @@ async function readStream(
   call: LanguageModelV4CallOptions,
   guard: RequestGuard,
   onDelta: LlmCallOptions['onDelta'],
-): Promise<Reply> {
+): Promise<ReplyParts> {
   const { stream } = model.specificationVersion === 'v4' ? await model.doStream(call) : await model.doStream(v3(call));
   const reader = (stream as ReadableStream<StreamPart>).getReader();
   const reply = new ReplyAssembler(onDelta);
@@ -243,7 +239,7 @@ class ReplyAssembler {
   // Calls the provider ran itself (a server tool): not ours to run, nor to report.
   private readonly providerCalls = new Set<string>();
   private usage: LanguageModelV4Usage | undefined;
-  private finishReason: Reply['finishReason'];
+  private finishReason: FinishReason | undefined;
 
   constructor(private readonly onDelta: LlmCallOptions['onDelta']) {}
 
@@ -251,7 +247,7 @@ class ReplyAssembler {
     switch (part.type) {
       case 'text-delta':
         this.text.push(part.delta);
-        if (part.delta) this.tell({ text: part.delta });
+        if (part.delta) tell(this.onDelta, { text: part.delta });
         return;
       case 'reasoning-start':
       case 'reasoning-delta':
@@ -273,7 +269,7 @@ class ReplyAssembler {
         const call = this.calls.get(part.id);
         if (!call || !part.delta) return;
         call.input += part.delta;
-        this.tell({ toolCall: { index: call.index, arguments: part.delta } });
+        tell(this.onDelta, { toolCall: { index: call.index, arguments: part.delta } });
         return;
       }
       case 'tool-call': {
@@ -297,7 +293,7 @@ class ReplyAssembler {
     }
   }
 
-  finish(): Reply {
+  finish(): ReplyParts {
     const finishReason = this.finishReason;
     if (!finishReason || finishReason.unified === 'interrupted') {
       throw new ReplyCutShortError('the reply stream ended before the reply did (no finish part)');
@@ -308,25 +304,16 @@ class ReplyAssembler {
       text: this.text.join(''),
       toolCalls: calls.map(({ id, name, input }) => ({ id, name, arguments: input || '{}' })),
       reasoning: [...reasoning, ...signedCalls(calls)],
-      finishReason,
-      ...(this.usage ? { usage: this.usage } : {}),
+      stopReason: finishReason.unified,
+      usage: this.usage && usageOf(this.usage),
     };
   }
 
   private startCall(id: string, name: string, input: string): CallSoFar {
     const call: CallSoFar = { index: this.calls.size, id, name, input };
     this.calls.set(id, call);
-    this.tell({ toolCall: { index: call.index, id, name, ...(input ? { arguments: input } : {}) } });
+    tell(this.onDelta, { toolCall: { index: call.index, id, name, ...(input ? { arguments: input } : {}) } });
     return call;
-  }
-
-  private tell(delta: LlmDelta): void {
-    if (!this.onDelta) return;
-    try {
-      this.onDelta(delta);
-    } catch (error) {
-      throw new DeltaListenerError('a delta listener failed', { cause: error });
-    }
   }
 }
 
@@ -334,8 +321,8 @@ class ReplyAssembler {
 function readContent(result: {
   content: readonly unknown[];
   usage: LanguageModelV4Usage;
-  finishReason: Reply['finishReason'];
-}): Reply {
+  finishReason: FinishReason;
+}): ReplyParts {
   const text: string[] = [];
   const reasoning: ReasoningPart[] = [];
   const calls: CallSoFar[] = [];
@@ -357,8 +344,8 @@ function readContent(result: {
     text: text.join(''),
     toolCalls: calls.map(({ id, name, input }) => ({ id, name, arguments: input || '{}' })),
     reasoning: [...reasoning, ...signedCalls(calls)],
-    usage: result.usage,
-    finishReason: result.finishReason,
+    stopReason: result.finishReason?.unified,
+    usage: result.usage && usageOf(result.usage),
   };
 }
 
@@ -390,36 +377,21 @@ function reasoningPart(text: string, metadata: SharedV4ProviderMetadata): Reason
     .map((value) => value.redactedData)
     .find((data) => typeof data === 'string');
   if (typeof redacted === 'string') return { text, redacted };
-  const signature = signatureOf(metadata);
-  return signature ? { text, signature } : { text };
+  return thought(text, signatureOf(metadata));
 }
 
-const FINISH_REASONS: Readonly<Record<string, LlmFinishReason>> = {
+const FINISH_REASONS: StopReasons = {
   stop: 'stop',
   'tool-calls': 'tool_calls',
   length: 'length',
   'content-filter': 'content_filter',
 };
 
-function toResponse(reply: Reply, promptMode: boolean, price: ModelPrice | undefined): LlmResponse {
-  const usage = reply.usage && usageOf(reply.usage, price);
-  const said = promptMode ? parseToolCalls(reply.text) : { content: reply.text, toolCalls: reply.toolCalls };
-  const reported = reply.finishReason ? (FINISH_REASONS[reply.finishReason.unified] ?? 'other') : undefined;
-  // In the prompt tool mode the model saw no tools: calls parsed from the text are why it stopped.
-  const finishReason = reported === 'stop' && said.toolCalls.length > 0 ? 'tool_calls' : reported;
-  return {
-    ...said,
-    ...(usage ? { usage } : {}),
-    ...(finishReason ? { finishReason } : {}),
-    ...(reply.reasoning.length > 0 ? { reasoning: reply.reasoning } : {}),
-  };
-}
-
 /**
- * The usage the provider reported, priced. The AI SDK fills in zeros for counts a provider did
- * not give: zero cache and reasoning counts are left out, as not reported.
+ * The usage the provider reported. The AI SDK fills in zeros for counts a provider did not give:
+ * zero cache and reasoning counts are left out, as not reported.
  */
-function usageOf(reported: LanguageModelV4Usage, price: ModelPrice | undefined): LlmUsage | undefined {
+function usageOf(reported: LanguageModelV4Usage): LlmUsage | undefined {
   const { inputTokens: input, outputTokens: output } = reported;
   const cached = input.cacheRead ?? 0;
   const written = input.cacheWrite ?? 0;
@@ -427,13 +399,11 @@ function usageOf(reported: LanguageModelV4Usage, price: ModelPrice | undefined):
   const outputTokens = output.total ?? (output.text ?? 0) + (output.reasoning ?? 0);
   if (input.total === undefined && output.total === undefined && inputTokens === 0 && outputTokens === 0)
     return undefined;
-  const usage: LlmUsage = {
+  return {
     inputTokens,
     outputTokens,
     ...(cached > 0 ? { cachedInputTokens: cached } : {}),
     ...(written > 0 ? { cacheWriteTokens: written } : {}),
     ...(output.reasoning ? { reasoningTokens: output.reasoning } : {}),
   };
-  const costUsd = callCost(usage, price);
-  return costUsd === null ? usage : { ...usage, costUsd };
 }

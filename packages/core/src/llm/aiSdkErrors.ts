@@ -1,7 +1,7 @@
 import { messageOf } from '../messageOf.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
 import type { LlmError } from './llm.js';
-import { ReplyCutShortError } from './streamedReply.js';
+import { ReplyCutShortError } from './replyStream.js';
 
 // The AI SDK marks its errors with symbols (`Symbol.for`), so that they are recognised across
 // copies and versions of its packages: read here the same way, without loading the SDK.

@@ -9,7 +9,7 @@ import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
 import { err, ok, type Result } from '../result.js';
 import { toAnthropicPrompt, toolChoiceParam, toolParams } from './anthropicMessages.js';
-import { fromMessage, type Reading, readAnthropicStream } from './anthropicReply.js';
+import { fromMessage, readAnthropicStream } from './anthropicReply.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
@@ -17,8 +17,9 @@ import type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } fro
 import { type ModelPrice, priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
+import type { Reading } from './replyParts.js';
+import { ReplyCutShortError } from './replyStream.js';
 import { checkedMs, type RequestGuard } from './requestGuard.js';
-import { ReplyCutShortError } from './streamedReply.js';
 
 export interface AnthropicLlmOptions {
   /** A Claude model, e.g. `claude-sonnet-4-5`. */

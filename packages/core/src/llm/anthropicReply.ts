@@ -9,27 +9,27 @@ import type {
 import type { EventSourceMessage } from 'eventsource-parser';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
-import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta, LlmFinishReason, LlmResponse } from './llm.js';
-import { callCost, type ModelPrice } from './prices.js';
-import { parseToolCalls } from './promptTools.js';
 import { replyErrorOf } from './replyError.js';
-import { DeltaListenerError, ReplyCutShortError, type StreamReading } from './streamedReply.js';
+import { argumentsOf, type Reading, type ReplyParts, thought, toResponse } from './replyParts.js';
+import {
+  eventObject,
+  inIndexOrder,
+  ReplyCutShortError,
+  readServerSentEvents,
+  type StreamReading,
+  tell,
+} from './replyStream.js';
 
-/** How the port reads a reply: tool calls from the text (prompt mode), and the price of its usage. */
-export interface Reading {
-  readonly promptMode: boolean;
-  readonly price: ModelPrice | undefined;
-}
-
-/** A reply's parts, streamed or not. */
-interface ReplyParts {
-  readonly text: string;
-  readonly toolCalls: readonly ToolCall[];
-  readonly reasoning: readonly ReasoningPart[];
-  readonly stopReason: StopReason | null | undefined;
-  readonly usage: Partial<Usage> | undefined;
-}
+const STOP_REASONS: Readonly<Record<StopReason, LlmFinishReason>> = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  tool_use: 'tool_calls',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  refusal: 'content_filter',
+  pause_turn: 'other',
+};
 
 /** A non-streamed reply: the message's blocks in order. */
 export function fromMessage(message: Message, reading: Reading): LlmResponse {
@@ -44,60 +44,26 @@ export function fromMessage(message: Message, reading: Reading): LlmResponse {
     else if (block.type === 'thinking') reasoning.push(thought(block.thinking, block.signature));
     else if (block.type === 'redacted_thinking') reasoning.push({ text: '', redacted: block.data });
   }
-  return toResponse({ text, toolCalls, reasoning, stopReason: message.stop_reason, usage: message.usage }, reading);
-}
-
-// The API sends an object; a non-conformant server may send the JSON text.
-const argumentsOf = (input: unknown): string => (typeof input === 'string' ? input : JSON.stringify(input ?? {}));
-
-const thought = (text: string, signature: string | undefined): ReasoningPart =>
-  signature ? { text, signature } : { text };
-
-const STOP_REASONS: Readonly<Record<StopReason, LlmFinishReason>> = {
-  end_turn: 'stop',
-  stop_sequence: 'stop',
-  tool_use: 'tool_calls',
-  max_tokens: 'length',
-  model_context_window_exceeded: 'length',
-  refusal: 'content_filter',
-  pause_turn: 'other',
-};
-
-function toResponse({ text, toolCalls, reasoning, stopReason, usage }: ReplyParts, reading: Reading): LlmResponse {
-  const reply = reading.promptMode ? parseToolCalls(text) : { content: text, toolCalls };
-  let finishReason = stopReason ? (STOP_REASONS[stopReason] ?? 'other') : undefined;
-  // In the prompt tool mode the API saw no tools: calls written in the text are why it stopped.
-  if (finishReason === 'stop' && reply.toolCalls.length > 0) finishReason = 'tool_calls';
-  return {
-    ...reply,
-    ...(usage ? { usage: usageOf(usage, reading.price) } : {}),
-    ...(finishReason ? { finishReason } : {}),
-    ...(reasoning.length > 0 ? { reasoning } : {}),
-  };
+  const usage = message.usage && usageOf(message.usage);
+  return toResponse({ text, toolCalls, reasoning, stopReason: message.stop_reason, usage }, reading, STOP_REASONS);
 }
 
 /**
- * The usage a reply reports, priced. Anthropic's `input_tokens` leaves out what was read from
- * and written to the cache; ours counts them as parts of `inputTokens`, so they are added back.
+ * The usage a reply reports. Anthropic's `input_tokens` leaves out what was read from and
+ * written to the cache; ours counts them as parts of `inputTokens`, so they are added back.
  */
-function usageOf(reported: Partial<Usage>, price: ModelPrice | undefined): LlmUsage {
+function usageOf(reported: Partial<Usage>): LlmUsage {
   const cached = reported.cache_read_input_tokens ?? 0;
   const written = reported.cache_creation_input_tokens ?? 0;
   const thinking = reported.output_tokens_details?.thinking_tokens;
-  const usage: LlmUsage = {
+  return {
     inputTokens: (reported.input_tokens ?? 0) + cached + written,
     outputTokens: reported.output_tokens ?? 0,
     ...(typeof reported.cache_read_input_tokens === 'number' ? { cachedInputTokens: cached } : {}),
     ...(typeof reported.cache_creation_input_tokens === 'number' ? { cacheWriteTokens: written } : {}),
     ...(typeof thinking === 'number' ? { reasoningTokens: thinking } : {}),
   };
-  const costUsd = callCost(usage, price);
-  // An unpriced call carries no cost at all: absent is unknown.
-  return costUsd === null ? usage : { ...usage, costUsd };
 }
-
-const loadEventSourceParser = lazyModule<typeof import('eventsource-parser')>('eventsource-parser');
-const STREAMING = { stream: true } as const;
 
 /**
  * Reads a streamed reply from its server-sent events into the response: each block from its
@@ -110,11 +76,8 @@ export async function readAnthropicStream(
   reading: Reading & StreamReading,
 ): Promise<LlmResponse> {
   const reply = new StreamedMessage(reading);
-  const parser = loadEventSourceParser().createParser({ onEvent: reply.onEvent });
-  const decoder = new TextDecoder();
-  for await (const bytes of body ?? []) parser.feed(decoder.decode(bytes, STREAMING));
-  parser.feed(decoder.decode());
-  return toResponse(reply.finish(), reading);
+  await readServerSentEvents(body, reply.onEvent);
+  return toResponse(reply.finish(), reading, STOP_REASONS);
 }
 
 /** A block of the reply as its events build it. */
@@ -146,9 +109,7 @@ class StreamedMessage {
     if (this.stopped) return;
     this.arrived();
     if (event === 'ping') return;
-    const parsed: unknown = JSON.parse(data);
-    if (typeof parsed !== 'object' || parsed === null)
-      throw new SyntaxError(`a stream event is not a JSON object: ${data.slice(0, 100)}`);
+    const parsed = eventObject(data);
     if (event === 'error' || ('type' in parsed && parsed.type === 'error')) {
       throw replyErrorOf((parsed as { error?: unknown }).error ?? parsed);
     }
@@ -186,7 +147,7 @@ class StreamedMessage {
         const call = { id: block.id, name: block.name, arguments: '' };
         const callIndex = this.calls++;
         this.blocks.set(index, { kind: 'call', call, index: callIndex });
-        this.tell({ toolCall: { index: callIndex, id: call.id, name: call.name } });
+        tell(this.onDelta, { toolCall: { index: callIndex, id: call.id, name: call.name } });
         return;
       }
       case 'thinking':
@@ -205,39 +166,28 @@ class StreamedMessage {
     if (delta.type === 'text_delta' && block?.kind === 'text') this.addText(delta.text);
     else if (delta.type === 'input_json_delta' && block?.kind === 'call' && delta.partial_json) {
       block.call.arguments += delta.partial_json;
-      this.tell({ toolCall: { index: block.index, arguments: delta.partial_json } });
+      tell(this.onDelta, { toolCall: { index: block.index, arguments: delta.partial_json } });
     } else if (delta.type === 'thinking_delta' && block?.kind === 'thinking') block.text += delta.thinking;
     else if (delta.type === 'signature_delta' && block?.kind === 'thinking') block.signature += delta.signature;
   }
 
   private addText(text: string): void {
     this.text += text;
-    this.tell({ text });
+    tell(this.onDelta, { text });
   }
 
   finish(): ReplyParts {
     if (!this.stopped) throw new ReplyCutShortError('the reply stream ended before the reply did (no message_stop)');
     const toolCalls: ToolCall[] = [];
     const reasoning: ReasoningPart[] = [];
-    const indexes = [...this.blocks.keys()].sort((a, b) => a - b);
-    for (const index of indexes) {
-      const block = this.blocks.get(index) as BlockSoFar;
+    for (const block of inIndexOrder(this.blocks)) {
       // A call without arguments streams none: its input is the empty object.
       if (block.kind === 'call') toolCalls.push({ ...block.call, arguments: block.call.arguments || '{}' });
       else if (block.kind === 'thinking') reasoning.push(thought(block.text, block.signature));
       else if (block.kind === 'redacted') reasoning.push({ text: '', redacted: block.data });
     }
-    return { text: this.text, toolCalls, reasoning, stopReason: this.stopReason, usage: this.usage };
-  }
-
-  /** A listener's failure must not pass for a broken reply. */
-  private tell(delta: LlmDelta): void {
-    if (!this.onDelta) return;
-    try {
-      this.onDelta(delta);
-    } catch (error) {
-      throw new DeltaListenerError('a delta listener failed', { cause: error });
-    }
+    const usage = this.usage && usageOf(this.usage);
+    return { text: this.text, toolCalls, reasoning, stopReason: this.stopReason, usage };
   }
 }
 

@@ -1,7 +1,7 @@
 import { err, type Result } from '../result.js';
 import type { LlmError, LlmResponse } from './llm.js';
+import { DeltaListenerError } from './replyStream.js';
 import { RequestGuard, sleep } from './requestGuard.js';
-import { DeltaListenerError } from './streamedReply.js';
 
 /** One model request of a port on a provider's SDK, and how its failures read. */
 export interface Attempts {

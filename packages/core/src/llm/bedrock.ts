@@ -10,13 +10,14 @@ import { err, ok, type Result } from '../result.js';
 import { attempt } from './attempts.js';
 import { toLlmError, unreadableReply } from './bedrockErrors.js';
 import { type Json, toConverseMessages, toolConfigOf } from './bedrockMessages.js';
-import { fromConverse, type Reading, readConverseStream } from './bedrockReply.js';
+import { fromConverse, readConverseStream } from './bedrockReply.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { type ModelPrice, priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
+import type { Reading } from './replyParts.js';
+import { DeltaListenerError } from './replyStream.js';
 import { checkedMs, type RequestGuard } from './requestGuard.js';
-import { DeltaListenerError } from './streamedReply.js';
 
 export interface BedrockLlmOptions {
   /** A model id or inference profile: `us.anthropic.claude-3-7-sonnet-20250219-v1:0`, `amazon.nova-pro-v1:0`. */

@@ -1,7 +1,7 @@
 import { messageOf } from '../messageOf.js';
 import { brokeOff, CONTEXT_LENGTH, causes, retryAfterMsOf } from './failures.js';
 import type { LlmError, LlmErrorKind } from './llm.js';
-import { ReplyCutShortError } from './streamedReply.js';
+import { ReplyCutShortError } from './replyStream.js';
 
 /** What the AWS SDK attaches to a service's error: the HTTP status and the response. */
 interface AwsErrorFields {

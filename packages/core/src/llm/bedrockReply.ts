@@ -3,30 +3,23 @@ import type {
   ContentBlockStart,
   ConverseResponse,
   ConverseStreamOutput,
-  StopReason,
   TokenUsage,
 } from '@aws-sdk/client-bedrock-runtime';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
-import type { LlmDelta, LlmFinishReason, LlmResponse } from './llm.js';
-import { callCost, type ModelPrice } from './prices.js';
-import { parseToolCalls } from './promptTools.js';
-import { DeltaListenerError, ReplyCutShortError, type StreamReading } from './streamedReply.js';
+import type { LlmDelta, LlmResponse } from './llm.js';
+import { argumentsOf, type Reading, type ReplyParts, type StopReasons, thought, toResponse } from './replyParts.js';
+import { inIndexOrder, ReplyCutShortError, type StreamReading, tell } from './replyStream.js';
 
-/** How the port reads a reply: tool calls from the text (prompt mode), and the price of its usage. */
-export interface Reading {
-  readonly promptMode: boolean;
-  readonly price: ModelPrice | undefined;
-}
-
-/** A reply's parts, streamed or not. */
-interface ReplyParts {
-  readonly text: string;
-  readonly toolCalls: readonly ToolCall[];
-  readonly reasoning: readonly ReasoningPart[];
-  readonly stopReason: StopReason | string | undefined;
-  readonly usage: TokenUsage | undefined;
-}
+const STOP_REASONS: StopReasons = {
+  end_turn: 'stop',
+  stop_sequence: 'stop',
+  tool_use: 'tool_calls',
+  max_tokens: 'length',
+  model_context_window_exceeded: 'length',
+  content_filtered: 'content_filter',
+  guardrail_intervened: 'content_filter',
+};
 
 /** A Converse reply: the message's blocks in order. */
 export function fromConverse(response: ConverseResponse, reading: Reading): LlmResponse {
@@ -39,59 +32,32 @@ export function fromConverse(response: ConverseResponse, reading: Reading): LlmR
     if (typeof block.text === 'string') text += block.text;
     else if (block.toolUse) {
       const { toolUseId = '', name = '', input } = block.toolUse;
+      // Converse's input is a JSON value: an object, as a rule; a string is taken as the JSON text.
       toolCalls.push({ id: toolUseId, name, arguments: argumentsOf(input) });
     } else if (block.reasoningContent?.reasoningText) {
-      const { text: thought = '', signature } = block.reasoningContent.reasoningText;
-      reasoning.push(signature ? { text: thought, signature } : { text: thought });
+      const { text: said = '', signature } = block.reasoningContent.reasoningText;
+      reasoning.push(thought(said, signature));
     } else if (block.reasoningContent?.redactedContent) {
       reasoning.push({ text: '', redacted: Buffer.from(block.reasoningContent.redactedContent).toString('base64') });
     }
   }
-  return toResponse({ text, toolCalls, reasoning, stopReason: response.stopReason, usage: response.usage }, reading);
-}
-
-// Converse's input is a JSON value: an object, as a rule; a string is taken as the JSON text.
-const argumentsOf = (input: unknown): string => (typeof input === 'string' ? input : JSON.stringify(input ?? {}));
-
-const STOP_REASONS: Readonly<Record<string, LlmFinishReason>> = {
-  end_turn: 'stop',
-  stop_sequence: 'stop',
-  tool_use: 'tool_calls',
-  max_tokens: 'length',
-  model_context_window_exceeded: 'length',
-  content_filtered: 'content_filter',
-  guardrail_intervened: 'content_filter',
-};
-
-function toResponse({ text, toolCalls, reasoning, stopReason, usage }: ReplyParts, reading: Reading): LlmResponse {
-  const reply = reading.promptMode ? parseToolCalls(text) : { content: text, toolCalls };
-  let finishReason = stopReason ? (STOP_REASONS[stopReason] ?? 'other') : undefined;
-  // In the prompt tool mode the model saw no tools: calls written in the text are why it stopped.
-  if (finishReason === 'stop' && reply.toolCalls.length > 0) finishReason = 'tool_calls';
-  return {
-    ...reply,
-    ...(usage ? { usage: usageOf(usage, reading.price) } : {}),
-    ...(finishReason ? { finishReason } : {}),
-    ...(reasoning.length > 0 ? { reasoning } : {}),
-  };
+  const usage = response.usage && usageOf(response.usage);
+  return toResponse({ text, toolCalls, reasoning, stopReason: response.stopReason, usage }, reading, STOP_REASONS);
 }
 
 /**
- * The usage a reply reports, priced. Bedrock's `inputTokens` leaves out what was read from and
- * written to the cache; ours counts them as parts of `inputTokens`, so they are added back.
+ * The usage a reply reports. Bedrock's `inputTokens` leaves out what was read from and written
+ * to the cache; ours counts them as parts of `inputTokens`, so they are added back.
  */
-function usageOf(reported: TokenUsage, price: ModelPrice | undefined): LlmUsage {
+function usageOf(reported: TokenUsage): LlmUsage {
   const cached = reported.cacheReadInputTokens;
   const written = reported.cacheWriteInputTokens;
-  const usage: LlmUsage = {
+  return {
     inputTokens: (reported.inputTokens ?? 0) + (cached ?? 0) + (written ?? 0),
     outputTokens: reported.outputTokens ?? 0,
     ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}),
     ...(typeof written === 'number' ? { cacheWriteTokens: written } : {}),
   };
-  const costUsd = callCost(usage, price);
-  // An unpriced call carries no cost at all: absent is unknown.
-  return costUsd === null ? usage : { ...usage, costUsd };
 }
 
 /**
@@ -107,7 +73,7 @@ export async function readConverseStream(
   if (!events) throw new TypeError('the reply has no stream');
   const reply = new StreamedReply(reading);
   for await (const event of events) reply.take(event);
-  return toResponse(reply.finish(), reading);
+  return toResponse(reply.finish(), reading, STOP_REASONS);
 }
 
 /** A tool call's block: the call so far, and which call of the reply it is. */
@@ -156,11 +122,12 @@ class StreamedReply {
     if (!this.stopped) throw new ReplyCutShortError('the reply stream ended before the reply did (no messageStop)');
     const toolCalls: ToolCall[] = [];
     const reasoning: ReasoningPart[] = [];
-    for (const [, block] of [...this.blocks].sort(([a], [b]) => a - b)) {
+    for (const block of inIndexOrder(this.blocks)) {
       if (block.kind === 'call') toolCalls.push(block.call);
       else if (block.kind === 'reasoning') reasoning.push(reasoningOf(block));
     }
-    return { text: this.text, toolCalls, reasoning, stopReason: this.stopReason, usage: this.usage };
+    const usage = this.usage && usageOf(this.usage);
+    return { text: this.text, toolCalls, reasoning, stopReason: this.stopReason, usage };
   }
 
   private start(index: number, start: ContentBlockStart | undefined): void {
@@ -172,7 +139,7 @@ class StreamedReply {
   private startCall(index: number, id: string, name: string): CallSoFar {
     const block: CallSoFar = { kind: 'call', call: { id, name, arguments: '' }, index: this.calls++ };
     this.blocks.set(index, block);
-    this.tell({ toolCall: { index: block.index, ...(id ? { id } : {}), ...(name ? { name } : {}) } });
+    tell(this.onDelta, { toolCall: { index: block.index, ...(id ? { id } : {}), ...(name ? { name } : {}) } });
     return block;
   }
 
@@ -182,7 +149,7 @@ class StreamedReply {
       if (!this.blocks.has(index)) this.blocks.set(index, { kind: 'text' });
       if (!delta.text) return;
       this.text += delta.text;
-      this.tell({ text: delta.text });
+      tell(this.onDelta, { text: delta.text });
     } else if (delta.toolUse) {
       const piece = delta.toolUse.input ?? '';
       const known = this.blocks.get(index);
@@ -190,7 +157,7 @@ class StreamedReply {
       const block = known?.kind === 'call' ? known : this.startCall(index, '', '');
       if (!piece) return;
       block.call.arguments += piece;
-      this.tell({ toolCall: { index: block.index, arguments: piece } });
+      tell(this.onDelta, { toolCall: { index: block.index, arguments: piece } });
     } else if (delta.reasoningContent) {
       let block = this.blocks.get(index);
       if (block?.kind !== 'reasoning') {
@@ -203,19 +170,9 @@ class StreamedReply {
       if (redactedContent) block.redacted.push(redactedContent);
     }
   }
-
-  /** A listener's failure must not pass for a broken reply. */
-  private tell(delta: LlmDelta): void {
-    if (!this.onDelta) return;
-    try {
-      this.onDelta(delta);
-    } catch (error) {
-      throw new DeltaListenerError('a delta listener failed', { cause: error });
-    }
-  }
 }
 
 function reasoningOf(block: { text: string; signature: string; redacted: readonly Uint8Array[] }): ReasoningPart {
   if (block.redacted.length > 0) return { text: '', redacted: Buffer.concat(block.redacted).toString('base64') };
-  return block.signature ? { text: block.text, signature: block.signature } : { text: block.text };
+  return thought(block.text, block.signature);
 }

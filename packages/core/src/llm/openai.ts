@@ -20,12 +20,14 @@ import { err, ok, type Result } from '../result.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
-import type { LlmCallOptions, LlmError, LlmFinishReason, LlmPort, LlmResponse } from './llm.js';
-import { callCost, type ModelPrice, priceOf } from './prices.js';
-import { parseToolCalls, toPromptMessages } from './promptTools.js';
+import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { type ModelPrice, priceOf } from './prices.js';
+import { toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
+import { argumentsOf, type Reading, type StopReasons, toResponse } from './replyParts.js';
+import { ReplyCutShortError } from './replyStream.js';
 import { checkedMs, type RequestGuard } from './requestGuard.js';
-import { ReplyCutShortError, readStreamedReply } from './streamedReply.js';
+import { readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
@@ -129,7 +131,8 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
         // The SDK makes the request (and its retries); the events are read here (see readStreamedReply).
         const response = await chat.create(params, sendOptions(params, texts, guard.signal)).asResponse();
         const reply = await readStreamedReply(response.body, { arrived: guard.chunkArrived, onDelta });
-        return ok(toResponse(reply.content, reply.toolCalls, reply.usage, reading, reply.finishReason));
+        const { content: text, toolCalls, usage, finishReason: stopReason } = reply;
+        return ok(toResponse({ text, toolCalls, usage: usage && usageOf(usage), stopReason }, reading, FINISH_REASONS));
       };
       return attempt({
         signal: callOptions.signal,
@@ -390,12 +393,6 @@ function toOpenAiMessage(message: Message, vision: boolean): ChatCompletionMessa
   }
 }
 
-/** How the port reads a reply: tool calls from the text (prompt mode), and the price of its usage. */
-interface Reading {
-  readonly promptMode: boolean;
-  readonly price: ModelPrice | undefined;
-}
-
 function fromCompletion(completion: ChatCompletion, reading: Reading): Result<LlmResponse, LlmError> {
   const message = completion.choices?.[0]?.message;
   if (!message)
@@ -407,19 +404,19 @@ function fromCompletion(completion: ChatCompletion, reading: Reading): Result<Ll
   for (const call of message.tool_calls ?? []) {
     if (call.type !== 'function') continue;
     // Some compatible servers send the arguments as an object instead of a JSON string.
-    const args: unknown = call.function.arguments;
-    toolCalls.push({
-      id: call.id,
-      name: call.function.name,
-      arguments: typeof args === 'string' ? args : JSON.stringify(args ?? {}),
-    });
+    toolCalls.push({ id: call.id, name: call.function.name, arguments: argumentsOf(call.function.arguments) });
   }
-  return ok(
-    toResponse(message.content ?? '', toolCalls, completion.usage, reading, completion.choices[0]?.finish_reason),
-  );
+  const { usage } = completion;
+  const parts = {
+    text: message.content ?? '',
+    toolCalls,
+    usage: usage ? usageOf(usage) : undefined,
+    stopReason: completion.choices[0]?.finish_reason,
+  };
+  return ok(toResponse(parts, reading, FINISH_REASONS));
 }
 
-const FINISH_REASONS: Readonly<Record<string, LlmFinishReason>> = {
+const FINISH_REASONS: StopReasons = {
   stop: 'stop',
   tool_calls: 'tool_calls',
   function_call: 'tool_calls',
@@ -427,44 +424,22 @@ const FINISH_REASONS: Readonly<Record<string, LlmFinishReason>> = {
   content_filter: 'content_filter',
 };
 
-/** The reply's text and calls as the port answers them, streamed or not. */
-function toResponse(
-  text: string,
-  toolCalls: readonly ToolCall[],
-  usage: CompletionUsage | null | undefined,
-  { promptMode, price }: Reading,
-  finish: string | null | undefined,
-): LlmResponse {
-  const counted = usage ? { usage: usageOf(usage, price) } : {};
-  const finishReason = finish ? (FINISH_REASONS[finish] ?? 'other') : undefined;
-  const reply = promptMode ? { ...parseToolCalls(text), ...counted } : { content: text, toolCalls, ...counted };
-  // In the prompt tool mode the server saw no tools: calls parsed from the text are why it stopped.
-  if (!finishReason) return reply;
-  return {
-    ...reply,
-    finishReason: finishReason === 'stop' && reply.toolCalls.length > 0 ? 'tool_calls' : finishReason,
-  };
-}
-
 /** DeepSeek's own name for its cache hits, where OpenAI's is prompt_tokens_details.cached_tokens. */
 type ReportedUsage = CompletionUsage & { readonly prompt_cache_hit_tokens?: number };
 
-/** The usage a reply reports, with the cache and reasoning counts it gives, priced. */
-function usageOf(reported: ReportedUsage, price: ModelPrice | undefined): LlmUsage {
+/** The usage a reply reports, with the cache and reasoning counts it gives. */
+function usageOf(reported: ReportedUsage): LlmUsage {
   const prompt = reported.prompt_tokens_details;
   const cached = prompt?.cached_tokens ?? reported.prompt_cache_hit_tokens;
   const written = prompt?.cache_write_tokens;
   const reasoning = reported.completion_tokens_details?.reasoning_tokens;
-  const usage: LlmUsage = {
+  return {
     inputTokens: reported.prompt_tokens,
     outputTokens: reported.completion_tokens,
     ...(typeof cached === 'number' ? { cachedInputTokens: cached } : {}),
     ...(typeof written === 'number' ? { cacheWriteTokens: written } : {}),
     ...(typeof reasoning === 'number' ? { reasoningTokens: reasoning } : {}),
   };
-  const costUsd = callCost(usage, price);
-  // An unpriced call carries no cost at all: absent is unknown, as for any port that prices nothing.
-  return costUsd === null ? usage : { ...usage, costUsd };
 }
 
 /**

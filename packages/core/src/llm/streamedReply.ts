@@ -2,9 +2,16 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import type { ChatCompletionChunk } from 'openai/resources/chat/completions';
 import type { CompletionUsage } from 'openai/resources/completions';
 import type { ToolCall } from '../kernel/messages.js';
-import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta } from './llm.js';
 import { replyErrorOf } from './replyError.js';
+import {
+  eventObject,
+  inIndexOrder,
+  ReplyCutShortError,
+  readServerSentEvents,
+  type StreamReading,
+  tell,
+} from './replyStream.js';
 
 /** A streamed reply added up: what a non-streamed completion's message and usage carry. */
 export interface StreamedReply {
@@ -15,32 +22,11 @@ export interface StreamedReply {
   readonly finishReason?: string;
 }
 
-/** The stream closed without the reply's end (no finish_reason): as good as a cut connection. */
-export class ReplyCutShortError extends Error {
-  override readonly name = 'ReplyCutShortError';
-}
-
-/** A delta listener failed: the caller's fault, not the reply's. */
-export class DeltaListenerError extends Error {
-  override readonly name = 'DeltaListenerError';
-}
-
-/** How the reply is read, besides its body. */
-export interface StreamReading {
-  /** Told of every chunk of the reply (the idle timer). */
-  readonly arrived: () => void;
-  /** Gets the reply's pieces as they come. */
-  readonly onDelta?: ((delta: LlmDelta) => void) | undefined;
-}
-
 interface CallSoFar {
   id: string;
   name: string;
   arguments: string;
 }
-
-const loadEventSourceParser = lazyModule<typeof import('eventsource-parser')>('eventsource-parser');
-const STREAMING = { stream: true } as const;
 
 /**
  * Reads a chat-completions reply from its server-sent events, as the SDK's stream would, into
@@ -48,19 +34,15 @@ const STREAMING = { stream: true } as const;
  * events after `[DONE]` ignored, an `error` payload thrown as a `ReplyError`. The SDK's own
  * reader passes each event through three async generators and scans the bytes one by one in
  * JavaScript: about 7% of a short run's step (measured against a raw loop reading the SDK's
- * chunks). Here the text is split by `eventsource-parser` and each event taken in synchronously:
- * the loop only waits.
+ * chunks). Here the text is split by `eventsource-parser` and each event taken in synchronously.
  */
 export async function readStreamedReply(
   body: AsyncIterable<Uint8Array> | null,
   reading: StreamReading,
 ): Promise<StreamedReply> {
   const reply = new ReplyAssembler(reading);
-  const parser = loadEventSourceParser().createParser({ onEvent: reply.onEvent });
-  const decoder = new TextDecoder();
-  // Read to the end, past `[DONE]`: a body left unread would keep its connection from being reused.
-  for await (const bytes of body ?? []) parser.feed(decoder.decode(bytes, STREAMING));
-  parser.feed(decoder.decode());
+  // Read to the end, past `[DONE]` (see readServerSentEvents).
+  await readServerSentEvents(body, reply.onEvent);
   return reply.finish();
 }
 
@@ -89,9 +71,7 @@ class ReplyAssembler {
       this.done = true;
       return;
     }
-    const chunk: unknown = JSON.parse(data);
-    if (typeof chunk !== 'object' || chunk === null)
-      throw new SyntaxError(`a stream event is not a JSON object: ${data.slice(0, 100)}`);
+    const chunk = eventObject(data);
     if ('error' in chunk && chunk.error) throw replyErrorOf(chunk.error);
     this.arrived();
     this.take(chunk as ChatCompletionChunk);
@@ -107,7 +87,7 @@ class ReplyAssembler {
     const text = delta.content;
     if (text) {
       this.content += text;
-      this.tell({ text });
+      tell(this.onDelta, { text });
     }
     if (delta.tool_calls) for (const piece of delta.tool_calls) this.addPiece(piece);
   }
@@ -115,21 +95,10 @@ class ReplyAssembler {
   finish(): StreamedReply {
     if (!this.finished) throw new ReplyCutShortError('the reply stream ended before the reply did (no finish_reason)');
     const { calls, content, usage, finished } = this;
-    const toolCalls: ToolCall[] =
-      calls.size > 1 ? [...calls].sort(([a], [b]) => a - b).map(([, c]) => c) : [...calls.values()];
+    const toolCalls: ToolCall[] = inIndexOrder(calls);
     return usage
       ? { content, toolCalls, usage, finishReason: finished }
       : { content, toolCalls, finishReason: finished };
-  }
-
-  /** A listener's failure must not pass for a broken reply. */
-  private tell(delta: LlmDelta): void {
-    if (!this.onDelta) return;
-    try {
-      this.onDelta(delta);
-    } catch (error) {
-      throw new DeltaListenerError('a delta listener failed', { cause: error });
-    }
   }
 
   private addPiece(piece: ChatCompletionChunk.Choice.Delta.ToolCall): void {
@@ -150,7 +119,7 @@ class ReplyAssembler {
     if (id) call.id = id;
     if (name) call.name = name;
     if (this.onDelta && (id || name || args)) {
-      this.tell({
+      tell(this.onDelta, {
         toolCall: {
           index,
           ...(id ? { id } : {}),
