@@ -23,6 +23,7 @@ export {
   toOpenAiMessages,
 } from './llm/openai.js';
 export type { Placeholders } from './llm/placeholders.js';
+export type { LlmPortOptions } from './llm/portOptions.js';
 export { BUILT_IN_PRICES, callCost, type ModelPrice, type PriceTable, priceIn, priceOf } from './llm/prices.js';
 export { parseToolCalls, toolsPrompt } from './llm/promptTools.js';
 export { type RecordingLlm, type RecordOptions, recordLlm } from './llm/record.js';

@@ -21,43 +21,23 @@ import { optionsKeyOf, toAiSdkPrompt, toV3Prompt } from './aiSdkPrompt.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
-import { type ModelPrice, priceOf } from './prices.js';
+import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
+import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
 import { type Reading, type ReplyParts, type StopReasons, thought, toResponse } from './replyParts.js';
 import { ReplyCutShortError, tell } from './replyStream.js';
-import { checkedMs, type RequestGuard } from './requestGuard.js';
+import type { RequestGuard } from './requestGuard.js';
 
 /** A language model of the AI SDK: any provider's (`@ai-sdk/*`), of specification v4 (AI SDK 7) or v3 (AI SDK 6). */
 export type AiSdkModel = LanguageModelV4 | LanguageModelV3;
 
-export interface AiSdkLlmOptions {
+export interface AiSdkLlmOptions extends Omit<LlmPortOptions, 'model'> {
   /** The port's model name (for logs, records and the price table); default the model's `modelId`. */
   readonly model?: string;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
-  /** The model accepts images: user and tool images are sent as file parts (else they are left out). */
-  readonly vision?: boolean;
-  /** `native` function calling, or `prompt` for models without it (calls parsed from the text). */
-  readonly toolMode?: 'native' | 'prompt';
-  /**
-   * Retries of what may pass (429, 5xx, overloaded, a broken connection, a cut stream), honouring
-   * the provider's Retry-After: the AI SDK's models do not retry themselves. Default 3.
-   */
-  readonly maxRetries?: number;
-  /** Most time one request may take, in ms: the whole reply and its retries. Default 300 000. */
-  readonly timeoutMs?: number;
-  /** Streaming only: most time between two parts of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
-  readonly idleTimeoutMs?: number;
-  /** Stream the reply (`doStream`): its pieces reach `onDelta` as they arrive; else `doGenerate`. */
-  readonly stream?: boolean;
-  /** What the model costs; default the built-in table's price for `model` (see `priceOf`). */
-  readonly price?: ModelPrice;
   /** Send a request's cache key (a run's id) as OpenAI's `promptCacheKey`, for OpenAI models. Default true. */
   readonly promptCacheKey?: boolean;
   /** More of the provider's own options, sent with every request (e.g. `{ anthropic: { thinking: … } }`). */
   readonly providerOptions?: SharedV4ProviderOptions;
-  /** Most requests of this port in flight at once (default 32; `Infinity` for no limit). */
-  readonly maxConcurrentRequests?: number;
 }
 
 /**
@@ -70,7 +50,7 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
     const version = (model as { specificationVersion?: unknown } | undefined)?.specificationVersion;
     throw new TypeError(`fromAiSdk takes a language model of specification v4 or v3, got ${String(version)}`);
   }
-  const { timeoutMs, idleTimeoutMs, maxRetries } = limitsOf(options);
+  const limits = portLimitsOf(options);
   const name = options.model ?? model.modelId;
   const optionsKey = optionsKeyOf(model.provider);
   const promptMode = options.toolMode === 'prompt';
@@ -93,11 +73,8 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
       const sent = promptMode ? inPromptMode(request) : request;
       return attempt({
         signal: callOptions.signal,
-        timeoutMs,
-        idleTimeoutMs,
-        maxRetries,
-        // A retried stream starts over: what its deltas said so far is void.
-        restarting: options.stream && onDelta ? () => onDelta({ restart: true }) : undefined,
+        limits,
+        streamListener: options.stream ? onDelta : undefined,
         send: async (guard) => ok(await send(sent, guard, onDelta)),
         // The AI SDK's models do not retry: whatever may pass is tried again here, before or after the headers.
         failure: (thrown) => {
@@ -107,7 +84,7 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
       });
     },
   };
-  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+  return limitConcurrency(port, limits.maxConcurrentRequests);
 }
 
 /**
@@ -121,17 +98,6 @@ function inPromptMode(request: LlmRequest): LlmRequest {
   const stable =
     cache && cache.stableMessages > 0 ? { cache: { ...cache, stableMessages: cache.stableMessages + moved } } : {};
   return { ...request, messages, tools: [], ...stable };
-}
-
-/** The options' limits, checked: a bad one throws when the port is made, not at its first request. */
-export function limitsOf(options: AiSdkLlmOptions): { timeoutMs: number; idleTimeoutMs: number; maxRetries: number } {
-  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs) ?? 300_000;
-  const idleTimeoutMs = checkedMs('idleTimeoutMs', options.idleTimeoutMs) ?? Math.min(60_000, timeoutMs);
-  const maxRetries = options.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
-  }
-  return { timeoutMs, idleTimeoutMs, maxRetries };
 }
 
 /** The call as a v3 model takes it: the same, but for the prompt's file parts. */

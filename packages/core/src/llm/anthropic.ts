@@ -14,14 +14,15 @@ import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm.js';
-import { type ModelPrice, priceOf } from './prices.js';
+import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
+import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
 import type { Reading } from './replyParts.js';
 import { ReplyCutShortError } from './replyStream.js';
-import { checkedMs, type RequestGuard } from './requestGuard.js';
+import type { RequestGuard } from './requestGuard.js';
 
-export interface AnthropicLlmOptions {
+export interface AnthropicLlmOptions extends LlmPortOptions {
   /** A Claude model, e.g. `claude-sonnet-4-5`. */
   readonly model: string;
   /** Default: the SDK's (`ANTHROPIC_API_KEY`). */
@@ -38,25 +39,6 @@ export interface AnthropicLlmOptions {
    * types it and newer models refuse it: for older models only.
    */
   readonly temperature?: number;
-  /** The model accepts images: a user's image and a tool's (inside its tool_result) are sent. */
-  readonly vision?: boolean;
-  /** `native` tool use, or `prompt` for calls written in the text (see `toolsPrompt`). */
-  readonly toolMode?: 'native' | 'prompt';
-  /**
-   * Retries of 408/409/429/5xx/529 and network errors, honouring Retry-After (the SDK's own
-   * retry); a reply cut mid-way or an overloaded error in its stream is retried here as often.
-   */
-  readonly maxRetries?: number;
-  /** Most time one request may take, in ms: the whole reply and its retries. Default 300 000. */
-  readonly timeoutMs?: number;
-  /** Streaming only: most time between two events of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
-  readonly idleTimeoutMs?: number;
-  /** Stream the reply: its pieces reach `onDelta` as they arrive; the response is the same. */
-  readonly stream?: boolean;
-  /** What the model costs, for each call's `usage.costUsd`; default the built-in table's price for `model`. */
-  readonly price?: ModelPrice;
-  /** Most requests of this port in flight at once (default 32; `Infinity` for no limit). */
-  readonly maxConcurrentRequests?: number;
   /** A ready-made client, e.g. one with a custom fetch. */
   readonly client?: Anthropic;
   /**
@@ -71,12 +53,7 @@ const MIN_THINKING_BUDGET = 1024;
 
 /** The LLM port on Anthropic's Messages API, through the `@anthropic-ai/sdk` SDK (an optional peer dependency). */
 export function createAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
-  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs) ?? 300_000;
-  const idleTimeoutMs = checkedMs('idleTimeoutMs', options.idleTimeoutMs) ?? Math.min(60_000, timeoutMs);
-  const maxRetries = options.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
-  }
+  const limits = portLimitsOf(options);
   const budget = options.thinking?.budgetTokens;
   const maxTokens = options.maxTokens ?? (budget ?? 0) + DEFAULT_MAX_TOKENS;
   if (!Number.isInteger(maxTokens) || maxTokens < 1) {
@@ -94,7 +71,12 @@ export function createAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
     // The SDK's timeout bounds each attempt's wait for headers; the request's deadline bounds the rest.
     const client =
       options.client ??
-      new sdk.Anthropic({ apiKey: options.apiKey, baseURL: options.baseURL, maxRetries, timeout: timeoutMs });
+      new sdk.Anthropic({
+        apiKey: options.apiKey,
+        baseURL: options.baseURL,
+        maxRetries: limits.maxRetries,
+        timeout: limits.timeoutMs,
+      });
     ready = { sdk, messages: client.messages };
     return ready;
   });
@@ -136,11 +118,8 @@ export function createAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
       };
       return attempt({
         signal: callOptions.signal,
-        timeoutMs,
-        idleTimeoutMs,
-        maxRetries,
-        // A retried stream starts over: what its deltas said so far is void.
-        restarting: setup.stream && onDelta ? () => onDelta({ restart: true }) : undefined,
+        limits,
+        streamListener: setup.stream ? onDelta : undefined,
         send,
         failure: (thrown) => {
           const error = toLlmError(sdk, thrown);
@@ -149,7 +128,7 @@ export function createAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
       });
     },
   };
-  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+  return limitConcurrency(port, limits.maxConcurrentRequests);
 }
 
 type AnthropicModule = typeof import('@anthropic-ai/sdk');

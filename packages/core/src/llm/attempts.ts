@@ -1,17 +1,16 @@
 import { err, type Result } from '../result.js';
-import type { LlmError, LlmResponse } from './llm.js';
+import type { LlmDelta, LlmError, LlmResponse } from './llm.js';
+import type { PortLimits } from './portOptions.js';
 import { DeltaListenerError } from './replyStream.js';
 import { RequestGuard, sleep } from './requestGuard.js';
 
 /** One model request of a port on a provider's SDK, and how its failures read. */
 export interface Attempts {
   readonly signal: AbortSignal | undefined;
-  readonly timeoutMs: number;
-  readonly idleTimeoutMs: number;
-  /** Tries after the first one, for a reply that failed mid-way. */
-  readonly maxRetries: number;
-  /** Called before a retry (a streamed reply's listener is told to drop what it heard). */
-  readonly restarting?: (() => void) | undefined;
+  /** The deadline, the idle limit, and the tries after the first one for a reply that failed mid-way. */
+  readonly limits: Pick<PortLimits, 'timeoutMs' | 'idleTimeoutMs' | 'maxRetries'>;
+  /** A streamed reply's listener: a retried stream starts over, so it is told to drop what it heard. */
+  readonly streamListener?: ((delta: LlmDelta) => void) | undefined;
   /** One attempt, the SDK's own retries included, under the guard (its signal, its idle timer). */
   readonly send: (guard: RequestGuard) => Promise<Result<LlmResponse, LlmError>>;
   /**
@@ -24,15 +23,16 @@ export interface Attempts {
 /**
  * A request under one guard (deadline, idle stream, the caller's abort) for all its attempts: a
  * reply that failed mid-way is requested again, up to `maxRetries` times with a growing pause (or
- * the wait the provider asked for); a
- * failing delta listener's error is thrown, as the port's contract says.
+ * the wait the provider asked for); a failing delta listener's error is thrown, as the port's
+ * contract says.
  */
 export async function attempt(request: Attempts): Promise<Result<LlmResponse, LlmError>> {
   // One guard per request: an SDK never removes its listener from the signal it gets.
-  const guard = new RequestGuard(request.signal, request.timeoutMs, request.idleTimeoutMs);
+  const { timeoutMs, idleTimeoutMs, maxRetries } = request.limits;
+  const guard = new RequestGuard(request.signal, timeoutMs, idleTimeoutMs);
   try {
     for (let tried = 0; ; tried++) {
-      if (tried > 0) request.restarting?.();
+      if (tried > 0) request.streamListener?.({ restart: true });
       const outcome = await guard.race(request.send(guard));
       guard.streamEnded();
       if ('value' in outcome) return outcome.value;
@@ -42,7 +42,7 @@ export async function attempt(request: Attempts): Promise<Result<LlmResponse, Ll
       const stopped = guard.stopped();
       if (stopped) return err(stopped);
       const { error, midway } = request.failure(outcome.error);
-      if (!midway || tried >= request.maxRetries) return err(error);
+      if (!midway || tried >= maxRetries) return err(error);
       const waited = await guard.race(sleep(pauseBefore(error, tried)));
       if ('stopped' in waited) return err(waited.stopped);
     }

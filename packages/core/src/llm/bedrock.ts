@@ -13,13 +13,14 @@ import { type Json, toConverseMessages, toolConfigOf } from './bedrockMessages.j
 import { fromConverse, readConverseStream } from './bedrockReply.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
-import { type ModelPrice, priceOf } from './prices.js';
+import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
+import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
 import type { Reading } from './replyParts.js';
 import { DeltaListenerError } from './replyStream.js';
-import { checkedMs, type RequestGuard } from './requestGuard.js';
+import type { RequestGuard } from './requestGuard.js';
 
-export interface BedrockLlmOptions {
+export interface BedrockLlmOptions extends LlmPortOptions {
   /** A model id or inference profile: `us.anthropic.claude-3-7-sonnet-20250219-v1:0`, `amazon.nova-pro-v1:0`. */
   readonly model: string;
   /** The AWS region; default the one `endpoint` names, else the SDK's (`AWS_REGION`, the profile's). */
@@ -31,41 +32,17 @@ export interface BedrockLlmOptions {
   readonly endpoint?: string;
   /** Default the AWS SDK's default chain (environment, shared files, SSO, the instance's role). */
   readonly credentials?: BedrockRuntimeClientConfig['credentials'];
-  readonly maxTokens?: number;
-  readonly temperature?: number;
   /**
    * Fields of the model's own API, sent as they are: Claude's `thinking` (`{ type: 'enabled',
    * budget_tokens }`) for its reasoning — with which a required tool call is not forced (`auto`)
    * and `temperature` is left out, as Claude takes neither.
    */
   readonly additionalModelRequestFields?: Readonly<Record<string, unknown>>;
-  /** The model accepts images: user and tool images go as image blocks. */
-  readonly vision?: boolean;
-  /** `native` tool use, or `prompt` for models without it (calls parsed from the text). */
-  readonly toolMode?: 'native' | 'prompt';
-  /**
-   * Retries of throttling, 5xx and network errors (the SDK's own retry, before the reply); a reply
-   * cut mid-way or failing mid-stream is retried here as often. Default 3.
-   */
-  readonly maxRetries?: number;
-  /** Most time one request may take, in ms: the whole reply (body or stream) and its retries. Default 300 000. */
-  readonly timeoutMs?: number;
-  /** Streaming only: most time between two events of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
-  readonly idleTimeoutMs?: number;
-  /** Stream replies through ConverseStream: their pieces reach `onDelta` as they arrive. */
-  readonly stream?: boolean;
-  /**
-   * What the model costs, for each call's `usage.costUsd`; default the built-in table's price for
-   * the model the id names (see `priceOf`). A model priced by neither: cost unknown.
-   */
-  readonly price?: ModelPrice;
   /**
    * Put cache points after the system prompt and after the request's stable prefix (see
    * `CacheHints`). Default on for Claude (from 3.5 Haiku and 3.7 Sonnet) and Nova, which cache.
    */
   readonly promptCache?: boolean;
-  /** Most requests in flight at once (default 32; `Infinity` for no limit). */
-  readonly maxConcurrentRequests?: number;
   /** A ready-made client (e.g. with a request handler of your own); region, endpoint and credentials are then its. */
   readonly client?: BedrockRuntimeClient;
 }
@@ -112,12 +89,7 @@ export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
   if (typeof options.model !== 'string' || !options.model.trim()) {
     throw new TypeError('model must name a Bedrock model id or inference profile');
   }
-  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs) ?? 300_000;
-  const idleTimeoutMs = checkedMs('idleTimeoutMs', options.idleTimeoutMs) ?? Math.min(60_000, timeoutMs);
-  const maxRetries = options.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
-  }
+  const limits = portLimitsOf(options);
   const endpoint = options.endpoint?.trim() ? bedrockEndpoint(options.endpoint) : undefined;
   const region = options.region ?? endpoint?.region;
   // The SDK is loaded on the first request, not when this module is imported.
@@ -127,7 +99,7 @@ export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
     const client =
       options.client ??
       new sdk.BedrockRuntimeClient({
-        maxAttempts: maxRetries + 1,
+        maxAttempts: limits.maxRetries + 1,
         ...(region ? { region } : {}),
         ...(endpoint ? { endpoint: endpoint.url } : {}),
         ...(options.credentials ? { credentials: options.credentials } : {}),
@@ -169,17 +141,14 @@ export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
       };
       return attempt({
         signal: callOptions.signal,
-        timeoutMs,
-        idleTimeoutMs,
-        maxRetries,
-        // A retried stream starts over: what its deltas said so far is void.
-        restarting: options.stream && onDelta ? () => onDelta({ restart: true }) : undefined,
+        limits,
+        streamListener: options.stream ? onDelta : undefined,
         send,
         failure,
       });
     },
   };
-  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+  return limitConcurrency(port, limits.maxConcurrentRequests);
 }
 
 /**

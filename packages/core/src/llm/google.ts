@@ -1,9 +1,10 @@
 import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
 import { err } from '../result.js';
-import { type AiSdkLlmOptions, fromAiSdk, limitsOf } from './aiSdk.js';
+import { type AiSdkLlmOptions, fromAiSdk } from './aiSdk.js';
 import { limitConcurrency } from './concurrency.js';
 import type { LlmPort } from './llm.js';
+import { portLimitsOf } from './portOptions.js';
 
 export interface GoogleLlmOptions extends Omit<AiSdkLlmOptions, 'model' | 'promptCacheKey'> {
   /** The Gemini model, e.g. `gemini-2.5-flash`. */
@@ -20,7 +21,8 @@ export interface GoogleLlmOptions extends Omit<AiSdkLlmOptions, 'model' | 'promp
  */
 export function createGoogleLlm(options: GoogleLlmOptions): LlmPort {
   const { model, apiKey, baseURL, ...rest } = options;
-  limitsOf(rest);
+  // Checked now, though the model's port is made on the first request.
+  const limits = portLimitsOf(rest);
   let ready: LlmPort | undefined;
   const connect = lazyPromise(async (): Promise<LlmPort> => {
     const { createGoogleGenerativeAI } = await import('@ai-sdk/google');
@@ -46,5 +48,5 @@ export function createGoogleLlm(options: GoogleLlmOptions): LlmPort {
       return ready.complete(request, callOptions);
     },
   };
-  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+  return limitConcurrency(port, limits.maxConcurrentRequests);
 }

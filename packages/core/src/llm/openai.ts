@@ -21,50 +21,25 @@ import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
-import { type ModelPrice, priceOf } from './prices.js';
+import { type LlmPortOptions, type PortLimits, portLimitsOf } from './portOptions.js';
+import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
 import { argumentsOf, type Reading, type StopReasons, toResponse } from './replyParts.js';
 import { ReplyCutShortError } from './replyStream.js';
-import { checkedMs, type RequestGuard } from './requestGuard.js';
+import type { RequestGuard } from './requestGuard.js';
 import { readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
-export interface OpenAiLlmOptions {
-  readonly model: string;
+export interface OpenAiLlmOptions extends LlmPortOptions {
   readonly apiKey?: string;
   readonly baseURL?: string;
   readonly apiType?: ApiType;
   /** Azure OpenAI's `api-version`. */
   readonly apiVersion?: string;
-  readonly maxTokens?: number;
-  readonly temperature?: number;
   /** Reasoning models take `max_completion_tokens` and no temperature; inferred from the name when unset. */
   readonly reasoning?: boolean;
-  /** The model accepts images; tool images are then sent as a follow-up user message. */
-  readonly vision?: boolean;
-  /** `native` function calling, or `prompt` for models without it (calls parsed from the text). */
-  readonly toolMode?: 'native' | 'prompt';
-  /**
-   * Retries of 408/409/429/5xx and network errors, honouring Retry-After (the SDK's own retry); a
-   * reply cut mid-way (after the headers, which the SDK does not retry) is retried here as often.
-   */
-  readonly maxRetries?: number;
-  /** Most time one request may take, in ms: the whole reply (body or stream) and its retries. Default 300 000. */
-  readonly timeoutMs?: number;
-  /** Streaming only: most time between two chunks of the reply, in ms. Default the smaller of 60 000 and `timeoutMs`. */
-  readonly idleTimeoutMs?: number;
-  /**
-   * Stream the reply: its pieces reach `onDelta` (a run's `delta` items) as they arrive, the
-   * response is the same, usage still reported. Also for servers that time out long non-streamed calls.
-   */
-  readonly stream?: boolean;
-  /**
-   * What the model costs, for each call's `usage.costUsd`; default the built-in table's price for
-   * `model` (exact name, or a dated snapshot of one). A model priced by neither: cost unknown.
-   */
-  readonly price?: ModelPrice;
   /**
    * Send a request's cache key (a run's id) as `prompt_cache_key`, so one run's requests land on
    * the same prompt cache. Default true; false for a strict server that refuses unknown fields.
@@ -72,11 +47,6 @@ export interface OpenAiLlmOptions {
   readonly promptCacheKey?: boolean;
   /** A ready-made client, e.g. one with a custom fetch. */
   readonly client?: OpenAI;
-  /**
-   * Most requests of this port in flight at once (default 32; `Infinity` for no limit): the rest
-   * wait their turn, so many runs sharing a port share its connections instead of opening one each.
-   */
-  readonly maxConcurrentRequests?: number;
 }
 
 const REASONING_MODEL = /^(?:.*\/)?(?:o\d|gpt-5)/i;
@@ -85,18 +55,13 @@ export const isReasoningModel = (model: string): boolean => REASONING_MODEL.test
 
 /** The LLM port on the `openai` SDK: OpenAI, Azure OpenAI, Ollama and any compatible server. */
 export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
-  const timeoutMs = checkedMs('timeoutMs', options.timeoutMs) ?? 300_000;
-  const idleTimeoutMs = checkedMs('idleTimeoutMs', options.idleTimeoutMs) ?? Math.min(60_000, timeoutMs);
-  const maxRetries = options.maxRetries ?? 3;
-  if (!Number.isInteger(maxRetries) || maxRetries < 0) {
-    throw new RangeError(`maxRetries must be a non-negative integer, got ${maxRetries}`);
-  }
+  const limits = portLimitsOf(options);
   // The SDK is loaded on the first request, not when this module is imported; once it is, the
   // requests after take it as it is, without waiting for a settled promise.
   let ready: Connection | undefined;
   const connect = lazyPromise(async (): Promise<Connection> => {
     const openai = await import('openai');
-    const made = options.client ?? makeClient(openai, { ...options, timeoutMs, maxRetries });
+    const made = options.client ?? makeClient(openai, options, limits);
     // Azure reads the model from the body as an object to route the request.
     ready = { openai, chat: made.chat.completions, writesBody: !(made instanceof openai.AzureOpenAI) };
     return ready;
@@ -136,11 +101,8 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       };
       return attempt({
         signal: callOptions.signal,
-        timeoutMs,
-        idleTimeoutMs,
-        maxRetries,
-        // A retried stream starts over: what its deltas said so far is void.
-        restarting: options.stream && onDelta ? () => onDelta({ restart: true }) : undefined,
+        limits,
+        streamListener: options.stream ? onDelta : undefined,
         send,
         failure: (thrown) => {
           const error = toLlmError(openai, thrown);
@@ -149,7 +111,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
       });
     },
   };
-  return limitConcurrency(port, options.maxConcurrentRequests ?? 32);
+  return limitConcurrency(port, limits.maxConcurrentRequests);
 }
 
 type OpenAiModule = typeof import('openai');
@@ -162,12 +124,9 @@ interface Connection {
 }
 type RequestOptions = NonNullable<Parameters<OpenAI['chat']['completions']['create']>[1]>;
 
-function makeClient(
-  sdk: OpenAiModule,
-  options: OpenAiLlmOptions & { readonly timeoutMs: number; readonly maxRetries: number },
-): OpenAI {
+function makeClient(sdk: OpenAiModule, options: OpenAiLlmOptions, limits: PortLimits): OpenAI {
   // The SDK's timeout bounds each attempt's wait for headers; the request's deadline bounds the rest.
-  const common = { maxRetries: options.maxRetries, timeout: options.timeoutMs };
+  const common = { maxRetries: limits.maxRetries, timeout: limits.timeoutMs };
   if (options.apiType === 'azure') {
     return new sdk.AzureOpenAI({
       ...common,
