@@ -1,7 +1,14 @@
 import { messageOf } from '../messageOf.js';
-import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
+import {
+  brokeOff,
+  CONTEXT_LENGTH,
+  causes,
+  failureFields,
+  OVERLOADED,
+  replyFailure,
+  retryAfterMsOf,
+} from './failures.js';
 import type { LlmError } from './llm.js';
-import { ReplyCutShortError } from './replyStream.js';
 
 // The AI SDK marks its errors with symbols (`Symbol.for`), so that they are recognised across
 // copies and versions of its packages: read here the same way, without loading the SDK.
@@ -36,13 +43,6 @@ function namesOf(failure: ProviderFailure, headers: ReturnType<typeof headersOf>
     .join(' ');
 }
 
-/** Whether a failed attempt may succeed when tried again: the failures of the moment. */
-export function retryable(error: LlmError): boolean {
-  return (
-    error.kind === 'rate_limit' || error.kind === 'overloaded' || error.kind === 'server' || error.kind === 'network'
-  );
-}
-
 /**
  * How an AI SDK model's failure reads as the port's error: an API call's status (429, 401/403,
  * 5xx, an overlong context), a stream's error part, a missing API key or setting, a broken
@@ -63,28 +63,18 @@ export function toLlmError(error: unknown): LlmError {
   ) {
     return { kind: 'malformed_response', message: messageOf(error) };
   }
-  if (error instanceof ReplyCutShortError) {
-    return { kind: 'network', message: `the connection broke during the reply: ${error.message}` };
-  }
-  if (brokeOff(error)) return { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` };
-  if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
   // A stream's error part may carry the provider's error as sent (an object with a message).
   if (typeof error === 'object' && error !== null && !(error instanceof Error) && 'message' in error) {
     return fromFailure(error as ProviderFailure, error);
   }
-  return { kind: 'malformed_response', message: messageOf(error) };
+  return replyFailure(error);
 }
 
 function fromFailure(failure: ProviderFailure, error: unknown): LlmError {
   const message = typeof failure.message === 'string' ? failure.message : messageOf(error);
   const status = typeof failure.statusCode === 'number' ? failure.statusCode : undefined;
   const headers = headersOf(failure.responseHeaders);
-  const retryAfterMs = retryAfterMsOf(headers);
-  const base = {
-    message,
-    ...(status !== undefined ? { status } : {}),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-  };
+  const base = failureFields(message, status, retryAfterMsOf(headers));
   // A 200 whose body could not be read: cut off on the way, or not what the provider sends.
   if (status !== undefined && status < 300) {
     return brokeOff(error)

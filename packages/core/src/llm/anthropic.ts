@@ -12,15 +12,15 @@ import { toAnthropicPrompt, toolChoiceParam, toolParams } from './anthropicMessa
 import { fromMessage, readAnthropicStream } from './anthropicReply.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
-import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
+import { CONTEXT_LENGTH, failureFields, OVERLOADED, replyFailure, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
 import type { Reading } from './replyParts.js';
-import { ReplyCutShortError } from './replyStream.js';
 import type { RequestGuard } from './requestGuard.js';
+import { failedMidway, unanswered } from './stainlessErrors.js';
 
 export interface AnthropicLlmOptions extends LlmPortOptions {
   /** A Claude model, e.g. `claude-sonnet-4-5`. */
@@ -175,16 +175,6 @@ function toParams(request: LlmRequest, setup: Setup): Params {
   return params;
 }
 
-/**
- * The SDK retried what failed before the headers; after them, a cut connection or an error the
- * API sent in the stream about itself (overloaded, rate-limited, its own fault) is retried here.
- */
-function failedMidway({ APIConnectionError }: AnthropicModule, thrown: unknown, error: LlmError): boolean {
-  if (thrown instanceof ReplyError)
-    return error.kind === 'server' || error.kind === 'rate_limit' || error.kind === 'overloaded';
-  return error.kind === 'network' && !(thrown instanceof APIConnectionError);
-}
-
 /** Anthropic's error types, by the kind of ours each is. */
 const ERROR_TYPES: Readonly<Record<string, LlmErrorKind>> = {
   rate_limit_error: 'rate_limit',
@@ -218,23 +208,15 @@ function kindOf(status: number | undefined, type: string | null | undefined, mes
 }
 
 function toLlmError(sdk: AnthropicModule, error: unknown): LlmError {
-  if (error instanceof sdk.APIUserAbortError) return { kind: 'aborted', message: 'the request was aborted' };
-  if (error instanceof sdk.APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
-  if (error instanceof sdk.APIConnectionError)
-    return {
-      kind: 'network',
-      message: error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message,
-    };
+  const before = unanswered(sdk, error);
+  if (before) return before;
   if (error instanceof sdk.APIError) {
     const { status } = error;
     // The API's own message, without the SDK's status and JSON around it.
     const message = error.apiMessage ?? error.message;
-    const retryAfterMs = retryAfterMsOf(error.headers);
     return {
       kind: kindOf(status, error.type, message),
-      message,
-      ...(status !== undefined ? { status } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
+      ...failureFields(message, status, retryAfterMsOf(error.headers)),
     };
   }
   // The SDK refusing before any request (no credentials, which it throws as a plain Error): a setup problem.
@@ -244,10 +226,5 @@ function toLlmError(sdk: AnthropicModule, error: unknown): LlmError {
     const type = typeof error.type === 'string' ? error.type : undefined;
     return { kind: kindOf(undefined, type, error.message), message: error.message };
   }
-  if (error instanceof ReplyCutShortError)
-    return { kind: 'network', message: `the connection broke during the reply: ${error.message}` };
-  // After the headers: the body or stream broke off.
-  if (brokeOff(error)) return { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` };
-  if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
-  return { kind: 'malformed_response', message: messageOf(error) };
+  return replyFailure(error);
 }

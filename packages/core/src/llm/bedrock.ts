@@ -12,6 +12,7 @@ import { toLlmError, unreadableReply } from './bedrockErrors.js';
 import { type Json, toConverseMessages, toolConfigOf } from './bedrockMessages.js';
 import { fromConverse, readConverseStream } from './bedrockReply.js';
 import { limitConcurrency } from './concurrency.js';
+import { retryable } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
@@ -159,8 +160,7 @@ export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
 function failure(thrown: unknown): { readonly error: LlmError; readonly midway: boolean } {
   if (thrown instanceof BrokeOffMidway) {
     const error = toLlmError(thrown.cause);
-    const { kind } = error;
-    return { error, midway: kind === 'network' || kind === 'server' || kind === 'rate_limit' || kind === 'overloaded' };
+    return { error, midway: retryable(error) };
   }
   return { error: toLlmError(thrown), midway: unreadableReply(thrown) };
 }

@@ -1,5 +1,5 @@
 import { messageOf } from '../messageOf.js';
-import { brokeOff, CONTEXT_LENGTH, causes, retryAfterMsOf } from './failures.js';
+import { brokeOff, CONTEXT_LENGTH, causes, failureFields, retryAfterMsOf } from './failures.js';
 import type { LlmError, LlmErrorKind } from './llm.js';
 import { ReplyCutShortError } from './replyStream.js';
 
@@ -74,11 +74,11 @@ export function toLlmError(error: unknown): LlmError {
   const message = messageOf(error);
   const headers = fields.$response?.headers;
   const retryAfterMs = retryAfterMsOf(headers && { get: (header) => headers[header] ?? null });
-  const base = {
-    message: name && !message.startsWith(name) ? `${name}: ${message}` : message,
-    ...(status !== undefined && status !== 200 ? { status } : {}),
-    ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-  };
+  const base = failureFields(
+    name && !message.startsWith(name) ? `${name}: ${message}` : message,
+    status === 200 ? undefined : status,
+    retryAfterMs,
+  );
   const tooLong = TOO_LONG.test(message) || CONTEXT_LENGTH.test(message);
   if (name === 'ValidationException') return { kind: tooLong ? 'context_length' : 'bad_request', ...base };
   const named = KIND_OF_EXCEPTION[name];

@@ -19,15 +19,15 @@ import { messageOf } from '../messageOf.js';
 import { err, ok, type Result } from '../result.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
-import { brokeOff, CONTEXT_LENGTH, causes, OVERLOADED, retryAfterMsOf } from './failures.js';
+import { CONTEXT_LENGTH, failureFields, OVERLOADED, replyFailure, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { type LlmPortOptions, type PortLimits, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
 import { ReplyError, replyErrorOf } from './replyError.js';
 import { argumentsOf, type Reading, type StopReasons, toResponse } from './replyParts.js';
-import { ReplyCutShortError } from './replyStream.js';
 import type { RequestGuard } from './requestGuard.js';
+import { failedMidway, unanswered } from './stainlessErrors.js';
 import { readStreamedReply } from './streamedReply.js';
 
 export type ApiType = 'openai' | 'azure' | 'ollama';
@@ -106,7 +106,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
         send,
         failure: (thrown) => {
           const error = toLlmError(openai, thrown);
-          return { error, midway: failedMidway(openai, thrown, error) };
+          return { error, midway: failedMidway(openai.OpenAI, thrown, error) };
         },
       });
     },
@@ -401,33 +401,12 @@ function usageOf(reported: ReportedUsage): LlmUsage {
   };
 }
 
-/**
- * The SDK retried what failed before the headers; after them, a cut connection or an error the
- * server sent about itself in place of the reply (overloaded, rate-limited) is retried here.
- */
-function failedMidway({ OpenAI }: OpenAiModule, thrown: unknown, error: LlmError): boolean {
-  if (thrown instanceof ReplyError)
-    return error.kind === 'server' || error.kind === 'rate_limit' || error.kind === 'overloaded';
-  return error.kind === 'network' && !(thrown instanceof OpenAI.APIConnectionError);
-}
-
 function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
-  if (error instanceof OpenAI.APIUserAbortError) return { kind: 'aborted', message: 'the request was aborted' };
-  if (error instanceof OpenAI.APIConnectionTimeoutError) return { kind: 'timeout', message: error.message };
-  if (error instanceof OpenAI.APIConnectionError)
-    return {
-      kind: 'network',
-      message: error.cause instanceof Error ? `${error.message} (${error.cause.message})` : error.message,
-    };
+  const before = unanswered(OpenAI, error);
+  if (before) return before;
   if (error instanceof OpenAI.APIError) {
-    const status = error.status;
-    const message = error.message;
-    const retryAfterMs = retryAfterMsOf(error.headers);
-    const base = {
-      message,
-      ...(status !== undefined ? { status } : {}),
-      ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-    };
+    const { status, message } = error;
+    const base = failureFields(message, status, retryAfterMsOf(error.headers));
     if (status === 429) return { kind: 'rate_limit', ...base };
     if (status === 401 || status === 403) return { kind: 'auth', ...base };
     if (status === 529 || (status === 503 && OVERLOADED.test(message))) return { kind: 'overloaded', ...base };
@@ -438,12 +417,7 @@ function toLlmError({ OpenAI }: OpenAiModule, error: unknown): LlmError {
     return { kind: 'bad_request', ...base };
   }
   if (error instanceof ReplyError) return fromReplyError(error);
-  if (error instanceof ReplyCutShortError)
-    return { kind: 'network', message: `the connection broke during the reply: ${error.message}` };
-  // After the headers: the body or stream broke off.
-  if (brokeOff(error)) return { kind: 'network', message: `the connection broke during the reply: ${causes(error)}` };
-  if (error instanceof Error && error.name === 'AbortError') return { kind: 'aborted', message: error.message };
-  return { kind: 'malformed_response', message: messageOf(error) };
+  return replyFailure(error);
 }
 
 /**
