@@ -1,12 +1,19 @@
-import { callId, isFailure, type Script, type ScriptedAnswer, scriptExhausted } from './script.js';
+import { callId, isFailure, type ScriptedAnswer, scriptExhausted } from './script.js';
 import {
   deliver,
-  deliveredInPieces,
-  piecesOf,
-  retryHeaders,
+  type ErrorNames,
+  errorNameOf,
+  estimatedUsage,
+  type StandInOptions,
+  type StandInServer,
+  sendFailure,
   sendJson,
+  sendReply,
+  standIn,
   startScriptedHttp,
   streamHeaders,
+  textPieces,
+  withMidStreamError,
 } from './scriptedHttp.js';
 
 /** A Messages API request body as the server received it. */
@@ -23,37 +30,31 @@ export interface RecordedAnthropicRequest {
   readonly [key: string]: unknown;
 }
 
-export interface AnthropicServerOptions {
-  readonly script: Script<RecordedAnthropicRequest>;
+export interface AnthropicServerOptions extends StandInOptions<RecordedAnthropicRequest> {
   readonly model?: string;
-  /** Keep every request for the test to read (default); off, only the count is kept. */
-  readonly keepRequests?: boolean;
 }
 
-export interface AnthropicServer {
+export interface AnthropicServer extends StandInServer<RecordedAnthropicRequest> {
   /** `http://127.0.0.1:<port>`, ready for `new Anthropic({ baseURL })` (the SDK adds `/v1/messages`). */
   readonly baseURL: string;
-  readonly requests: readonly RecordedAnthropicRequest[];
-  /** The path and query of every request, in order. */
-  readonly paths: readonly string[];
-  /** How many requests reached the server, retries included. */
-  readonly hits: number;
-  assertConsumed(): void;
-  close(): Promise<void>;
 }
 
 /** The error type Anthropic names for each status it answers with. */
-const ERROR_TYPES: Readonly<Record<number, string>> = {
-  400: 'invalid_request_error',
-  401: 'authentication_error',
-  402: 'billing_error',
-  403: 'permission_error',
-  404: 'not_found_error',
-  413: 'request_too_large',
-  429: 'rate_limit_error',
-  500: 'api_error',
-  504: 'timeout_error',
-  529: 'overloaded_error',
+const ERROR_TYPES: ErrorNames = {
+  byStatus: {
+    400: 'invalid_request_error',
+    401: 'authentication_error',
+    402: 'billing_error',
+    403: 'permission_error',
+    404: 'not_found_error',
+    413: 'request_too_large',
+    429: 'rate_limit_error',
+    500: 'api_error',
+    504: 'timeout_error',
+    529: 'overloaded_error',
+  },
+  server: 'api_error',
+  client: 'invalid_request_error',
 };
 
 const errorBody = (type: string, message: string) => ({ type: 'error', error: { type, message } });
@@ -68,7 +69,7 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
   const model = options.model ?? 'scripted-model';
   const server = await startScriptedHttp<RecordedAnthropicRequest>({
     script: options.script,
-    ...(options.keepRequests !== undefined ? { keepRequests: options.keepRequests } : {}),
+    keepRequests: options.keepRequests,
     route(req, res, path) {
       if (req.method === 'POST' && path === '/v1/messages') return false;
       sendJson(res, 404, errorBody('not_found_error', `no route ${req.method} ${req.url}`));
@@ -79,45 +80,27 @@ export async function startAnthropicServer(options: AnthropicServerOptions): Pro
         return sendJson(res, 500, errorBody('api_error', scriptExhausted(index)), { 'x-should-retry': 'false' });
       }
       if (isFailure(reply)) {
-        const { status, message, code, type } = reply.error;
-        if (status === undefined) {
-          res.destroy();
-          return;
-        }
-        const text =
-          message ??
-          (code === 'context_length_exceeded'
-            ? `prompt is too long: ${estimatedTokens(body)} tokens > 200000 maximum`
-            : `scripted HTTP ${status}`);
-        const kind = type ?? ERROR_TYPES[status] ?? (status >= 500 ? 'api_error' : 'invalid_request_error');
-        return sendJson(res, status, errorBody(kind, text), retryHeaders(reply.error));
+        const { error } = reply;
+        // An overlong context is refused in Anthropic's words where the script gives none.
+        const tooLong =
+          error.code === 'context_length_exceeded'
+            ? `prompt is too long: ${estimatedUsage(sentText(body), '').inputTokens} tokens > 200000 maximum`
+            : undefined;
+        return sendFailure(res, { ...error, message: error.message ?? tooLong }, (status, message, headers) =>
+          sendJson(res, status, errorBody(error.type ?? errorNameOf(ERROR_TYPES, status), message), headers),
+        );
       }
       const message = toMessage(reply, index, model, body);
       if (body.stream) return deliver(res, streamHeaders, streamEvents(message, reply), reply);
-      if (!deliveredInPieces(reply)) return sendJson(res, 200, message);
-      const text = Buffer.from(JSON.stringify(message));
-      return deliver(
-        res,
-        { 'content-type': 'application/json', 'content-length': String(text.length) },
-        piecesOf(text),
-        reply,
-      );
+      return sendReply(res, message, reply);
     },
   });
-  return {
-    baseURL: server.origin,
-    requests: server.requests,
-    paths: server.paths,
-    get hits() {
-      return server.hits;
-    },
-    assertConsumed: () => server.assertConsumed(),
-    close: () => server.close(),
-  };
+  return standIn(server, { baseURL: server.origin });
 }
 
-const estimatedTokens = (body: RecordedAnthropicRequest) =>
-  Math.ceil(JSON.stringify([body.system ?? '', body.messages, body.tools ?? []]).length / 4);
+/** What the request sent, as the text its input tokens are estimated from. */
+const sentText = (body: RecordedAnthropicRequest) =>
+  JSON.stringify([body.system ?? '', body.messages, body.tools ?? []]);
 
 const STOP_REASONS = {
   stop: 'end_turn',
@@ -148,10 +131,7 @@ function toMessage(reply: ScriptedAnswer, index: number, model: string, body: Re
     content.push({ type: 'tool_use', id: callId(call, index, i), name: call.name, input });
   });
   const calls = reply.toolCalls?.length ?? 0;
-  const usage = reply.usage ?? {
-    inputTokens: estimatedTokens(body),
-    outputTokens: Math.ceil(JSON.stringify(content).length / 4),
-  };
+  const usage = reply.usage ?? estimatedUsage(sentText(body), JSON.stringify(content));
   return {
     id: `msg_${index}`,
     type: 'message' as const,
@@ -181,13 +161,6 @@ function wireUsage(usage: NonNullable<ScriptedAnswer['usage']>) {
 
 const event = (type: string, data: object) => `event: ${type}\ndata: ${JSON.stringify({ type, ...data })}\n\n`;
 
-/** Cut in pieces of 16 characters, as a stream's deltas come. */
-function pieces(text: string): string[] {
-  const out: string[] = [];
-  for (let i = 0; i < text.length; i += 16) out.push(text.slice(i, i + 16));
-  return out;
-}
-
 /**
  * The message as the API streams it: message_start (the input's usage), a ping, each block's
  * start, deltas and stop, then message_delta (the stop reason and the output's usage) and
@@ -206,7 +179,7 @@ function streamEvents(message: AnthropicMessage, reply: ScriptedAnswer): string[
     switch (block.type) {
       case 'thinking':
         events.push(event('content_block_start', { index, content_block: { ...block, thinking: '', signature: '' } }));
-        for (const piece of pieces(block.thinking)) delta({ type: 'thinking_delta', thinking: piece });
+        for (const piece of textPieces(block.thinking)) delta({ type: 'thinking_delta', thinking: piece });
         delta({ type: 'signature_delta', signature: block.signature });
         break;
       case 'redacted_thinking':
@@ -214,12 +187,12 @@ function streamEvents(message: AnthropicMessage, reply: ScriptedAnswer): string[
         break;
       case 'text':
         events.push(event('content_block_start', { index, content_block: { type: 'text', text: '' } }));
-        for (const piece of pieces(block.text)) delta({ type: 'text_delta', text: piece });
+        for (const piece of textPieces(block.text)) delta({ type: 'text_delta', text: piece });
         break;
       case 'tool_use': {
         events.push(event('content_block_start', { index, content_block: { ...block, input: {} } }));
         const json = typeof block.input === 'string' ? block.input : JSON.stringify(block.input);
-        for (const piece of pieces(json)) delta({ type: 'input_json_delta', partial_json: piece });
+        for (const piece of textPieces(json)) delta({ type: 'input_json_delta', partial_json: piece });
         break;
       }
     }
@@ -229,10 +202,7 @@ function streamEvents(message: AnthropicMessage, reply: ScriptedAnswer): string[
     event('message_delta', { delta: { stop_reason: message.stop_reason, stop_sequence: null }, usage }),
     event('message_stop', {}),
   );
-  const failure = reply.midStreamError;
-  if (!failure) return events;
-  const error = event('error', {
-    error: { type: failure.type ?? 'overloaded_error', message: failure.message ?? 'Overloaded' },
-  });
-  return [...events.slice(0, failure.after), error];
+  return withMidStreamError(events, reply, (failure) =>
+    event('error', { error: { type: failure.type ?? 'overloaded_error', message: failure.message ?? 'Overloaded' } }),
+  );
 }

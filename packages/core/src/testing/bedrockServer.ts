@@ -4,12 +4,25 @@ import {
   callArguments,
   callId,
   isFailure,
-  type Script,
   type ScriptedAnswer,
   type ScriptedFailure,
   scriptExhausted,
 } from './script.js';
-import { deliver, deliveredInPieces, piecesOf, retryHeaders, sendJson, startScriptedHttp } from './scriptedHttp.js';
+import {
+  deliver,
+  type ErrorNames,
+  errorNameOf,
+  estimatedUsage,
+  type StandInOptions,
+  type StandInServer,
+  sendFailure,
+  sendJson,
+  sendReply,
+  standIn,
+  startScriptedHttp,
+  textPieces,
+  withMidStreamError,
+} from './scriptedHttp.js';
 
 /** A content block of a Converse message as the server received it (`text`, `toolUse`, `toolResult`, `image`, …). */
 export type BedrockBlock = Readonly<Record<string, unknown>>;
@@ -27,22 +40,12 @@ export interface RecordedBedrockRequest {
   readonly [key: string]: unknown;
 }
 
-export interface BedrockServerOptions {
-  readonly script: Script<RecordedBedrockRequest>;
-  /** Keep every request for the test to read (default true). */
-  readonly keepRequests?: boolean;
-}
+export type BedrockServerOptions = StandInOptions<RecordedBedrockRequest>;
 
-export interface BedrockServer {
+/** The Bedrock stand-in; its `paths` name the model, URL-encoded (`/model/<id>/converse`). */
+export interface BedrockServer extends StandInServer<RecordedBedrockRequest> {
   /** `http://127.0.0.1:<port>`, the client's `endpoint`. */
   readonly endpoint: string;
-  readonly requests: readonly RecordedBedrockRequest[];
-  /** The path of every request, in order (the model id URL-encoded in it). */
-  readonly paths: readonly string[];
-  /** How many requests took a reply of the script, retries included. */
-  readonly hits: number;
-  assertConsumed(): void;
-  close(): Promise<void>;
 }
 
 const ROUTE = /^\/model\/([^/]+)\/(converse|converse-stream)$/;
@@ -60,7 +63,7 @@ export async function startBedrockServer(options: BedrockServerOptions): Promise
   const server = await startScriptedHttp<RecordedBedrockRequest>({
     script: options.script,
     http2: true,
-    ...(options.keepRequests !== undefined ? { keepRequests: options.keepRequests } : {}),
+    keepRequests: options.keepRequests,
     route(req, res, path) {
       if (req.method === 'POST' && ROUTE.test(path)) return false;
       awsError(res, 404, 'UnknownOperationException', `no route ${req.method} ${path}`);
@@ -85,26 +88,10 @@ export async function startBedrockServer(options: BedrockServerOptions): Promise
           reply,
         );
       }
-      if (!deliveredInPieces(reply)) return sendJson(res, 200, output);
-      const text = Buffer.from(JSON.stringify(output));
-      return deliver(
-        res,
-        { 'content-type': 'application/json', 'content-length': String(text.length) },
-        piecesOf(text),
-        reply,
-      );
+      return sendReply(res, output, reply);
     },
   });
-  return {
-    endpoint: server.origin,
-    requests: server.requests,
-    paths: server.paths,
-    get hits() {
-      return server.hits;
-    },
-    assertConsumed: () => server.assertConsumed(),
-    close: () => server.close(),
-  };
+  return standIn(server, { endpoint: server.origin });
 }
 
 /** An error as AWS sends it: its type in `x-amzn-ErrorType`, its message in the body. */
@@ -118,28 +105,28 @@ function awsError(res: ServerResponse, status: number, type: string, message: st
 }
 
 /** The exception Bedrock names for a status, where the script names none. */
-const TYPE_OF_STATUS: Readonly<Record<number, string>> = {
-  400: 'ValidationException',
-  // Bedrock answers a bad key with 403; a shared script's 401 means the same.
-  401: 'UnrecognizedClientException',
-  403: 'AccessDeniedException',
-  404: 'ResourceNotFoundException',
-  408: 'ModelTimeoutException',
-  424: 'ModelErrorException',
-  429: 'ThrottlingException',
-  503: 'ServiceUnavailableException',
+const EXCEPTIONS: ErrorNames = {
+  byStatus: {
+    400: 'ValidationException',
+    // Bedrock answers a bad key with 403; a shared script's 401 means the same.
+    401: 'UnrecognizedClientException',
+    403: 'AccessDeniedException',
+    404: 'ResourceNotFoundException',
+    408: 'ModelTimeoutException',
+    424: 'ModelErrorException',
+    429: 'ThrottlingException',
+    503: 'ServiceUnavailableException',
+  },
+  server: 'InternalServerException',
+  client: 'ValidationException',
 };
 
 function fail(res: ServerResponse, { error }: ScriptedFailure): void {
-  if (error.status === undefined) {
-    res.destroy();
-    return;
-  }
   // Another provider's type (a shared script's `rate_limit_error`) goes as Bedrock's for the status.
   const own = error.type !== undefined && /Exception$/.test(error.type) ? error.type : undefined;
-  const type =
-    own ?? TYPE_OF_STATUS[error.status] ?? (error.status >= 500 ? 'InternalServerException' : 'ValidationException');
-  awsError(res, error.status, type, error.message ?? `scripted HTTP ${error.status}`, retryHeaders(error));
+  sendFailure(res, error, (status, message, headers) =>
+    awsError(res, status, own ?? errorNameOf(EXCEPTIONS, status), message, headers),
+  );
 }
 
 const blank = (block: BedrockBlock) => typeof block.text === 'string' && block.text.trim() === '';
@@ -216,10 +203,7 @@ function toOutput(reply: ScriptedAnswer, index: number, body: RecordedBedrockReq
     } catch {}
     content.push({ toolUse: { toolUseId: callId(call, index, i), name: call.name, input } });
   });
-  const usage = reply.usage ?? {
-    inputTokens: Math.ceil(JSON.stringify(body.messages).length / 4),
-    outputTokens: Math.ceil(JSON.stringify(content).length / 4),
-  };
+  const usage = reply.usage ?? estimatedUsage(JSON.stringify(body.messages), JSON.stringify(content));
   return {
     output: { message: { role: 'assistant', content } },
     stopReason: STOP_REASONS[reply.finishReason ?? (calls.length > 0 ? 'tool_calls' : 'stop')],
@@ -280,13 +264,6 @@ function frame(kind: 'event' | 'exception', type: string, payload: unknown): Uin
   });
 }
 
-/** Text in pieces of 16 characters, as a stream delivers it. */
-function chunks(text: string): string[] {
-  const pieces: string[] = [];
-  for (let i = 0; i < text.length; i += 16) pieces.push(text.slice(i, i + 16));
-  return pieces;
-}
-
 /**
  * The reply as ConverseStream sends it, one frame per piece: messageStart, each content block's
  * start (tool calls), deltas and stop, messageStop and the metadata with usage — or, for a
@@ -304,28 +281,27 @@ function streamFrames(output: Output, reply: ScriptedAnswer): Uint8Array[] {
       };
       if (reasoning.redactedContent !== undefined)
         delta({ reasoningContent: { redactedContent: reasoning.redactedContent } });
-      for (const text of chunks(reasoning.reasoningText?.text ?? '')) delta({ reasoningContent: { text } });
+      for (const text of textPieces(reasoning.reasoningText?.text ?? '')) delta({ reasoningContent: { text } });
       const signature = reasoning.reasoningText?.signature;
       if (signature !== undefined) delta({ reasoningContent: { signature } });
     } else if ('toolUse' in block) {
       const { toolUseId, name, input } = block.toolUse as { toolUseId: string; name: string; input: unknown };
       event('contentBlockStart', { contentBlockIndex, start: { toolUse: { toolUseId, name } } });
-      for (const piece of chunks(typeof input === 'string' ? input : JSON.stringify(input))) {
+      for (const piece of textPieces(typeof input === 'string' ? input : JSON.stringify(input))) {
         delta({ toolUse: { input: piece } });
       }
     } else {
-      for (const text of chunks(String(block.text))) delta({ text });
+      for (const text of textPieces(String(block.text))) delta({ text });
     }
     event('contentBlockStop', { contentBlockIndex });
   });
   event('messageStop', { stopReason: output.stopReason });
   event('metadata', { usage: output.usage, metrics: output.metrics });
-  const failure = reply.midStreamError;
-  if (!failure) return frames;
-  // Exception frames name their type in lower camel case (`throttlingException`).
-  const type = failure.type ?? 'modelStreamErrorException';
-  const exception = frame('exception', type.charAt(0).toLowerCase() + type.slice(1), {
-    message: failure.message ?? 'The model stream failed.',
+  return withMidStreamError(frames, reply, (failure) => {
+    // Exception frames name their type in lower camel case (`throttlingException`).
+    const type = failure.type ?? 'modelStreamErrorException';
+    return frame('exception', type.charAt(0).toLowerCase() + type.slice(1), {
+      message: failure.message ?? 'The model stream failed.',
+    });
   });
-  return [...frames.slice(0, failure.after), exception];
 }

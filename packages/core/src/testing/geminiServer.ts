@@ -1,19 +1,19 @@
-import {
-  callArguments,
-  isFailure,
-  type Script,
-  type ScriptedAnswer,
-  type ScriptedFailure,
-  scriptExhausted,
-} from './script.js';
+import { callArguments, isFailure, type ScriptedAnswer, scriptExhausted } from './script.js';
 import {
   deliver,
-  deliveredInPieces,
-  piecesOf,
-  retryHeaders,
+  type ErrorNames,
+  errorNameOf,
+  estimatedUsage,
+  type StandInOptions,
+  type StandInServer,
+  sendFailure,
   sendJson,
+  sendReply,
+  standIn,
   startScriptedHttp,
   streamHeaders,
+  textPieces,
+  withMidStreamError,
 } from './scriptedHttp.js';
 
 /** A part of a Gemini message, as the API takes and gives them. */
@@ -42,34 +42,28 @@ export interface RecordedGeminiRequest {
   readonly [key: string]: unknown;
 }
 
-export interface GeminiServerOptions {
-  readonly script: Script<RecordedGeminiRequest>;
-  /** Keep every request for the test to read (default); off, only the count is kept. */
-  readonly keepRequests?: boolean;
-}
+export type GeminiServerOptions = StandInOptions<RecordedGeminiRequest>;
 
-export interface GeminiServer {
+/** The Gemini stand-in; its `paths` name the model and the call (`/v1beta/models/<model>:streamGenerateContent?alt=sse`). */
+export interface GeminiServer extends StandInServer<RecordedGeminiRequest> {
   /** `http://127.0.0.1:<port>/v1beta`, ready for `createGoogleGenerativeAI({ baseURL })`. */
   readonly baseURL: string;
-  readonly requests: readonly RecordedGeminiRequest[];
-  /** The path and query of every request, in order (`/v1beta/models/<model>:streamGenerateContent?alt=sse`). */
-  readonly paths: readonly string[];
-  /** How many requests reached the server, retries included. */
-  readonly hits: number;
-  assertConsumed(): void;
-  close(): Promise<void>;
 }
 
 /** The status Google names for each HTTP status it answers with. */
-const STATUSES: Readonly<Record<number, string>> = {
-  400: 'INVALID_ARGUMENT',
-  401: 'UNAUTHENTICATED',
-  403: 'PERMISSION_DENIED',
-  404: 'NOT_FOUND',
-  429: 'RESOURCE_EXHAUSTED',
-  500: 'INTERNAL',
-  503: 'UNAVAILABLE',
-  504: 'DEADLINE_EXCEEDED',
+const STATUSES: ErrorNames = {
+  byStatus: {
+    400: 'INVALID_ARGUMENT',
+    401: 'UNAUTHENTICATED',
+    403: 'PERMISSION_DENIED',
+    404: 'NOT_FOUND',
+    429: 'RESOURCE_EXHAUSTED',
+    500: 'INTERNAL',
+    503: 'UNAVAILABLE',
+    504: 'DEADLINE_EXCEEDED',
+  },
+  server: 'INTERNAL',
+  client: 'FAILED_PRECONDITION',
 };
 
 const errorBody = (code: number, message: string, status: string) => ({ error: { code, message, status } });
@@ -91,7 +85,7 @@ const MODEL_CALL = /\/models\/[^/]+:(generateContent|streamGenerateContent)$/;
 export async function startGeminiServer(options: GeminiServerOptions): Promise<GeminiServer> {
   const server = await startScriptedHttp<RecordedGeminiRequest>({
     script: options.script,
-    ...(options.keepRequests !== undefined ? { keepRequests: options.keepRequests } : {}),
+    keepRequests: options.keepRequests,
     route(req, res, path) {
       if (req.method === 'POST' && MODEL_CALL.test(path)) return false;
       sendJson(res, 404, errorBody(404, `no route ${req.method} ${req.url}`, 'NOT_FOUND'));
@@ -102,37 +96,19 @@ export async function startGeminiServer(options: GeminiServerOptions): Promise<G
       const invalid = refusal(body);
       if (invalid) return sendJson(res, 400, errorBody(400, invalid, 'INVALID_ARGUMENT'));
       if (isFailure(reply)) {
-        const { status } = reply.error;
-        if (status === undefined) {
-          res.destroy();
-          return;
-        }
-        return sendJson(res, status, failureBody(reply.error, status), retryHeaders(reply.error));
+        const { type } = reply.error;
+        return sendFailure(res, reply.error, (status, message, headers) =>
+          sendJson(res, status, errorBody(status, message, type ?? errorNameOf(STATUSES, status)), headers),
+        );
       }
       const response = toResponse(reply, index, body);
       if (path.endsWith(':streamGenerateContent')) {
         return deliver(res, streamHeaders, streamEvents(response, reply), reply);
       }
-      if (!deliveredInPieces(reply)) return sendJson(res, 200, response);
-      const text = Buffer.from(JSON.stringify(response));
-      return deliver(
-        res,
-        { 'content-type': 'application/json', 'content-length': String(text.length) },
-        piecesOf(text),
-        reply,
-      );
+      return sendReply(res, response, reply);
     },
   });
-  return {
-    baseURL: `${server.origin}/v1beta`,
-    requests: server.requests,
-    paths: server.paths,
-    get hits() {
-      return server.hits;
-    },
-    assertConsumed: () => server.assertConsumed(),
-    close: () => server.close(),
-  };
+  return standIn(server, { baseURL: `${server.origin}/v1beta` });
 }
 
 /** Why Gemini would refuse the request, as it says it: no contents, or a turn of calls not answered by the next one. */
@@ -148,11 +124,6 @@ function refusal(body: RecordedGeminiRequest): string | undefined {
     }
   }
   return undefined;
-}
-
-function failureBody(error: ScriptedFailure['error'], status: number) {
-  const name = error.type ?? STATUSES[status] ?? (status >= 500 ? 'INTERNAL' : 'FAILED_PRECONDITION');
-  return errorBody(status, error.message ?? `scripted HTTP ${status}`, name);
 }
 
 const FINISH_REASONS = { stop: 'STOP', tool_calls: 'STOP', length: 'MAX_TOKENS', content_filter: 'SAFETY' } as const;
@@ -184,10 +155,7 @@ function toResponse(reply: ScriptedAnswer, index: number, body: RecordedGeminiRe
       ...(i === 0 && callSignature ? { thoughtSignature: callSignature } : {}),
     })),
   ];
-  const usage = reply.usage ?? {
-    inputTokens: Math.ceil(JSON.stringify(body.contents ?? []).length / 4),
-    outputTokens: Math.ceil(JSON.stringify(parts).length / 4),
-  };
+  const usage = reply.usage ?? estimatedUsage(JSON.stringify(body.contents ?? []), JSON.stringify(parts));
   const thoughts = usage.reasoningTokens ?? 0;
   const usageMetadata = reply.wireUsage ?? {
     promptTokenCount: usage.inputTokens,
@@ -231,18 +199,13 @@ function streamEvents(response: ReturnType<typeof toResponse>, reply: ScriptedAn
   for (const part of candidate?.content.parts ?? []) {
     const text = part.text;
     if (text === undefined || text.length <= 16) chunks.push(chunk([part]));
-    else for (let i = 0; i < text.length; i += 16) chunks.push(chunk([{ ...part, text: text.slice(i, i + 16) }]));
+    else for (const piece of textPieces(text)) chunks.push(chunk([{ ...part, text: piece }]));
   }
   chunks.push(chunk([], true));
-  const failure = reply.midStreamError;
-  if (failure) {
+  const sent = withMidStreamError(chunks, reply, (failure) => {
     const status = failure.type ?? 'UNAVAILABLE';
-    const code = Number(Object.entries(STATUSES).find(([, name]) => name === status)?.[0] ?? 500);
-    chunks.splice(
-      failure.after,
-      chunks.length,
-      JSON.stringify(errorBody(code, failure.message ?? 'scripted stream error', status)),
-    );
-  }
-  return chunks.map((data) => `data: ${data}\r\n\r\n`);
+    const code = Number(Object.entries(STATUSES.byStatus).find(([, name]) => name === status)?.[0] ?? 500);
+    return JSON.stringify(errorBody(code, failure.message ?? 'scripted stream error', status));
+  });
+  return sent.map((data) => `data: ${data}\r\n\r\n`);
 }

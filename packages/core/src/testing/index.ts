@@ -44,6 +44,8 @@ export {
   type ScriptedExchange,
   type ScriptedHttpOptions,
   type ScriptedHttpServer,
+  type StandInOptions,
+  type StandInServer,
   sendJson,
   startScriptedHttp,
   streamHeaders,

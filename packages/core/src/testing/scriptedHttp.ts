@@ -2,7 +2,15 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { createServer as createHttp2Server } from 'node:http2';
 import type { AddressInfo } from 'node:net';
 import { bothProtocols } from './bothProtocols.js';
-import { nextReply, type Script, type ScriptedAnswer, type ScriptedReply, sleep, unused } from './script.js';
+import {
+  nextReply,
+  type Script,
+  type ScriptedAnswer,
+  type ScriptedFailure,
+  type ScriptedReply,
+  sleep,
+  unused,
+} from './script.js';
 
 /** What a stand-in's route gets: the request, its parsed JSON body, and the script's reply to it. */
 export interface ScriptedExchange<Request> {
@@ -17,10 +25,17 @@ export interface ScriptedExchange<Request> {
   readonly reply: ScriptedReply | undefined;
 }
 
-export interface ScriptedHttpOptions<Request> {
+/** What every stand-in's options hold: its script, and whether it keeps what it was sent. */
+export interface StandInOptions<Request> {
   readonly script: Script<Request>;
-  /** Keep every request body for the test to read (default true). */
-  readonly keepRequests?: boolean;
+  /**
+   * Keep every request for the test to read (default). A long-lived server (a benchmark serving
+   * thousands of long histories) turns it off: it then keeps only the count, and `requests` and `paths` stay empty.
+   */
+  readonly keepRequests?: boolean | undefined;
+}
+
+export interface ScriptedHttpOptions<Request> extends StandInOptions<Request> {
   /**
    * Answers a request without taking a reply of the script (a model list, a 404), or `false` for
    * a request that takes the script's next reply, which `answer` then sends.
@@ -36,16 +51,39 @@ export interface ScriptedHttpOptions<Request> {
   readonly answer: (exchange: ScriptedExchange<Request>) => Promise<void> | void;
 }
 
-export interface ScriptedHttpServer<Request> {
-  /** `http://127.0.0.1:<port>`. */
-  readonly origin: string;
+/** What every provider's stand-in gives its test, besides the address its clients take. */
+export interface StandInServer<Request> {
+  /** Every request's body as the server received it, in order. */
   readonly requests: readonly Request[];
   /** The path and query of every request, in order. */
   readonly paths: readonly string[];
   /** How many requests took a reply of the script, retries included. */
   readonly hits: number;
+  /** Throws unless every reply of the script was requested. */
   assertConsumed(): void;
   close(): Promise<void>;
+}
+
+export interface ScriptedHttpServer<Request> extends StandInServer<Request> {
+  /** `http://127.0.0.1:<port>`. */
+  readonly origin: string;
+}
+
+/** A stand-in as its test sees it: the scripted server's requests and controls, with its own address. */
+export function standIn<Request, Address extends object>(
+  server: ScriptedHttpServer<Request>,
+  address: Address,
+): StandInServer<Request> & Address {
+  return {
+    ...address,
+    requests: server.requests,
+    paths: server.paths,
+    get hits() {
+      return server.hits;
+    },
+    assertConsumed: () => server.assertConsumed(),
+    close: () => server.close(),
+  };
 }
 
 /**
@@ -144,6 +182,68 @@ export function retryHeaders(error: {
   if (error.retryAfter !== undefined) headers['retry-after'] = String(error.retryAfter);
   if (error.retryAfterMs !== undefined) headers['retry-after-ms'] = String(error.retryAfterMs);
   return headers;
+}
+
+/** A provider's names for its errors: by HTTP status, else its name for a server's fault and for a client's. */
+export interface ErrorNames {
+  readonly byStatus: Readonly<Record<number, string>>;
+  readonly server: string;
+  readonly client: string;
+}
+
+/** The provider's name for an error of this status. */
+export const errorNameOf = (names: ErrorNames, status: number): string =>
+  names.byStatus[status] ?? (status >= 500 ? names.server : names.client);
+
+/**
+ * Sends a scripted failure: without a status, the connection dropped; else what `send` makes of
+ * its status and message (the script's, or `scripted HTTP <status>`), with the script's Retry-After.
+ */
+export function sendFailure(
+  res: ServerResponse,
+  error: ScriptedFailure['error'],
+  send: (status: number, message: string, headers: Record<string, string>) => void,
+): void {
+  if (error.status === undefined) {
+    res.destroy();
+    return;
+  }
+  send(error.status, error.message ?? `scripted HTTP ${error.status}`, retryHeaders(error));
+}
+
+/** A reply's JSON sent whole: at once, or in pieces of it as the script says (paced, stalled, cut, ended early). */
+export function sendReply(res: ServerResponse, body: unknown, reply: ScriptedAnswer): Promise<void> | void {
+  if (!deliveredInPieces(reply)) return sendJson(res, 200, body);
+  const text = Buffer.from(JSON.stringify(body));
+  return deliver(
+    res,
+    { 'content-type': 'application/json', 'content-length': String(text.length) },
+    piecesOf(text),
+    reply,
+  );
+}
+
+/** The usage a reply reports where the script gives none: about 4 characters a token of what was sent and said. */
+export const estimatedUsage = (sent: string, said: string): NonNullable<ScriptedAnswer['usage']> => ({
+  inputTokens: Math.ceil(sent.length / 4),
+  outputTokens: Math.ceil(said.length / 4),
+});
+
+/** Text in pieces of 16 characters, as a stream's deltas bring it. */
+export function textPieces(text: string): string[] {
+  const pieces: string[] = [];
+  for (let i = 0; i < text.length; i += 16) pieces.push(text.slice(i, i + 16));
+  return pieces;
+}
+
+/** A stream's events, cut after a scripted mid-stream error's count and ended with that error as the wire says it. */
+export function withMidStreamError<Event>(
+  events: Event[],
+  reply: ScriptedAnswer,
+  errorEvent: (failure: NonNullable<ScriptedAnswer['midStreamError']>) => Event,
+): Event[] {
+  const failure = reply.midStreamError;
+  return failure ? [...events.slice(0, failure.after), errorEvent(failure)] : events;
 }
 
 /** Whether the reply is to be sent in pieces (paced, stalled, cut or ended early) rather than at once. */

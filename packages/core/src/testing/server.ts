@@ -1,12 +1,17 @@
-import { callArguments, callId, isFailure, type Script, type ScriptedAnswer, scriptExhausted } from './script.js';
+import { callArguments, callId, isFailure, type ScriptedAnswer, scriptExhausted } from './script.js';
 import {
   deliver,
-  deliveredInPieces,
-  piecesOf,
-  retryHeaders,
+  estimatedUsage,
+  type StandInOptions,
+  type StandInServer,
+  sendFailure,
   sendJson,
+  sendReply,
+  standIn,
   startScriptedHttp,
   streamHeaders,
+  textPieces,
+  withMidStreamError,
 } from './scriptedHttp.js';
 
 /** A chat-completions request body as the server received it. */
@@ -27,26 +32,14 @@ export interface RecordedRequest {
   readonly [key: string]: unknown;
 }
 
-export interface OpenAiServerOptions {
-  readonly script: Script<RecordedRequest>;
+export interface OpenAiServerOptions extends StandInOptions<RecordedRequest> {
   readonly model?: string;
-  /**
-   * Keep every request for the test to read (default). A long-lived server (a benchmark serving
-   * thousands of long histories) turns it off: it then keeps only the count, and `requests` and `paths` stay empty.
-   */
-  readonly keepRequests?: boolean;
 }
 
-export interface OpenAiServer {
+/** The OpenAI stand-in; its `paths` show the URL a client used (Azure's deployment URL, say). */
+export interface OpenAiServer extends StandInServer<RecordedRequest> {
   /** `http://127.0.0.1:<port>/v1`, ready for `new OpenAI({ baseURL })`. */
   readonly baseURL: string;
-  readonly requests: readonly RecordedRequest[];
-  /** The path and query of every request, in order (e.g. Azure's deployment URL). */
-  readonly paths: readonly string[];
-  /** How many requests reached the server, retries included. */
-  readonly hits: number;
-  assertConsumed(): void;
-  close(): Promise<void>;
 }
 
 /**
@@ -57,7 +50,7 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
   const model = options.model ?? 'scripted-model';
   const server = await startScriptedHttp<RecordedRequest>({
     script: options.script,
-    ...(options.keepRequests !== undefined ? { keepRequests: options.keepRequests } : {}),
+    keepRequests: options.keepRequests,
     route(req, res, path) {
       if (req.method === 'GET' && path.endsWith('/models')) {
         sendJson(res, 200, { object: 'list', data: [{ id: model, object: 'model', owned_by: 'openmanus' }] });
@@ -79,38 +72,17 @@ export async function startOpenAiServer(options: OpenAiServerOptions): Promise<O
         );
       }
       if (isFailure(reply)) {
-        const { status, message, code } = reply.error;
-        if (status === undefined) {
-          res.destroy();
-          return;
-        }
-        const type = reply.error.type ?? 'scripted_error';
-        const error = { message: message ?? `scripted HTTP ${status}`, type, code: code ?? null };
-        return sendJson(res, status, { error }, retryHeaders(reply.error));
+        const { type = 'scripted_error', code = null } = reply.error;
+        return sendFailure(res, reply.error, (status, message, headers) =>
+          sendJson(res, status, { error: { message, type, code } }, headers),
+        );
       }
       const completion = toCompletion(reply, index, model, body);
-      if (body.stream)
-        return deliver(res, streamHeaders, withMidStreamError(streamEvents(completion, body), reply), reply);
-      if (!deliveredInPieces(reply)) return sendJson(res, 200, completion);
-      const text = Buffer.from(JSON.stringify(completion));
-      return deliver(
-        res,
-        { 'content-type': 'application/json', 'content-length': String(text.length) },
-        piecesOf(text),
-        reply,
-      );
+      if (body.stream) return deliver(res, streamHeaders, streamEvents(completion, body, reply), reply);
+      return sendReply(res, completion, reply);
     },
   });
-  return {
-    baseURL: `${server.origin}/v1`,
-    requests: server.requests,
-    paths: server.paths,
-    get hits() {
-      return server.hits;
-    },
-    assertConsumed: () => server.assertConsumed(),
-    close: () => server.close(),
-  };
+  return standIn(server, { baseURL: `${server.origin}/v1` });
 }
 
 function toCompletion(reply: ScriptedAnswer, index: number, model: string, body: RecordedRequest) {
@@ -120,10 +92,8 @@ function toCompletion(reply: ScriptedAnswer, index: number, model: string, body:
     function: { name: call.name, arguments: call.objectArguments ? call.arguments : callArguments(call) },
   }));
   const content = reply.content ?? (toolCalls.length > 0 ? null : '');
-  const usage = reply.usage ?? {
-    inputTokens: Math.ceil(JSON.stringify(body.messages).length / 4),
-    outputTokens: Math.ceil(((content ?? '') + JSON.stringify(toolCalls)).length / 4),
-  };
+  const usage =
+    reply.usage ?? estimatedUsage(JSON.stringify(body.messages), (content ?? '') + JSON.stringify(toolCalls));
   return {
     id: `chatcmpl-${index}`,
     object: 'chat.completion' as const,
@@ -162,8 +132,11 @@ function wireUsage(usage: NonNullable<ScriptedAnswer['usage']>) {
   };
 }
 
-/** Server-sent events in the API's chunk format: text in pieces, then tool call deltas, then usage. */
-function streamEvents(completion: ReturnType<typeof toCompletion>, body: RecordedRequest): string[] {
+/**
+ * Server-sent events in the API's chunk format: text in pieces, then tool call deltas, then usage;
+ * a scripted mid-stream error is sent as such servers send it (a `data:` payload with `error`).
+ */
+function streamEvents(completion: ReturnType<typeof toCompletion>, body: RecordedRequest, reply: ScriptedAnswer) {
   const events: string[] = [];
   const choice = completion.choices[0];
   const base = {
@@ -178,7 +151,7 @@ function streamEvents(completion: ReturnType<typeof toCompletion>, body: Recorde
     );
   send({ role: 'assistant', content: '' });
   const text = choice?.message.content ?? '';
-  for (let i = 0; i < text.length; i += 16) send({ content: text.slice(i, i + 16) });
+  for (const piece of textPieces(text)) send({ content: piece });
   (choice?.message.tool_calls ?? []).forEach((call, index) => {
     send({
       tool_calls: [
@@ -192,23 +165,15 @@ function streamEvents(completion: ReturnType<typeof toCompletion>, body: Recorde
     });
     const args =
       typeof call.function.arguments === 'string' ? call.function.arguments : JSON.stringify(call.function.arguments);
-    for (let i = 0; i < args.length; i += 16)
-      send({
-        tool_calls: [{ index, function: { arguments: args.slice(i, i + 16) } }],
-      });
+    for (const piece of textPieces(args)) send({ tool_calls: [{ index, function: { arguments: piece } }] });
   });
   send({}, choice?.finish_reason ?? 'stop');
   const options = body.stream_options as { include_usage?: boolean } | undefined;
   if (options?.include_usage)
     events.push(`data: ${JSON.stringify({ ...base, choices: [], usage: completion.usage })}\n\n`);
   events.push('data: [DONE]\n\n');
-  return events;
-}
-
-/** The events up to a scripted mid-stream error, then the error as such servers send it (a `data:` payload with `error`). */
-function withMidStreamError(events: string[], reply: ScriptedAnswer): string[] {
-  const failure = reply.midStreamError;
-  if (!failure) return events;
-  const error = { message: failure.message ?? 'Overloaded', type: failure.type ?? 'overloaded_error', code: null };
-  return [...events.slice(0, failure.after), `data: ${JSON.stringify({ error })}\n\n`];
+  return withMidStreamError(events, reply, (failure) => {
+    const error = { message: failure.message ?? 'Overloaded', type: failure.type ?? 'overloaded_error', code: null };
+    return `data: ${JSON.stringify({ error })}\n\n`;
+  });
 }
