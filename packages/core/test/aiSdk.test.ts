@@ -12,48 +12,21 @@ import {
   LoadAPIKeyError,
 } from '@ai-sdk/provider';
 import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from 'ai/test';
-import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  createAgent,
-  defineTool,
-  fromAiSdk,
-  type LlmDelta,
-  type LlmRequest,
-  type Message,
-  run,
-  type ToolSpec,
-} from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { fromAiSdk, type LlmDelta, type Message, run } from '../src/index.js';
 import {
   type AnthropicServer,
   type BedrockServer,
   checkLlmPort,
   type OpenAiServer,
-  type RecordedAnthropicRequest,
   type RecordedBedrockRequest,
-  type RecordedRequest,
   type ScriptEntry,
   startAnthropicServer,
   startBedrockServer,
   startOpenAiServer,
 } from '../src/testing/index.js';
-
-const weather: ToolSpec = {
-  name: 'get_weather',
-  description: 'The weather in a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-const ask = (messages: readonly Message[], extra: Partial<LlmRequest> = {}): LlmRequest => ({
-  messages: [{ role: 'system', content: 'Be brief.' }, ...messages],
-  tools: [],
-  toolChoice: 'auto',
-  ...extra,
-});
-const question = (text: string) => ask([{ role: 'user', content: text }]);
-const PIXEL = {
-  mimeType: 'image/png',
-  base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-};
+import { askBriefly, calculator, PIXEL, question, weather } from './portFixtures.js';
+import { useStandIns } from './servers.js';
 
 const usage = (
   input: number,
@@ -131,7 +104,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
     ]);
     const deltas: LlmDelta[] = [];
     const result = await fromAiSdk(model, { stream: true }).complete(
-      ask([{ role: 'user', content: 'Kyoto?' }], { tools: [weather] }),
+      askBriefly([{ role: 'user', content: 'Kyoto?' }], { tools: [weather] }),
       {
         onDelta: (d) => deltas.push(d),
       },
@@ -191,7 +164,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
       { role: 'user', content: 'And tomorrow?' },
     ];
     await fromAiSdk(model, { stream: true }).complete(
-      ask(history, { tools: [weather], cache: { key: 'run-1', stableMessages: 4 } }),
+      askBriefly(history, { tools: [weather], cache: { key: 'run-1', stableMessages: 4 } }),
     );
     const prompt = promptOf(model, 0);
     // The mark on the stable prefix's last message, a tool result: on its part.
@@ -218,7 +191,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
   it("marks Bedrock's cache point, and gives OpenAI models the run's prompt cache key", async () => {
     const bedrock = mockModel('amazon-bedrock', 'anthropic.claude-3-5-haiku', [textStream('ok')]);
     const openai = mockModel('openai.responses', 'gpt-4o-mini', [textStream('ok'), textStream('ok')]);
-    const request = ask([{ role: 'user', content: 'hi' }], { cache: { key: 'run-1', stableMessages: 1 } });
+    const request = askBriefly([{ role: 'user', content: 'hi' }], { cache: { key: 'run-1', stableMessages: 1 } });
     await fromAiSdk(bedrock, { stream: true }).complete(request);
     expect(promptOf(bedrock, 0)[0]?.providerOptions).toEqual({ bedrock: { cachePoint: { type: 'default' } } });
     await fromAiSdk(openai, { stream: true, providerOptions: { openai: { store: false } } }).complete(request);
@@ -243,7 +216,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
       }),
     });
     const result = await fromAiSdk(model, { vision: true, maxTokens: 100, temperature: 0.5 }).complete(
-      ask(
+      askBriefly(
         [
           { role: 'user', content: 'What is this?', image: PIXEL },
           { role: 'assistant', content: '', toolCalls: [{ id: 'c1', name: 'screenshot', arguments: 'not json' }] },
@@ -289,7 +262,9 @@ describe('fromAiSdk with the AI SDK mock model', () => {
 
   it('leaves images out for a model without vision', async () => {
     const model = mockModel('mock', 'mock-text', [textStream('ok')]);
-    await fromAiSdk(model, { stream: true }).complete(ask([{ role: 'user', content: 'What is this?', image: PIXEL }]));
+    await fromAiSdk(model, { stream: true }).complete(
+      askBriefly([{ role: 'user', content: 'What is this?', image: PIXEL }]),
+    );
     expect(promptOf(model, 0)[1]?.content).toEqual([{ type: 'text', text: 'What is this?' }]);
   });
 
@@ -447,15 +422,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
 });
 
 describe('fromAiSdk over @ai-sdk/openai-compatible, against the local OpenAI-compatible server', () => {
-  const servers: OpenAiServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  const serve = async (script: ScriptEntry<RecordedRequest>[]) => {
-    const server = await startOpenAiServer({ script });
-    servers.push(server);
-    return server;
-  };
+  const serve = useStandIns(startOpenAiServer);
   const modelOf = (server: OpenAiServer) =>
     createOpenAICompatible({ name: 'local', baseURL: server.baseURL, apiKey: 'sk-test', includeUsage: true }).chatModel(
       'gpt-4o-mini',
@@ -522,14 +489,7 @@ describe('fromAiSdk over @ai-sdk/openai-compatible, against the local OpenAI-com
 
   it('runs an agent with a tool to its answer', async () => {
     const server = await serve([{ toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] }, { content: 'It is 5.' }]);
-    const add = defineTool({
-      name: 'add',
-      description: 'Add two numbers',
-      parameters: z.object({ a: z.number(), b: z.number() }),
-      execute: ({ a, b }) => String(a + b),
-    });
-    const agent = createAgent({ name: 'calc', systemPrompt: 'You add numbers.', tools: [add], maxSteps: 5 });
-    const result = await run(agent, 'What is 2 + 3?', { llm: fromAiSdk(modelOf(server)) });
+    const result = await run(calculator(), 'What is 2 + 3?', { llm: fromAiSdk(modelOf(server)) });
     expect(result).toMatchObject({ status: 'finished', finishReason: 'answered', answer: 'It is 5.' });
     server.assertConsumed();
     expect(server.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', tool_call_id: 'call_0_0', content: '5' });
@@ -547,15 +507,7 @@ describe('fromAiSdk over @ai-sdk/openai-compatible, against the local OpenAI-com
 });
 
 describe('fromAiSdk over @ai-sdk/anthropic, against the local Anthropic server', () => {
-  const servers: AnthropicServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
-  const serve = async (script: ScriptEntry<RecordedAnthropicRequest>[]) => {
-    const server = await startAnthropicServer({ script });
-    servers.push(server);
-    return server;
-  };
+  const serve = useStandIns(startAnthropicServer);
   const modelOf = (server: AnthropicServer) =>
     createAnthropic({ baseURL: `${server.baseURL}/v1`, apiKey: 'sk-ant-test' })('claude-sonnet-4-5');
 
@@ -570,7 +522,7 @@ describe('fromAiSdk over @ai-sdk/anthropic, against the local Anthropic server',
     ]);
     const llm = fromAiSdk(modelOf(server), { stream: true });
     const history: Message[] = [{ role: 'user', content: 'Weather in Kyoto?' }];
-    const first = await llm.complete(ask(history, { tools: [weather], cache: { stableMessages: 2 } }));
+    const first = await llm.complete(askBriefly(history, { tools: [weather], cache: { stableMessages: 2 } }));
     if (!first.ok) throw new Error(first.error.message);
     expect(first.value.reasoning).toEqual([{ text: 'They want the weather.', signature: 'sig-thinking' }]);
     expect(first.value.usage).toEqual({
@@ -587,7 +539,7 @@ describe('fromAiSdk over @ai-sdk/anthropic, against the local Anthropic server',
 
     const { toolCalls, reasoning } = first.value;
     await llm.complete(
-      ask(
+      askBriefly(
         [
           ...history,
           { role: 'assistant', content: '', toolCalls, ...(reasoning ? { reasoning } : {}) },
@@ -621,10 +573,7 @@ describe('fromAiSdk over @ai-sdk/anthropic, against the local Anthropic server',
 });
 
 describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock server', () => {
-  const servers: BedrockServer[] = [];
-  afterEach(async () => {
-    await Promise.all(servers.splice(0).map((s) => s.close()));
-  });
+  const serve = useStandIns(startBedrockServer);
   const bedrockModel = (server: BedrockServer) =>
     createAmazonBedrock({
       region: 'us-east-1',
@@ -633,8 +582,7 @@ describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock serve
       baseURL: server.endpoint,
     })('anthropic.claude-3-5-haiku-20241022-v1:0');
   const modelFor = async (script: ScriptEntry<RecordedBedrockRequest>[]) => {
-    const server = await startBedrockServer({ script });
-    servers.push(server);
+    const server = await serve(script);
     return { server, model: bedrockModel(server) };
   };
 
@@ -649,7 +597,7 @@ describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock serve
     ]);
     const llm = fromAiSdk(model, { stream: true });
     const history: Message[] = [{ role: 'user', content: 'Weather in Kyoto?' }];
-    const first = await llm.complete(ask(history, { tools: [weather], cache: { stableMessages: 2 } }));
+    const first = await llm.complete(askBriefly(history, { tools: [weather], cache: { stableMessages: 2 } }));
     if (!first.ok) throw new Error(first.error.message);
     expect(first.value).toMatchObject({
       toolCalls: [{ name: 'get_weather', arguments: '{"city":"Kyoto"}' }],
@@ -671,7 +619,7 @@ describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock serve
 
     const { toolCalls, reasoning } = first.value;
     const second = await llm.complete(
-      ask(
+      askBriefly(
         [
           ...history,
           { role: 'assistant', content: '', toolCalls, ...(reasoning ? { reasoning } : {}) },

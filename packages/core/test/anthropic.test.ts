@@ -1,6 +1,6 @@
 // The Anthropic port through the real `@anthropic-ai/sdk` against the local stand-in of the
 // Messages API: what it sends, how it reads replies streamed or not, and how it fails.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type AnthropicLlmOptions,
@@ -8,29 +8,19 @@ import {
   createAnthropicLlm,
   defineTool,
   type LlmDelta,
-  type LlmRequest,
   type Message,
   run,
-  type ToolSpec,
 } from '../src/index.js';
 import {
   type AnthropicServer,
   checkLlmPort,
   type RecordedAnthropicRequest,
-  type ScriptEntry,
   startAnthropicServer,
 } from '../src/testing/index.js';
+import { add, ask, clock, PIXEL, weather } from './portFixtures.js';
+import { useStandIns } from './servers.js';
 
-const servers: AnthropicServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ScriptEntry<RecordedAnthropicRequest>[]) {
-  const server = await startAnthropicServer({ script });
-  servers.push(server);
-  return server;
-}
+const serve = useStandIns(startAnthropicServer);
 
 const llmFor = (server: AnthropicServer, extra: Partial<AnthropicLlmOptions> = {}) =>
   createAnthropicLlm({
@@ -40,27 +30,6 @@ const llmFor = (server: AnthropicServer, extra: Partial<AnthropicLlmOptions> = {
     maxRetries: 0,
     ...extra,
   });
-
-const weather: ToolSpec = {
-  name: 'get_weather',
-  description: 'The weather in a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-const clock: ToolSpec = {
-  name: 'get_time',
-  description: 'The local time in a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-
-const ask = (messages: Message[], extra: Partial<LlmRequest> = {}): LlmRequest => ({
-  messages,
-  tools: [],
-  toolChoice: 'auto',
-  ...extra,
-});
-
-// A 1×1 transparent PNG.
-const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 const blocksOf = (request: RecordedAnthropicRequest | undefined, turn: number) =>
   request?.messages[turn]?.content as Record<string, unknown>[];
@@ -281,13 +250,12 @@ describe('the Anthropic port', () => {
   });
 
   it('sends images: a user’s before its text, a tool’s inside its tool_result; none without vision', async () => {
-    const image = { base64: png, mimeType: 'image/png' };
-    const source = { type: 'base64', media_type: 'image/png', data: png };
+    const source = { type: 'base64', media_type: 'image/png', data: PIXEL.base64 };
     const server = await serve([{ content: 'a' }, { content: 'b' }]);
     const messages: Message[] = [
-      { role: 'user', content: 'What is this?', image },
+      { role: 'user', content: 'What is this?', image: PIXEL },
       { role: 'assistant', content: '', toolCalls: [{ id: 'toolu_s', name: 'screenshot', arguments: '{}' }] },
-      { role: 'tool', toolCallId: 'toolu_s', name: 'screenshot', content: 'the page', image },
+      { role: 'tool', toolCallId: 'toolu_s', name: 'screenshot', content: 'the page', image: PIXEL },
     ];
     await llmFor(server, { vision: true }).complete(ask(messages));
     await llmFor(server).complete(ask(messages));
@@ -552,12 +520,6 @@ describe('failures', () => {
 
 describe('an agent on the Anthropic port', () => {
   it('runs a task through a tool to its answer, the usage summed', async () => {
-    const add = defineTool({
-      name: 'add',
-      description: 'Add two numbers',
-      parameters: z.object({ a: z.number(), b: z.number() }),
-      execute: ({ a, b }) => String(a + b),
-    });
     const server = await serve([
       {
         toolCalls: [{ id: 'toolu_add', name: 'add', arguments: { a: 2, b: 3 } }],

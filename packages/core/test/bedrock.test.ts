@@ -1,7 +1,7 @@
 // The Bedrock port through the real `@aws-sdk/client-bedrock-runtime` against the local stand-in
 // of Converse and ConverseStream (HTTP/2, AWS's event stream): what it sends, how it reads
 // replies streamed or not, how it caches, counts and fails. Fake credentials: nothing reaches AWS.
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   type BedrockLlmOptions,
@@ -9,11 +9,9 @@ import {
   createBedrockLlm,
   defineTool,
   type LlmDelta,
-  type LlmRequest,
   type Message,
   priceOf,
   run,
-  type ToolSpec,
 } from '../src/index.js';
 import { bedrockEndpoint, cachesPrompts } from '../src/llm/bedrock.js';
 import { toLlmError } from '../src/llm/bedrockErrors.js';
@@ -24,17 +22,10 @@ import {
   type ScriptEntry,
   startBedrockServer,
 } from '../src/testing/index.js';
+import { ask, clock, PIXEL, weather } from './portFixtures.js';
+import { useStandIns } from './servers.js';
 
-const servers: BedrockServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-
-async function serve(script: ScriptEntry<RecordedBedrockRequest>[]) {
-  const server = await startBedrockServer({ script });
-  servers.push(server);
-  return server;
-}
+const serve = useStandIns(startBedrockServer);
 
 const MODEL = 'us.anthropic.claude-3-7-sonnet-20250219-v1:0';
 const credentials = { accessKeyId: 'AKIDLOCALTEST', secretAccessKey: 'local-secret' };
@@ -48,27 +39,6 @@ const llmFor = (server: BedrockServer, extra: Partial<BedrockLlmOptions> = {}) =
     maxRetries: 0,
     ...extra,
   });
-
-const weather: ToolSpec = {
-  name: 'get_weather',
-  description: 'The weather in a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-const clock: ToolSpec = {
-  name: 'get_time',
-  description: 'The local time in a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-
-const ask = (messages: Message[], extra: Partial<LlmRequest> = {}): LlmRequest => ({
-  messages,
-  tools: [],
-  toolChoice: 'auto',
-  ...extra,
-});
-
-// A 1×1 transparent PNG.
-const png = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 const twoCalls = [
   { id: 'tooluse_weather', name: 'get_weather', arguments: '{"city":"Oslo"}' },
@@ -352,11 +322,10 @@ describe('the Bedrock port', () => {
 
   it('sends images of user and tool messages as image blocks with vision, and none without', async () => {
     const server = await serve([{ content: 'A pixel.' }, { content: 'A pixel.' }, { content: 'A pixel.' }]);
-    const image = { base64: png, mimeType: 'image/png' };
     const history: Message[] = [
-      { role: 'user', content: 'What is this?', image },
+      { role: 'user', content: 'What is this?', image: PIXEL },
       { role: 'assistant', content: '', toolCalls: [{ id: 'shot', name: 'screenshot', arguments: '{}' }] },
-      { role: 'tool', toolCallId: 'shot', name: 'screenshot', content: 'Took a screenshot.', image },
+      { role: 'tool', toolCallId: 'shot', name: 'screenshot', content: 'Took a screenshot.', image: PIXEL },
     ];
     const request = ask(history, {
       tools: [{ name: 'screenshot', description: 'Shoot', parameters: { type: 'object' } }],
@@ -365,11 +334,11 @@ describe('the Bedrock port', () => {
     unwrap(await llmFor(server).complete(request));
     unwrap(
       await llmFor(server, { vision: true }).complete(
-        ask([{ role: 'user', content: 'And this?', image: { base64: png, mimeType: 'image/tiff' } }]),
+        ask([{ role: 'user', content: 'And this?', image: { ...PIXEL, mimeType: 'image/tiff' } }]),
       ),
     );
     const [seen, blind, tiff] = server.requests;
-    const block = { image: { format: 'png', source: { bytes: png } } };
+    const block = { image: { format: 'png', source: { bytes: PIXEL.base64 } } };
     expect(seen?.messages[0]?.content).toEqual([{ text: 'What is this?' }, block]);
     expect(seen?.messages[2]?.content).toEqual([
       { toolResult: { toolUseId: 'shot', content: [{ text: 'Took a screenshot.' }, block] } },

@@ -1,53 +1,20 @@
 // Gemini through the AI SDK's Google provider (@ai-sdk/google), against the Gemini stand-in.
-import { afterEach, describe, expect, it } from 'vitest';
-import { z } from 'zod';
-import {
-  createAgent,
-  createGoogleLlm,
-  defineTool,
-  type GoogleLlmOptions,
-  type LlmDelta,
-  type LlmRequest,
-  type Message,
-  run,
-  type ToolSpec,
-} from '../src/index.js';
+import { describe, expect, it } from 'vitest';
+import { createGoogleLlm, type GoogleLlmOptions, type LlmDelta, type Message, run } from '../src/index.js';
 import {
   checkLlmPort,
   type GeminiPart,
   type GeminiServer,
   type RecordedGeminiRequest,
-  type ScriptEntry,
   startGeminiServer,
 } from '../src/testing/index.js';
+import { askBriefly, calculator, PIXEL, question, weather } from './portFixtures.js';
+import { useStandIns } from './servers.js';
 
-const servers: GeminiServer[] = [];
-afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => s.close()));
-});
-const serve = async (script: ScriptEntry<RecordedGeminiRequest>[]) => {
-  const server = await startGeminiServer({ script });
-  servers.push(server);
-  return server;
-};
+const serve = useStandIns(startGeminiServer);
 const llmFor = (server: GeminiServer, extra: Partial<GoogleLlmOptions> = {}) =>
   createGoogleLlm({ model: 'gemini-2.5-flash', apiKey: 'test-key', baseURL: server.baseURL, maxRetries: 2, ...extra });
 
-const weather: ToolSpec = {
-  name: 'get_weather',
-  description: 'The weather in a city.',
-  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
-};
-const ask = (messages: readonly Message[], tools: readonly ToolSpec[] = []): LlmRequest => ({
-  messages: [{ role: 'system', content: 'Be brief.' }, ...messages],
-  tools,
-  toolChoice: 'auto',
-});
-const question = (text: string) => ask([{ role: 'user', content: text }]);
-const PIXEL = {
-  mimeType: 'image/png',
-  base64: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
-};
 const partsOf = (request: RecordedGeminiRequest | undefined, role: string): GeminiPart[] =>
   (request?.contents ?? []).filter((c) => c.role === role).flatMap((c) => c.parts);
 
@@ -122,14 +89,14 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     expect(server.requests[0]?.toolConfig).toEqual({ functionCallingConfig: { mode: 'ANY' } });
 
     const second = await llm.complete(
-      ask(
+      askBriefly(
         [
           { role: 'user', content: 'Weather in Kyoto and Osaka?' },
           { role: 'assistant', content: 'Looking it up.', toolCalls },
           { role: 'tool', toolCallId: toolCalls[0]?.id ?? '', name: 'get_weather', content: 'Sunny, 21 °C' },
           { role: 'tool', toolCallId: toolCalls[1]?.id ?? '', name: 'get_weather', content: 'Sunny, 23 °C' },
         ],
-        [weather],
+        { tools: [weather] },
       ),
     );
     expect(second).toMatchObject({ ok: true, value: { content: 'Sunny in both.' } });
@@ -194,13 +161,13 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     ]);
     const { toolCalls, reasoning } = first.value;
     await llm.complete(
-      ask(
+      askBriefly(
         [
           { role: 'user', content: 'Weather in Kyoto?' },
           { role: 'assistant', content: '', toolCalls, ...(reasoning ? { reasoning } : {}) },
           { role: 'tool', toolCallId: toolCalls[0]?.id ?? '', name: 'get_weather', content: 'Sunny' },
         ],
-        [weather],
+        { tools: [weather] },
       ),
     );
     expect(partsOf(server.requests[1], 'model')).toEqual([
@@ -219,8 +186,8 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       { role: 'tool', toolCallId: 'c1', name: 'screenshot', content: 'the screen', image: PIXEL },
     ];
     const server = await serve([{ content: 'A pixel.' }, { content: 'Something.' }]);
-    await llmFor(server, { vision: true }).complete(ask(messages));
-    await llmFor(server).complete(ask(messages));
+    await llmFor(server, { vision: true }).complete(askBriefly(messages));
+    await llmFor(server).complete(askBriefly(messages));
     const inline = (request: RecordedGeminiRequest | undefined) =>
       JSON.stringify(request?.contents ?? []).split(`"data":"${PIXEL.base64}"`).length - 1;
     expect(partsOf(server.requests[0], 'user')[1]).toEqual({
@@ -364,14 +331,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       { toolCalls: [{ name: 'add', arguments: { a: 2, b: 3 } }] },
       { content: 'It is 5.', usage: { inputTokens: 50, outputTokens: 4 } },
     ]);
-    const add = defineTool({
-      name: 'add',
-      description: 'Add two numbers',
-      parameters: z.object({ a: z.number(), b: z.number() }),
-      execute: ({ a, b }) => String(a + b),
-    });
-    const agent = createAgent({ name: 'calc', systemPrompt: 'You add numbers.', tools: [add], maxSteps: 5 });
-    const result = await run(agent, 'What is 2 + 3?', { llm: llmFor(server, { stream: true }) });
+    const result = await run(calculator(), 'What is 2 + 3?', { llm: llmFor(server, { stream: true }) });
     expect(result).toMatchObject({ status: 'finished', finishReason: 'answered', answer: 'It is 5.' });
     expect(result.usage.llmCalls).toBe(2);
     server.assertConsumed();
