@@ -22,6 +22,7 @@ import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { retryable } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { memoized } from './memo.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
@@ -134,21 +135,14 @@ function callOptionsOf(
 }
 
 // An agent's tool list is fixed for its life: converted once, not once per request.
-const convertedTools = new WeakMap<readonly ToolSpec[], LanguageModelV4FunctionTool[]>();
-
-function toolsOf(tools: readonly ToolSpec[]): LanguageModelV4FunctionTool[] {
-  let converted = convertedTools.get(tools);
-  if (!converted) {
-    converted = tools.map((t) => ({
-      type: 'function',
-      name: t.name,
-      description: t.description,
-      inputSchema: { ...t.parameters } as LanguageModelV4FunctionTool['inputSchema'],
-    }));
-    convertedTools.set(tools, converted);
-  }
-  return converted;
-}
+const toolsOf = memoized((tools: readonly ToolSpec[]): LanguageModelV4FunctionTool[] =>
+  tools.map((t) => ({
+    type: 'function',
+    name: t.name,
+    description: t.description,
+    inputSchema: { ...t.parameters } as LanguageModelV4FunctionTool['inputSchema'],
+  })),
+);
 
 /** Why the reply ended: the SDK's unified reason (v3's are v4's but `interrupted`). */
 interface FinishReason {

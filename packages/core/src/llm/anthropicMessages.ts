@@ -11,6 +11,7 @@ import type { ToolChoice } from '../kernel/agent.js';
 import type { ImageData, Message, ReasoningPart } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { callInput } from './callInput.js';
+import { memoized } from './memo.js';
 
 /** What a request's messages become: the system prompt, and the turns of the conversation. */
 export interface AnthropicPrompt {
@@ -73,20 +74,10 @@ export function toAnthropicPrompt(
 }
 
 // Messages are immutable: each is converted once (per vision setting), not at every request of its run.
-const converted = [
-  new WeakMap<Message, readonly ContentBlockParam[]>(),
-  new WeakMap<Message, readonly ContentBlockParam[]>(),
-];
+const seen = memoized((message: Message) => convert(message, true));
+const blind = memoized((message: Message) => convert(message, false));
 
-function blocksOf(message: Message, vision: boolean): readonly ContentBlockParam[] {
-  const memo = converted[vision ? 1 : 0] as WeakMap<Message, readonly ContentBlockParam[]>;
-  let blocks = memo.get(message);
-  if (!blocks) {
-    blocks = convert(message, vision);
-    memo.set(message, blocks);
-  }
-  return blocks;
-}
+const blocksOf = (message: Message, vision: boolean): readonly ContentBlockParam[] => (vision ? seen : blind)(message);
 
 /** The API refuses text blocks of nothing but whitespace. */
 const text = (content: string): TextBlockParam[] => (content.trim() ? [{ type: 'text', text: content }] : []);
@@ -136,22 +127,20 @@ const imageBlock = (image: ImageData): ImageBlockParam => ({
 });
 
 // An agent's tool list is one array for its life: converted once, with and without the breakpoint.
-const convertedTools = new WeakMap<readonly ToolSpec[], { readonly plain: Tool[]; readonly cached: Tool[] }>();
+const convertedTools = memoized((tools: readonly ToolSpec[]): { readonly plain: Tool[]; readonly cached: Tool[] } => {
+  const plain: Tool[] = tools.map((tool) => ({
+    name: tool.name,
+    description: tool.description,
+    input_schema: { type: 'object', ...tool.parameters },
+  }));
+  const last = plain[plain.length - 1];
+  return { plain, cached: last ? [...plain.slice(0, -1), { ...last, cache_control: EPHEMERAL }] : plain };
+});
 
 /** The tools in the API's shape; `cached` puts a breakpoint on the last one (tools come first in the cache's prefix). */
 export function toolParams(tools: readonly ToolSpec[], cached: boolean): Tool[] {
-  let entry = convertedTools.get(tools);
-  if (!entry) {
-    const plain: Tool[] = tools.map((tool) => ({
-      name: tool.name,
-      description: tool.description,
-      input_schema: { type: 'object', ...tool.parameters },
-    }));
-    const last = plain[plain.length - 1];
-    entry = { plain, cached: last ? [...plain.slice(0, -1), { ...last, cache_control: EPHEMERAL }] : plain };
-    convertedTools.set(tools, entry);
-  }
-  return cached ? entry.cached : entry.plain;
+  const converted = convertedTools(tools);
+  return cached ? converted.cached : converted.plain;
 }
 
 /**

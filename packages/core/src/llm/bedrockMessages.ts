@@ -12,6 +12,7 @@ import type { ToolChoice } from '../kernel/agent.js';
 import type { ImageData, Message, ReasoningPart, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import { callInput } from './callInput.js';
+import { memoized } from './memo.js';
 
 /** What a request becomes in Converse's shape: the system prompt, the turns, and the tools. */
 export interface ConversePrompt {
@@ -73,20 +74,10 @@ export function toConverseMessages(
 }
 
 // Messages are immutable: each is converted once, not at every request of its run (with and without vision).
-const converted = {
-  seen: new WeakMap<Message, readonly ContentBlock[]>(),
-  blind: new WeakMap<Message, readonly ContentBlock[]>(),
-};
+const seen = memoized((message: Message) => convert(message, true));
+const blind = memoized((message: Message) => convert(message, false));
 
-function blocksOf(message: Message, vision: boolean): readonly ContentBlock[] {
-  const memo = vision ? converted.seen : converted.blind;
-  let blocks = memo.get(message);
-  if (!blocks) {
-    blocks = convert(message, vision);
-    memo.set(message, blocks);
-  }
-  return blocks;
-}
+const blocksOf = (message: Message, vision: boolean): readonly ContentBlock[] => (vision ? seen : blind)(message);
 
 function convert(message: Message, vision: boolean): ContentBlock[] {
   switch (message.role) {
@@ -143,18 +134,11 @@ function toolUseBlock(call: ToolCall): ContentBlock {
 }
 
 // An agent's tool list is fixed for its life: converted once, not once per request.
-const convertedTools = new WeakMap<readonly ToolSpec[], Tool[]>();
-
-function toolSpecs(tools: readonly ToolSpec[]): Tool[] {
-  let specs = convertedTools.get(tools);
-  if (!specs) {
-    specs = tools.map((t) => ({
-      toolSpec: { name: t.name, description: t.description, inputSchema: { json: { ...t.parameters } as Json } },
-    }));
-    convertedTools.set(tools, specs);
-  }
-  return specs;
-}
+const toolSpecs = memoized((tools: readonly ToolSpec[]): Tool[] =>
+  tools.map((t) => ({
+    toolSpec: { name: t.name, description: t.description, inputSchema: { json: { ...t.parameters } as Json } },
+  })),
+);
 
 const hasToolBlocks = (messages: readonly BedrockMessage[]) =>
   messages.some((m) => m.content?.some((b) => b.toolUse !== undefined || b.toolResult !== undefined));

@@ -21,6 +21,7 @@ import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { CONTEXT_LENGTH, failureFields, OVERLOADED, replyFailure, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { memoized } from './memo.js';
 import { type LlmPortOptions, type PortLimits, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';
@@ -163,15 +164,7 @@ function sendOptions(
 }
 
 // The tools of an agent are the same array at every request (see toolParams): written once.
-const toolsJsonMemo = new WeakMap<readonly ChatCompletionTool[], string>();
-function toolsJson(tools: readonly ChatCompletionTool[]): string {
-  let json = toolsJsonMemo.get(tools);
-  if (json === undefined) {
-    json = JSON.stringify(tools);
-    toolsJsonMemo.set(tools, json);
-  }
-  return json;
-}
+const toolsJson = memoized((tools: readonly ChatCompletionTool[]): string => JSON.stringify(tools));
 
 function toParams(
   request: LlmRequest,
@@ -209,19 +202,12 @@ function toParams(
 }
 
 // An agent's tool list is fixed for its life: converted once, not once per request.
-const convertedTools = new WeakMap<readonly ToolSpec[], ChatCompletionFunctionTool[]>();
-
-function toolParams(tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] {
-  let params = convertedTools.get(tools);
-  if (!params) {
-    params = tools.map((t) => ({
-      type: 'function',
-      function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
-    }));
-    convertedTools.set(tools, params);
-  }
-  return params;
-}
+const toolParams = memoized((tools: readonly ToolSpec[]): ChatCompletionFunctionTool[] =>
+  tools.map((t) => ({
+    type: 'function',
+    function: { name: t.name, description: t.description, parameters: { ...t.parameters } },
+  })),
+);
 
 const imagePart = (image: ImageData): ChatCompletionContentPart => ({
   type: 'image_url',
