@@ -1,10 +1,32 @@
 #!/usr/bin/env bash
-# One-time set-up on a fresh machine: pnpm, the system parts the tools use, then the packages.
-# `.ci/run` runs this too. Needs root (or sudo) for the system packages.
+# One-time set-up on a fresh machine: Node 22, pnpm, the system parts the tools use, then the
+# packages. `.ci/run` runs this too. Needs root (or sudo) for the system packages.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 sudo_if_needed() { if [ "$(id -u)" = 0 ]; then "$@"; else sudo "$@"; fi; }
 apt_install() { (sudo_if_needed apt-get update -qq && sudo_if_needed apt-get install -y -qq "$@") >/dev/null 2>&1; }
+node_major() { "$1" -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+# Node 22 LTS or newer (20's support ended in April 2026, and the AI SDK providers need 22). Where
+# the machine's node is older, npm's `node` package, which carries the official binary, goes into
+# /usr/local: its bin/ comes before /usr/bin on PATH, and the system's node and npm stay as they are
+# (`npm i -g` into npm's own prefix would collide with a packaged /usr/bin/node).
+# OPENMANUS_NODE_PREFIX puts it elsewhere; its bin/ must then come first on PATH.
+if [ "$(node_major node)" -lt 22 ]; then
+  node_home=${OPENMANUS_NODE_PREFIX:-/usr/local}
+  if [ "$(node_major "$node_home/bin/node")" -lt 22 ]; then
+    echo "setup: installing Node 22 into $node_home (a shell that ran node before finds it after \`hash -r\`)"
+    mkdir -p "$node_home" 2>/dev/null
+    as_root=(); [ -w "$node_home" ] || as_root=(sudo_if_needed)
+    "${as_root[@]}" npm install -g --prefix "$node_home" --loglevel=error --no-update-notifier node@22 >/dev/null
+  fi
+  hash -r # this shell remembers where the old `node` was
+  if [ "$(node_major "$node_home/bin/node")" -lt 22 ]; then
+    echo "setup: could not install Node 22 into $node_home (OPENMANUS_NODE_PREFIX picks a folder of yours, or install Node 22 yourself)"; exit 1
+  elif [ "$(node_major node)" -lt 22 ]; then
+    echo "setup: Node 22 is in $node_home/bin, but $(command -v node) comes first on PATH: put $node_home/bin first (or switch to Node 22 there) and run this again"; exit 1
+  fi
+fi
 
 command -v pnpm >/dev/null 2>&1 || npm i -g pnpm@12.4.2 || { echo "setup: could not install pnpm"; exit 1; }
 # Manus runs Python; the sandbox sees only system directories, so a system python3 is needed
@@ -26,10 +48,22 @@ command -v dockerd >/dev/null 2>&1 || apt_install docker.io || echo "setup: dock
 command -v debootstrap >/dev/null 2>&1 || apt_install debootstrap || echo "setup: debootstrap could not be installed; the sandbox image cannot be built"
 # @openmanus/sqlite's better-sqlite3 compiles its binding where no prebuilt one can be downloaded:
 # that needs make and a C++ compiler, and Node's headers, which node-gyp would download too, so it
-# is pointed at the ones installed with Node when they are there.
+# is pointed at the ones installed with Node when they are there: beside the binary, or in the
+# platform package that npm's `node` package keeps them in.
 { command -v make && command -v g++; } >/dev/null 2>&1 || apt_install build-essential || echo "setup: build-essential could not be installed; better-sqlite3 needs it where it cannot download a prebuilt binary"
-node_prefix=$(node -p 'require("node:path").resolve(process.execPath, "..", "..")')
-if [ -z "${npm_config_nodedir:-}" ] && [ -f "$node_prefix/include/node/common.gypi" ]; then
-  export npm_config_nodedir="$node_prefix"
+node_headers=$(node -p '
+const { resolve } = require("node:path");
+const prefix = resolve(process.execPath, "..", "..");
+const dirs = [prefix, resolve(prefix, "node_modules", `node-${process.platform}-${process.arch}`)];
+dirs.find((dir) => require("node:fs").existsSync(resolve(dir, "include/node/common.gypi"))) ?? ""')
+if [ -z "${npm_config_nodedir:-}" ] && [ -n "$node_headers" ]; then
+  export npm_config_nodedir="$node_headers"
 fi
-pnpm install --frozen-lockfile
+pnpm install --frozen-lockfile || exit
+# A binding built for another Node (packages installed before the switch to 22) fails to load:
+# pnpm install leaves it, so it is built again for this one.
+sqlite_loads() { (cd packages/sqlite && node -e 'new (require("better-sqlite3"))(":memory:").close()') >/dev/null 2>&1; }
+if ! sqlite_loads; then
+  pnpm rebuild better-sqlite3 >/dev/null 2>&1
+  sqlite_loads || echo "setup: better-sqlite3 does not load on Node $(node -v) (\`pnpm rebuild better-sqlite3\` says why); the sqlite tests will fail"
+fi
