@@ -134,6 +134,12 @@ async function converse({ connected, llm, json, io }: Conversation, signal: Abor
   const lines = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
   // Ctrl+C at the prompt ends the session, as exit does.
   lines.on('SIGINT', () => lines.close());
+  // The lines read before the input ended still come after it closed, and Node 24 throws when a
+  // closed interface prompts.
+  let closed = false;
+  lines.on('close', () => {
+    closed = true;
+  });
   let state: AgentState | undefined;
   try {
     lines.setPrompt('\nEnter your request (exit, quit or q to end): ');
@@ -155,7 +161,7 @@ async function converse({ connected, llm, json, io }: Conversation, signal: Abor
         if (signal.aborted) return reportOutcome(outcome, io, json, 'openmanus mcp');
         state = outcome.state;
       }
-      lines.prompt();
+      if (!closed) lines.prompt();
     }
     return 0;
   } finally {
