@@ -37,16 +37,18 @@ const configFrom = async (toml: string, env: Record<string, string>) => {
 };
 
 describe("the root README's Models section", () => {
-  it('its config.toml examples load: Gemini with Manus on Claude, and Bedrock as OpenManus writes it', async () => {
-    expect(tomls).toHaveLength(2);
-    const mixed = await configFrom(tomls[0] ?? '', { GEMINI_API_KEY: 'g', ANTHROPIC_API_KEY: 'a' });
+  it('its config.toml examples load: OpenAI, Gemini with Manus on Claude, and Bedrock as OpenManus writes it', async () => {
+    expect(tomls).toHaveLength(3);
+    const openai = await configFrom(tomls[0] ?? '', {});
+    expect(openai.llm).toMatchObject({ model: 'gpt-4o', base_url: 'https://api.openai.com/v1', api_key: 'sk-...' });
+    const mixed = await configFrom(tomls[1] ?? '', { GEMINI_API_KEY: 'g', ANTHROPIC_API_KEY: 'a' });
     expect(llmSettingsFor(mixed)).toMatchObject({ api_type: 'google', api_key: 'g' });
     expect(llmSettingsFor(mixed, 'manus')).toMatchObject({
       api_type: 'anthropic',
       api_key: 'a',
       model: 'claude-sonnet-4-5',
     });
-    const bedrock = await configFrom(tomls[1] ?? '', {});
+    const bedrock = await configFrom(tomls[2] ?? '', {});
     expect(bedrock.llm).toMatchObject({ api_type: 'aws', base_url: 'https://bedrock-runtime.us-west-2.amazonaws.com' });
   });
 
