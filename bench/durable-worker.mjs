@@ -2,10 +2,11 @@
 import { startWorker } from '@openmanus/durable';
 import { stepsAgent, stepsLlm } from './durable-agent.mjs';
 
-const { DATABASE_URL, WORKER_ID } = process.env;
+const { DATABASE_URL, WORKER_ID, DECISION_KEY } = process.env;
 const worker = await startWorker({
   databaseUrl: DATABASE_URL,
   workerId: WORKER_ID,
+  decisionKey: DECISION_KEY,
   applicationVersion: 'bench',
   concurrency: 10,
   pollingIntervalMs: 50,

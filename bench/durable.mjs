@@ -13,7 +13,7 @@ import { performance } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { run } from '@openmanus/core';
-import { createDurableClient } from '@openmanus/durable';
+import { createDurableClient, generateDecisionKey } from '@openmanus/durable';
 import { stepsAgent, stepsLlm } from './durable-agent.mjs';
 
 const here = (path) => fileURLToPath(new URL(path, import.meta.url));
@@ -50,9 +50,11 @@ async function startPostgres() {
 }
 
 async function startWorkers(databaseUrl, ids) {
+  // Every worker of a database signs people's decisions with the same key.
+  const decisionKey = generateDecisionKey();
   const workers = ids.map((id) =>
     spawn(process.execPath, ['--no-deprecation', here('./durable-worker.mjs')], {
-      env: { ...process.env, DATABASE_URL: databaseUrl, WORKER_ID: id },
+      env: { ...process.env, DATABASE_URL: databaseUrl, WORKER_ID: id, DECISION_KEY: decisionKey },
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
