@@ -186,11 +186,9 @@ function withEnv(
   const named = env[MODEL_VARIABLE];
   if (named) {
     const { apiType, model } = splitModel(named);
-    merged = { ...merged, model };
-    if (apiType && wireOf(apiType) !== wireOf(merged.api_type as string | undefined)) {
-      const { api_key: _key, base_url: _url, api_version: _version, region: _region, ...rest } = merged;
-      merged = { ...rest, api_type: apiType };
-    } else if (apiType) merged = { ...merged, api_type: apiType };
+    const switched = apiType !== undefined && wireOf(apiType) !== wireOf(merged.api_type as string | undefined);
+    const { api_key: _key, base_url: _url, api_version: _version, region: _region, ...rest } = merged;
+    merged = { ...(switched ? rest : merged), model, ...(apiType ? { api_type: apiType } : {}) };
   }
   return { ...merged, ...envFor(wireOf(merged.api_type as string | undefined), env).values };
 }
