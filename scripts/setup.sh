@@ -28,7 +28,12 @@ if [ "$(node_major node)" -lt 22 ]; then
   fi
 fi
 
-command -v pnpm >/dev/null 2>&1 || npm i -g pnpm@12.4.2 || { echo "setup: could not install pnpm"; exit 1; }
+# pnpm goes beside the node that runs: npm's global prefix follows the node binary it runs on,
+# which for npm's `node` package is that package's own folder, off PATH.
+node_bin=$(dirname "$(command -v node)")
+command -v pnpm >/dev/null 2>&1 || npm i -g --prefix "$(dirname "$node_bin")" --loglevel=error --no-update-notifier pnpm@12.4.2 >/dev/null || { echo "setup: could not install pnpm"; exit 1; }
+hash -r
+command -v pnpm >/dev/null 2>&1 || { echo "setup: pnpm is in $node_bin, which is not on PATH"; exit 1; }
 # Manus runs Python; the sandbox sees only system directories, so a system python3 is needed
 # (a pyenv python under a home directory is not visible inside it).
 [ -x /usr/bin/python3 ] || [ -x /usr/local/bin/python3 ] || apt_install python3 || { echo "setup: python3 is required"; exit 1; }
