@@ -40,8 +40,10 @@ async function startPostgres() {
     await rm(dir, { recursive: true, force: true });
     throw new Error(`Postgres could not start: ${(error.stderr || error.message).trim().split('\n').at(-1)}`);
   }
+  // The cluster takes TCP logins with the password made at initdb: postgres.sh puts it in the URL.
+  const { stdout } = await sh('bash', [script, 'url', dir, 'openmanus_bench']);
   return {
-    url: `postgresql://postgres@127.0.0.1:${port}/openmanus_bench`,
+    url: stdout.trim(),
     stop: async () => {
       await sh('bash', [script, 'stop', dir]);
       await rm(dir, { recursive: true, force: true });
