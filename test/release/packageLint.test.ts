@@ -55,9 +55,10 @@ interface AttwReport {
 it.each(workspacePackages)('Are the Types Wrong finds no problem in $name', async (pkg) => {
   const attw = join(repoRoot, 'node_modules', '.bin', 'attw');
   // It exits 1 when it finds a problem, with the report on stdout all the same.
-  const { stdout } = await run(attw, [await tarballOf(pkg), '--format', 'json'], { timeout: 120_000 }).catch(
-    (error: { stdout?: string }) => ({ stdout: error.stdout ?? '' }),
+  const { stdout, stderr } = await run(attw, [await tarballOf(pkg), '--format', 'json'], { timeout: 120_000 }).catch(
+    (error: { stdout?: string; stderr?: string }) => ({ stdout: error.stdout ?? '', stderr: error.stderr ?? '' }),
   );
+  if (!stdout.trim().startsWith('{')) throw new Error(`attw gave no report for ${pkg.name}: ${stderr}`);
   const { analysis } = JSON.parse(stdout) as AttwReport;
   expect(analysis.types, 'typed').toBeTruthy();
   expect(analysis.problems).toEqual([]);
