@@ -28,6 +28,18 @@ if [ "$(node_major node)" -lt 22 ]; then
   fi
 fi
 
+# Node 20 and 24 (and 22 where the machine's node is another major) for the release tests, which load
+# every package on each Node it supports (test/release/loadEveryEntry.test.ts): npm's `node` package
+# into ~/.cache/openmanus/node<major>, off PATH.
+runtimes=$HOME/.cache/openmanus
+for major in 20 22 24; do
+  [ "$(node_major node)" = "$major" ] && continue
+  [ "$(node_major "$runtimes/node$major/bin/node")" = "$major" ] && continue
+  echo "setup: installing Node $major into $runtimes/node$major (for the release tests)"
+  npm install -g --prefix "$runtimes/node$major" --loglevel=error --no-update-notifier "node@$major" >/dev/null ||
+    echo "setup: could not install Node $major into $runtimes/node$major; the release tests will fail on it"
+done
+
 # pnpm goes beside the node that runs: npm's global prefix follows the node binary it runs on,
 # which for npm's `node` package is that package's own folder, off PATH.
 node_bin=$(dirname "$(command -v node)")

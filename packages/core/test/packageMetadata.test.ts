@@ -21,7 +21,10 @@ interface Manifest {
   readonly engines?: { readonly node?: string };
   readonly files?: readonly string[];
   readonly bin?: unknown;
-  readonly exports?: Readonly<Record<string, { readonly types?: string }>>;
+  readonly sideEffects?: boolean | readonly string[];
+  readonly exports?: Readonly<
+    Record<string, Readonly<Record<string, { readonly types?: string; readonly default?: string }>>>
+  >;
   readonly dependencies?: Readonly<Record<string, string>>;
   readonly devDependencies?: Readonly<Record<string, string>>;
   readonly peerDependencies?: Readonly<Record<string, string>>;
@@ -62,15 +65,37 @@ describe('package metadata', () => {
     expect(manifest.repository).toEqual({ type: 'git', url: `git+${repository}.git`, directory });
     expect(manifest.homepage).toBe(`${repository}/tree/main/${directory}#readme`);
     expect(manifest.bugs).toBe(`${repository}/issues`);
-    expect(manifest.engines?.node).toBe('>=22');
   });
 
-  it.each(published)('$directory packs its build and licence, with types for every entry', ({ manifest }) => {
-    expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'LICENSE']));
+  // 20.19 and 22.12 are the first of their majors that require() an ES module graph, which the
+  // CommonJS entries do; a package needing what only 22 has (a dependency's engines) says >=22.12.0.
+  const ranges = new Map(published.map(({ manifest }) => [manifest.name, manifest.engines?.node]));
+  const oldest = (range = '') => {
+    const [major = 0, minor = 0] = (range.match(/\d+\.\d+/)?.[0] ?? '').split('.').map(Number);
+    return major * 1000 + minor;
+  };
+  it.each(published)('$directory says which Node it needs, no older than what it depends on', ({ manifest }) => {
+    expect(manifest.engines?.node).toMatch(/^(\^20\.19\.0 \|\| >=22\.12\.0|>=22\.12\.0)$/);
+    for (const name of Object.keys(manifest.dependencies ?? {}).filter((name) => ranges.has(name))) {
+      expect(oldest(manifest.engines?.node), name).toBeGreaterThanOrEqual(oldest(ranges.get(name)));
+    }
+  });
+
+  it.each(published)('$directory packs its build, licence and README, with types for every entry', ({ manifest }) => {
+    expect(manifest.files).toEqual(expect.arrayContaining(['dist', 'LICENSE', 'README.md']));
     // A command (the CLI) is run, not imported: it has a bin and no entries.
     if (manifest.bin === undefined) expect(Object.keys(manifest.exports ?? {}).length).toBeGreaterThan(0);
+    // What a bundler may drop when nothing of it is used: said by every package that has entries.
+    if (manifest.exports !== undefined) expect(manifest.sideEffects).toBeDefined();
     for (const [entry, conditions] of Object.entries(manifest.exports ?? {})) {
-      expect(conditions.types, `${entry}'s types`).toMatch(/\.d\.ts$/);
+      // ES modules import the build; CommonJS requires the same modules through dist/cjs (scripts/build-cjs.mjs).
+      expect(Object.keys(conditions), entry).toEqual(['import', 'require']);
+      expect(conditions.import?.types, `${entry}'s types`).toMatch(/^\.\/dist\/.*\.d\.ts$/);
+      expect(conditions.import?.default, entry).toMatch(/^\.\/dist\/.*\.js$/);
+      expect(conditions.require?.types, `${entry}'s CommonJS types`).toBe(
+        conditions.import?.types?.replace('./dist/', './dist/cjs/'),
+      );
+      expect(conditions.require?.default, entry).toBe(conditions.import?.default?.replace('./dist/', './dist/cjs/'));
     }
   });
 
@@ -79,5 +104,17 @@ describe('package metadata', () => {
       Object.entries(field ?? {}).filter(([name]) => name.startsWith('@openmanus/')),
     );
     for (const [name, specifier] of ours) expect(specifier, name).toBe('workspace:^');
+  });
+
+  // A user's zod schemas meet ours (defineTool, createChatCompletion): one zod, the user's, for both.
+  // 4.2 is the first with schema.toJSONSchema(), which defineTool calls.
+  const zodPeers = published.filter(({ manifest }) => manifest.peerDependencies?.zod !== undefined);
+  it.each(zodPeers)('$directory takes zod as a peer, in a range holding the zod its tests run with', ({ manifest }) => {
+    expect(manifest.dependencies?.zod).toBeUndefined();
+    const [, peerMajor, peerMinor] = manifest.peerDependencies?.zod?.match(/^\^(\d+)\.(\d+)\.0$/) ?? [];
+    const [, testedMajor, testedMinor] = manifest.devDependencies?.zod?.match(/^(\d+)\.(\d+)\.\d+$/) ?? [];
+    expect(peerMajor, 'a caret range').toBeDefined();
+    expect(testedMajor, 'a pinned devDependency').toBe(peerMajor);
+    expect(Number(testedMinor)).toBeGreaterThanOrEqual(Number(peerMinor));
   });
 });
