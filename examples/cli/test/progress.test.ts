@@ -1,7 +1,7 @@
 // What a run prints in process (createProgress, from its run items) and what `openmanus enqueue`
 // prints of the same run followed from its events (runEventLines): the same lines for the same things.
 import { stripVTControlCharacters } from 'node:util';
-import { createAgent, createRunEmitter, defineTool, type RunItem, run } from '@openmanus/core';
+import { createAgent, createRunEmitter, defaultPolicies, defineTool, type RunItem, run } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import type { RunEventItem } from '@openmanus/durable';
 import { expect, it } from 'vitest';
@@ -29,20 +29,24 @@ it('a run in process and the same run read from its events print the same lines'
       const { status, step, usage } = item.state;
       events.push({ event: item.event, status, step, usage });
     });
-    const outcome = await run(createAgent({ name: 'census', tools: [lookup], maxSteps: 5 }), 'How many in Kyoto?', {
-      emitter,
-      llm: scriptedLlm([
-        {
-          content: 'Looking both up.',
-          toolCalls: [
-            { name: 'lookup', arguments: { city: 'Atlantis' } },
-            { name: 'lookup', arguments: { city: 'Kyoto' } },
-          ],
-          usage: { inputTokens: 100, outputTokens: 20 },
-        },
-        { content: 'About 1.46 million.', usage: { inputTokens: 150, outputTokens: 10 } },
-      ]),
-    });
+    const outcome = await run(
+      createAgent({ name: 'census', tools: [lookup], policies: defaultPolicies({ maxSteps: 5 }) }),
+      'How many in Kyoto?',
+      {
+        emitter,
+        llm: scriptedLlm([
+          {
+            content: 'Looking both up.',
+            toolCalls: [
+              { name: 'lookup', arguments: { city: 'Atlantis' } },
+              { name: 'lookup', arguments: { city: 'Kyoto' } },
+            ],
+            usage: { inputTokens: 100, outputTokens: 20 },
+          },
+          { content: 'About 1.46 million.', usage: { inputTokens: 150, outputTokens: 10 } },
+        ]),
+      },
+    );
     expect(outcome.answer).toBe('About 1.46 million.');
 
     const lines = runLines(color);
@@ -80,7 +84,12 @@ it('a jump of the history prints one line, saying what it left out and what it s
   emitter.on('observation', progress);
   const ask = { name: 'lookup', arguments: { city: 'Kyoto' } };
   await run(
-    createAgent({ name: 'census', tools: [lookup], maxSteps: 6, memory: { maxMessages: 4 } }),
+    createAgent({
+      name: 'census',
+      tools: [lookup],
+      policies: defaultPolicies({ maxSteps: 6 }),
+      memory: { maxMessages: 4 },
+    }),
     'How many in Kyoto?',
     {
       emitter,

@@ -9,6 +9,8 @@ import {
   assistantMessage,
   createManus,
   initialState,
+  isStepLimit,
+  isTokenBudget,
   type Message,
   manusNextStepPrompt,
   run,
@@ -72,7 +74,12 @@ describe('pageContext', () => {
 describe('createBrowserAgent', () => {
   it("is OpenManus's BrowserAgent: browser_use and terminate, 20 steps, observations cut at 10000", () => {
     const agent = createBrowserAgent();
-    expect(agent.config).toMatchObject({ name: 'browser', maxSteps: 20, maxObserve: 10_000, llmProfile: 'browser' });
+    expect(agent.config).toMatchObject({ name: 'browser', maxObserve: 10_000, llmProfile: 'browser' });
+    expect(agent.policies?.find(isStepLimit)?.maxSteps).toBe(20);
+    expect(agent.policies?.some(isTokenBudget)).toBe(false);
+    const budgeted = createBrowserAgent({ maxSteps: 4, maxInputTokens: 5_000 });
+    expect(budgeted.policies?.find(isStepLimit)?.maxSteps).toBe(4);
+    expect(budgeted.policies?.find(isTokenBudget)?.maxInputTokens).toBe(5_000);
     expect(agent.tools.map((tool) => tool.spec.name)).toEqual(['browser_use', 'terminate']);
     expect(agent.config.contextProviders?.map((provider) => provider.name)).toEqual([PAGE_CONTEXT]);
     expect(agent.config.systemPrompt).not.toMatch(/\{\{|"done"|JSON/);

@@ -4,6 +4,7 @@ import {
   createAgent,
   createOpenAiLlm,
   createRunEmitter,
+  defaultPolicies,
   defineTool,
   type RunItem,
   run,
@@ -46,7 +47,7 @@ const helper = createAgent({
   description: 'Answers questions about cities',
   systemPrompt: 'You are the helper.',
   tools: [lookup, terminate],
-  maxSteps: 5,
+  policies: defaultPolicies({ maxSteps: 5 }),
   tokenizer: 'estimate',
 });
 
