@@ -100,3 +100,12 @@ it('a jump of the history prints one line, saying what it left out and what it s
   expect(jumps.length).toBeGreaterThan(0);
   expect(jumps[0]).toBe('  (history shrunk in one jump: 2 older messages left out)');
 });
+
+it('a step of an agent without a step limit is headed with its number alone', () => {
+  const printed: string[] = [];
+  const progress = createProgress({ write: (line) => printed.push(line), color: false, now: () => 0 });
+  progress({ type: 'observation', observation: { kind: 'stepStarted', step: 3 } });
+  progress({ type: 'observation', observation: { kind: 'stepStarted', step: 4, maxSteps: 9 } });
+  // The heading comes before the notes (time, tokens), two spaces after it.
+  expect(printed.map((line) => line.split('  ')[0])).toEqual(['Step 3', 'Step 4/9']);
+});

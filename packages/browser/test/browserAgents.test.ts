@@ -17,6 +17,7 @@ import {
   type StepFunction,
   step,
   userMessage,
+  withApprovals,
 } from '@openmanus/core';
 import { type ScriptedLlm, scriptedLlm } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -101,6 +102,20 @@ describe('withBrowser', () => {
     expect(browsing.config.keepFullObservations).toBe(0);
     expect(browsing.step).toBe(own);
     expect(withBrowser(manus).step).toBe(manus.step);
+  });
+
+  it('keeps the policies its step was made from: a rule can still be added, and the step limit stays', () => {
+    const manus = createManus({ workspace: 'workspace', maxSteps: 12 });
+    const browsing = withBrowser(manus);
+    expect(browsing.policies).toBe(manus.policies);
+    expect(browsing.policies?.find(isStepLimit)?.maxSteps).toBe(12);
+    const gated = withApprovals(browsing, ['browser_use']);
+    expect(gated.policies?.map((policy) => policy.name)).toEqual([
+      'stepLimit',
+      'stuck',
+      'terminalTools',
+      'requireApproval',
+    ]);
   });
 });
 
