@@ -22,10 +22,7 @@ const callKey = (name: string, args: string) => keyOf(fnv(fnv(fnv(FNV_OFFSET, na
 /** The key of a whole turn: its text, then each call as `name(arguments)`, NUL between them (no joined copy is made). */
 function turnKey(text: string, calls: readonly { readonly name: string; readonly arguments: string }[]): string {
   let hash = fnv(FNV_OFFSET, text);
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i] as (typeof calls)[number];
-    hash = fnv(fnv(fnv(fnv(fnv(hash, '\u0000'), call.name), '('), call.arguments.trim()), ')');
-  }
+  for (const call of calls) hash = fnv(fnv(fnv(fnv(fnv(hash, '\u0000'), call.name), '('), call.arguments.trim()), ')');
   return keyOf(hash);
 }
 
@@ -61,10 +58,9 @@ const remember = (recent: readonly string[], keys: readonly string[]) => {
   return next.length > STUCK_WINDOW ? next.slice(next.length - STUCK_WINDOW) : next;
 };
 
-// Indexed: a run's reducer mostly runs unoptimised, where for-of allocates a result per element.
 function countOf(recent: readonly string[], key: string): number {
   let count = 0;
-  for (let i = 0; i < recent.length; i++) if (recent[i] === key) count++;
+  for (const seen of recent) if (seen === key) count++;
   return count;
 }
 
