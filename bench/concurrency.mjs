@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { fileURLToPath } from 'node:url';
-import { createAgent, createManus, createOpenAiLlm, defineTool, run } from '@openmanus/core';
+import { createAgent, createManus, createOpenAiLlm, defaultPolicies, defineTool, run } from '@openmanus/core';
 
 const args = process.argv.slice(2);
 const mixed = args.includes('--mixed');
@@ -35,7 +35,12 @@ const add = defineTool({
   parallelSafe: true,
   execute: ({ a, b }) => String(a + b),
 });
-const agent = createAgent({ name: 'adder', systemPrompt: 'You add numbers.', tools: [add], maxSteps: 50 });
+const agent = createAgent({
+  name: 'adder',
+  systemPrompt: 'You add numbers.',
+  tools: [add],
+  policies: defaultPolicies({ maxSteps: 50 }),
+});
 const llm = createOpenAiLlm({ model: `steps-${steps}`, apiKey: 'bench', baseURL, maxRetries: 0, timeoutMs: 600_000 });
 const adderRun = (i) => run(agent, `task ${i}`, { llm });
 

@@ -1,6 +1,6 @@
 // The agent the durable bench runs, in process and on workers: each step one call of a no-op tool
 // with an instant model, until the step count its task names ("steps 50"); then an answer.
-import { createAgent, defineTool } from '@openmanus/core';
+import { createAgent, defaultPolicies, defineTool } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { z } from 'zod';
 
@@ -11,7 +11,11 @@ const noop = defineTool({
   execute: () => 'ok',
 });
 
-export const stepsAgent = createAgent({ name: 'steps', tools: [noop], maxSteps: 10_000 });
+export const stepsAgent = createAgent({
+  name: 'steps',
+  tools: [noop],
+  policies: defaultPolicies({ maxSteps: 10_000 }),
+});
 
 /**
  * The model: a tool call per step until the task's count, `delayMs` per reply (0: instant). The

@@ -7,14 +7,15 @@ import {
   createAgent,
   createFileStore,
   createMemoryStore,
+  createStep,
   createStrReplaceEditor,
+  defaultPolicies,
   defineAgent,
   defineTool,
-  initialStep,
+  initialState,
   loadTokenizer,
   requestTokens,
   run,
-  step,
 } from '@openmanus/core';
 import { scriptedLlm, toolSession } from '@openmanus/core/testing';
 import { z } from 'zod';
@@ -26,10 +27,10 @@ export function reducerThroughput() {
   const config = defineAgent({
     name: 'r',
     tools: [{ name: 'add', description: 'Add', parameters: schema }],
-    maxSteps: 10_000,
     memory: { maxMessages: 100_000 },
   });
-  let [state] = initialStep(config, 'Keep adding.');
+  const step = createStep(defaultPolicies({ maxSteps: 10_000 }));
+  let [state] = step(config, initialState(), { type: 'started', input: 'Keep adding.' });
   const call = (i, effectId) => ({
     type: 'llmResponded',
     effectId,
@@ -96,7 +97,12 @@ const addingModel = (steps) =>
 
 /** µs per step of our own work (interpreter + reducer + a tool), with an instant in-process model. */
 export async function ownWorkPerStep(steps) {
-  const agent = createAgent({ name: 'own', tools: [add], maxSteps: steps + 1, memory: { maxMessages: 100_000 } });
+  const agent = createAgent({
+    name: 'own',
+    tools: [add],
+    policies: defaultPolicies({ maxSteps: steps + 1 }),
+    memory: { maxMessages: 100_000 },
+  });
   const model = () => addingModel(steps);
   for (let i = 0; i < 3; i++) await run(agent, 'go', { llm: model() });
   const reps = Math.max(3, Math.round(4000 / steps));
@@ -111,7 +117,7 @@ export async function ownWorkPerStep(steps) {
  * that writes the whole state as JSON each time. Flat is the goal: step 2,000 costs what step 10 does.
  */
 export async function checkpointedRuns(steps) {
-  const agent = createAgent({ name: 'saved', tools: [add], maxSteps: steps + 1 });
+  const agent = createAgent({ name: 'saved', tools: [add], policies: defaultPolicies({ maxSteps: steps + 1 }) });
   const model = () => addingModel(steps);
   const dir = mkdtempSync(join(tmpdir(), 'openmanus-bench-'));
   const timed = async (options) => {

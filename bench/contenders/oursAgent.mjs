@@ -1,4 +1,4 @@
-import { createAgent, createOpenAiLlm, createRunEmitter, defineTool, run } from '@openmanus/core';
+import { createAgent, createOpenAiLlm, createRunEmitter, defaultPolicies, defineTool, run } from '@openmanus/core';
 import { addTool, makeAdd, show } from './shared.mjs';
 
 /** Our OpenAI port on the bench's server, streamed or not. */
@@ -24,7 +24,7 @@ export const oursWith =
         name: 'bench',
         systemPrompt: 'You add numbers.',
         tools: [add],
-        maxSteps: 1_000,
+        policies: defaultPolicies({ maxSteps: 1_000 }),
         memory: { maxMessages: 100_000 },
       });
       const result = await run(agent, 'Keep adding.', { llm: llms.get(model), ...(emitter ? { emitter } : {}) });

@@ -1,7 +1,7 @@
 // Ours on the cost tasks: createAgent's defaults (only the step limit raised, as for every peer), and
 // the demo's own agent (Manus with the browser) for the browsing task.
 import { findChrome, withBrowser } from '@openmanus/browser';
-import { createAgent, createManus, createOpenAiLlm, defineTool, run } from '@openmanus/core';
+import { createAgent, createManus, createOpenAiLlm, defaultPolicies, defineTool, run } from '@openmanus/core';
 import { z } from 'zod';
 import { observe, researchTools, STEP_LIMIT, systemPrompt, task } from '../research.mjs';
 
@@ -16,7 +16,12 @@ export async function research({ baseURL, model }) {
       execute: (args) => observe(name, args),
     }),
   );
-  const agent = createAgent({ name: 'research', systemPrompt, tools, maxSteps: STEP_LIMIT });
+  const agent = createAgent({
+    name: 'research',
+    systemPrompt,
+    tools,
+    policies: defaultPolicies({ maxSteps: STEP_LIMIT }),
+  });
   return (await run(agent, task, { llm: llmAt(baseURL, model) })).answer;
 }
 

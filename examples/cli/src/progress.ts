@@ -90,7 +90,7 @@ export function createProgress(options: ProgressOptions) {
       case 'observation': {
         const o = item.observation;
         if (o.kind === 'stepStarted')
-          options.write(lines.step(`Step ${o.step}/${o.maxSteps}`, elapsed(), usageText(usage)));
+          options.write(lines.step(`Step ${o.step}${o.maxSteps ? `/${o.maxSteps}` : ''}`, elapsed(), usageText(usage)));
         else if (o.kind === 'hint') options.write(yellow(`  ! ${o.policy}: a hint is sent with the next request`));
         else if (o.kind === 'memoryTrimmed')
           options.write(dim(`  (history shrunk in one jump: ${trimmedParts(o).join(', ')})`));

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { promisify } from 'node:util';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { createAgent, ok, terminate } from '@openmanus/core';
+import { createAgent, defaultPolicies, ok, terminate } from '@openmanus/core';
 import { processesMatching, type RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { ConnectMcpAgent, McpAgentSettings } from '../src/mcpAgent.js';
@@ -40,7 +40,11 @@ function recordingConnector() {
   let closed = 0;
   const connect: ConnectMcpAgent = async (settings) => {
     asked.push(settings);
-    const agent = createAgent({ name: 'mcp', tools: [terminate], maxSteps: settings.maxSteps });
+    const agent = createAgent({
+      name: 'mcp',
+      tools: [terminate],
+      policies: defaultPolicies({ maxSteps: settings.maxSteps }),
+    });
     return ok({ agent, close: async () => void closed++ });
   };
   return { connect, asked, closed: () => closed };

@@ -1,7 +1,7 @@
 // What a run prints in process (createProgress, from its run items) and what `openmanus enqueue`
 // prints of the same run followed from its events (runEventLines): the same lines for the same things.
 import { stripVTControlCharacters } from 'node:util';
-import { createAgent, createRunEmitter, defineTool, type RunItem, run } from '@openmanus/core';
+import { createAgent, createRunEmitter, defaultPolicies, defineTool, type RunItem, run } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import type { RunEventItem } from '@openmanus/durable';
 import { expect, it } from 'vitest';
@@ -29,20 +29,24 @@ it('a run in process and the same run read from its events print the same lines'
       const { status, step, usage } = item.state;
       events.push({ event: item.event, status, step, usage });
     });
-    const outcome = await run(createAgent({ name: 'census', tools: [lookup], maxSteps: 5 }), 'How many in Kyoto?', {
-      emitter,
-      llm: scriptedLlm([
-        {
-          content: 'Looking both up.',
-          toolCalls: [
-            { name: 'lookup', arguments: { city: 'Atlantis' } },
-            { name: 'lookup', arguments: { city: 'Kyoto' } },
-          ],
-          usage: { inputTokens: 100, outputTokens: 20 },
-        },
-        { content: 'About 1.46 million.', usage: { inputTokens: 150, outputTokens: 10 } },
-      ]),
-    });
+    const outcome = await run(
+      createAgent({ name: 'census', tools: [lookup], policies: defaultPolicies({ maxSteps: 5 }) }),
+      'How many in Kyoto?',
+      {
+        emitter,
+        llm: scriptedLlm([
+          {
+            content: 'Looking both up.',
+            toolCalls: [
+              { name: 'lookup', arguments: { city: 'Atlantis' } },
+              { name: 'lookup', arguments: { city: 'Kyoto' } },
+            ],
+            usage: { inputTokens: 100, outputTokens: 20 },
+          },
+          { content: 'About 1.46 million.', usage: { inputTokens: 150, outputTokens: 10 } },
+        ]),
+      },
+    );
     expect(outcome.answer).toBe('About 1.46 million.');
 
     const lines = runLines(color);
@@ -80,7 +84,12 @@ it('a jump of the history prints one line, saying what it left out and what it s
   emitter.on('observation', progress);
   const ask = { name: 'lookup', arguments: { city: 'Kyoto' } };
   await run(
-    createAgent({ name: 'census', tools: [lookup], maxSteps: 6, memory: { maxMessages: 4 } }),
+    createAgent({
+      name: 'census',
+      tools: [lookup],
+      policies: defaultPolicies({ maxSteps: 6 }),
+      memory: { maxMessages: 4 },
+    }),
     'How many in Kyoto?',
     {
       emitter,
@@ -90,4 +99,13 @@ it('a jump of the history prints one line, saying what it left out and what it s
   const jumps = printed.map((line) => stripVTControlCharacters(line)).filter((line) => line.includes('history shrunk'));
   expect(jumps.length).toBeGreaterThan(0);
   expect(jumps[0]).toBe('  (history shrunk in one jump: 2 older messages left out)');
+});
+
+it('a step of an agent without a step limit is headed with its number alone', () => {
+  const printed: string[] = [];
+  const progress = createProgress({ write: (line) => printed.push(line), color: false, now: () => 0 });
+  progress({ type: 'observation', observation: { kind: 'stepStarted', step: 3 } });
+  progress({ type: 'observation', observation: { kind: 'stepStarted', step: 4, maxSteps: 9 } });
+  // The heading comes before the notes (time, tokens), two spaces after it.
+  expect(printed.map((line) => line.split('  ')[0])).toEqual(['Step 3', 'Step 4/9']);
 });

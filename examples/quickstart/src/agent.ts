@@ -1,4 +1,4 @@
-import { createAgent, defineTool } from '@openmanus/core';
+import { createAgent, defaultPolicies, defineTool } from '@openmanus/core';
 import { z } from 'zod';
 
 const populations: Record<string, number> = { kyoto: 1_463_723, osaka: 2_752_412, nara: 367_353 };
@@ -18,5 +18,5 @@ export const cityAgent = createAgent({
   name: 'cities',
   systemPrompt: 'You answer questions about Japanese cities. Look numbers up with lookup_population; never guess.',
   tools: [lookupPopulation],
-  maxSteps: 5,
+  policies: defaultPolicies({ maxSteps: 5 }),
 });

@@ -4,7 +4,7 @@
 import { mkdtemp, readFile, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createAgent, createOpenAiLlm, createStrReplaceEditor, run, terminate } from '@openmanus/core';
+import { createAgent, createOpenAiLlm, createStrReplaceEditor, defaultPolicies, run, terminate } from '@openmanus/core';
 import { processesMatching, type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createBrowserUse } from '../src/index.js';
@@ -80,7 +80,7 @@ describe.skipIf(!chrome)('an agent with browser_use', () => {
           createStrReplaceEditor({ workspace }),
           terminate,
         ],
-        maxSteps: 10,
+        policies: defaultPolicies({ maxSteps: 10 }),
       });
       const llm = createOpenAiLlm({ model: 'scripted-model', apiKey: 'test-key', baseURL: model.baseURL });
       const result = await run(

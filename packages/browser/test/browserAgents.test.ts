@@ -9,12 +9,15 @@ import {
   assistantMessage,
   createManus,
   initialState,
+  isStepLimit,
+  isTokenBudget,
   type Message,
   manusNextStepPrompt,
   run,
   type StepFunction,
   step,
   userMessage,
+  withApprovals,
 } from '@openmanus/core';
 import { type ScriptedLlm, scriptedLlm } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
@@ -72,7 +75,12 @@ describe('pageContext', () => {
 describe('createBrowserAgent', () => {
   it("is OpenManus's BrowserAgent: browser_use and terminate, 20 steps, observations cut at 10000", () => {
     const agent = createBrowserAgent();
-    expect(agent.config).toMatchObject({ name: 'browser', maxSteps: 20, maxObserve: 10_000, llmProfile: 'browser' });
+    expect(agent.config).toMatchObject({ name: 'browser', maxObserve: 10_000, llmProfile: 'browser' });
+    expect(agent.policies?.find(isStepLimit)?.maxSteps).toBe(20);
+    expect(agent.policies?.some(isTokenBudget)).toBe(false);
+    const budgeted = createBrowserAgent({ maxSteps: 4, maxInputTokens: 5_000 });
+    expect(budgeted.policies?.find(isStepLimit)?.maxSteps).toBe(4);
+    expect(budgeted.policies?.find(isTokenBudget)?.maxInputTokens).toBe(5_000);
     expect(agent.tools.map((tool) => tool.spec.name)).toEqual(['browser_use', 'terminate']);
     expect(agent.config.contextProviders?.map((provider) => provider.name)).toEqual([PAGE_CONTEXT]);
     expect(agent.config.systemPrompt).not.toMatch(/\{\{|"done"|JSON/);
@@ -94,6 +102,20 @@ describe('withBrowser', () => {
     expect(browsing.config.keepFullObservations).toBe(0);
     expect(browsing.step).toBe(own);
     expect(withBrowser(manus).step).toBe(manus.step);
+  });
+
+  it('keeps the policies its step was made from: a rule can still be added, and the step limit stays', () => {
+    const manus = createManus({ workspace: 'workspace', maxSteps: 12 });
+    const browsing = withBrowser(manus);
+    expect(browsing.policies).toBe(manus.policies);
+    expect(browsing.policies?.find(isStepLimit)?.maxSteps).toBe(12);
+    const gated = withApprovals(browsing, ['browser_use']);
+    expect(gated.policies?.map((policy) => policy.name)).toEqual([
+      'stepLimit',
+      'stuck',
+      'terminalTools',
+      'requireApproval',
+    ]);
   });
 });
 

@@ -30,10 +30,7 @@ describe('defineAgent', () => {
       nextStepPrompt: '',
       tools: [],
       toolChoice: 'auto',
-      maxSteps: 30,
       maxToolArgsChars: 200_000,
-      duplicateThreshold: 2,
-      repeatedCallThreshold: 3,
       finishOnText: true,
       memory: { maxMessages: 100 },
       tokenizer: 'cl100k_base',
@@ -46,28 +43,17 @@ describe('defineAgent', () => {
   it('what is given wins over the defaults', () => {
     const config = defineAgent({
       name: 'custom',
-      maxSteps: 1,
       maxToolArgsChars: 1,
       memory: { maxMessages: 7 },
       toolChoice: 'required',
       tools: [specs.echo],
     });
     expect(config).toMatchObject({
-      maxSteps: 1,
       maxToolArgsChars: 1,
       memory: { maxMessages: 7 },
       toolChoice: 'required',
       tools: [specs.echo],
     });
-  });
-
-  it('refuses a step limit that is not a positive integer, saying what it got', () => {
-    for (const maxSteps of [0, -3, 1.5, Number.NaN, Number.POSITIVE_INFINITY]) {
-      expect(() => defineAgent({ name: 'a', maxSteps })).toThrow(
-        new RangeError(`maxSteps must be a positive integer, got ${maxSteps}`),
-      );
-      expect(() => defineAgent({ name: 'a', maxSteps })).toThrow(RangeError);
-    }
   });
 
   it('refuses a tool-argument cap that is not a positive integer, saying what it got', () => {
@@ -123,7 +109,7 @@ describe('createAgent', () => {
 
   it('validates the config like defineAgent', () => {
     expect(() => createAgent({ name: 'dup', tools: [echo, echo] })).toThrow('agent "dup" has two tools named "echo"');
-    expect(() => createAgent({ name: 'a', maxSteps: 0 })).toThrow(RangeError);
+    expect(() => createAgent({ name: 'a', maxToolArgsChars: 0 })).toThrow(RangeError);
   });
 
   it('turns policies into the step the shell runs: the loop with exactly those rules', () => {
@@ -131,7 +117,7 @@ describe('createAgent', () => {
       name: 'stopEarly',
       beforeStep: ({ state }) => (state.step >= 1 ? { reason: 'max_steps', error: 'one step only' } : undefined),
     };
-    const agent = createAgent({ name: 'a', tools: [echo], maxSteps: 10, policies: [stopEarly] });
+    const agent = createAgent({ name: 'a', tools: [echo], policies: [stopEarly] });
     const step = agent.step;
     if (!step) throw new Error('expected a step');
     const [first, effects] = started(agent.config, step);
@@ -148,7 +134,7 @@ describe('createAgent', () => {
   });
 
   it('without the default policies, the step limit is gone too', () => {
-    const agent = createAgent({ name: 'a', tools: [echo], maxSteps: 1, policies: [] });
+    const agent = createAgent({ name: 'a', tools: [echo], policies: [] });
     const step = agent.step;
     if (!step) throw new Error('expected a step');
     const [first] = started(agent.config, step);
@@ -160,7 +146,7 @@ describe('createAgent', () => {
     });
     const [again] = step(agent.config, next, { type: 'toolCompleted', effectId: 'running-1-0', output: 'x' });
     expect(again).toMatchObject({ status: 'awaiting_llm', step: 2 });
-    const limited = createAgent({ name: 'a', tools: [echo], maxSteps: 1, policies: [stepLimit] }).step;
+    const limited = createAgent({ name: 'a', tools: [echo], policies: [stepLimit(1)] }).step;
     expect(
       limited?.(agent.config, next, { type: 'toolCompleted', effectId: 'running-1-0', output: 'x' })[0],
     ).toMatchObject({ status: 'finished', finishReason: 'max_steps' });
@@ -168,7 +154,7 @@ describe('createAgent', () => {
 
   it('a step of its own wins over policies', () => {
     const own: StepFunction = (_config, state) => [state, []];
-    const agent = createAgent({ name: 'a', step: own, policies: [stepLimit] });
+    const agent = createAgent({ name: 'a', step: own, policies: [stepLimit(1)] });
     expect(agent.step).toBe(own);
     expect(createAgent({ name: 'a', step: own }).step).toBe(own);
   });

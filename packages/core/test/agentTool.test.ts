@@ -7,6 +7,7 @@ import {
   askHuman,
   createAgent,
   createRunEmitter,
+  defaultPolicies,
   defineTool,
   type ItemOrigin,
   type LlmRequest,
@@ -77,7 +78,13 @@ function lookupTool(log: string[]): Tool {
 }
 
 function researcher(tools: Tool[]): Agent {
-  return createAgent({ name: 'researcher', systemPrompt: CHILD_PROMPT, tools, maxSteps: 10, tokenizer: 'estimate' });
+  return createAgent({
+    name: 'researcher',
+    systemPrompt: CHILD_PROMPT,
+    tools,
+    policies: defaultPolicies({ maxSteps: 10 }),
+    tokenizer: 'estimate',
+  });
 }
 
 /** A parent whose one tool is the child agent (or a tool made from it). */
@@ -87,7 +94,7 @@ function parentOf(child: Agent | Tool): Agent {
     name: 'parent',
     systemPrompt: PARENT_PROMPT,
     tools: [tool],
-    maxSteps: 10,
+    policies: defaultPolicies({ maxSteps: 10 }),
     tokenizer: 'estimate',
   });
 }
@@ -717,7 +724,7 @@ describe('agentTool: a child agent as a tool', () => {
       name: 'researcher',
       systemPrompt: CHILD_PROMPT,
       tools: [lookupTool([])],
-      maxSteps: 2,
+      policies: defaultPolicies({ maxSteps: 2 }),
       tokenizer: 'estimate',
     });
     const outcome = await run(parentOf(child), 'capital?', { llm });

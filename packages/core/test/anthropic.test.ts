@@ -6,6 +6,7 @@ import {
   type AnthropicLlmOptions,
   createAgent,
   createAnthropicLlm,
+  defaultPolicies,
   defineTool,
   type LlmDelta,
   type Message,
@@ -373,7 +374,12 @@ describe('extended thinking', () => {
       parameters: z.object({ text: z.string() }),
       execute: ({ text }) => text,
     });
-    const agent = createAgent({ name: 'thinker', systemPrompt: 'Think first.', tools: [echo], maxSteps: 3 });
+    const agent = createAgent({
+      name: 'thinker',
+      systemPrompt: 'Think first.',
+      tools: [echo],
+      policies: defaultPolicies({ maxSteps: 3 }),
+    });
     const outcome = await run(agent, 'Weather?', { llm: llmFor(server, { thinking: { budgetTokens: 1024 } }) });
     expect(outcome.answer).toBe('It is sunny.');
     const assistant = outcome.state.messages.find((m) => m.role === 'assistant');
@@ -527,7 +533,12 @@ describe('an agent on the Anthropic port', () => {
       },
       { content: '2 + 3 = 5.', usage: { inputTokens: 120, outputTokens: 8, cachedInputTokens: 80 } },
     ]);
-    const agent = createAgent({ name: 'adder', systemPrompt: 'You add with the tool.', tools: [add], maxSteps: 4 });
+    const agent = createAgent({
+      name: 'adder',
+      systemPrompt: 'You add with the tool.',
+      tools: [add],
+      policies: defaultPolicies({ maxSteps: 4 }),
+    });
     const outcome = await run(agent, 'What is 2 + 3?', { llm: llmFor(server, { stream: true }) });
     expect(outcome.status).toBe('finished');
     expect(outcome.answer).toBe('2 + 3 = 5.');

@@ -23,7 +23,7 @@ import { call, drive, ofType, testConfig } from './helpers.js';
 
 const gated = (rule: ApprovalRule, ...calls: ReturnType<typeof call>[]) => {
   const config = testConfig();
-  const step = createStep([...defaultPolicies, requireApproval(rule)]);
+  const step = createStep([...defaultPolicies(), requireApproval(rule)]);
   const [state, effects] = step(config, drive(config, 'Go', []).state, {
     type: 'llmResponded',
     effectId: 'llm-1',
@@ -71,7 +71,7 @@ describe('approval rules given where the agent is used', () => {
   it('a call refused while it waits for approval is answered with the error; a refusal of nothing changes nothing', () => {
     const { effects, state } = gated(['write'], write('/tmp/a'));
     const [approval] = ofType(effects, 'requestApproval');
-    const step = createStep([...defaultPolicies, requireApproval(['write'])]);
+    const step = createStep([...defaultPolicies(), requireApproval(['write'])]);
     const config = testConfig();
     expect(step(config, state, { type: 'callRefused', effectId: 'approval-9-0', error: 'Error: x' })[0]).toBe(state);
     const [after] = step(config, state, { type: 'callRefused', effectId: approval?.id ?? '', error: 'Error: bad' });
@@ -82,7 +82,7 @@ describe('approval rules given where the agent is used', () => {
   it('cannot be added to an agent whose step is its own', () => {
     const custom = createAgent({ name: 'own', step: (config, state, event) => createStep()(config, state, event) });
     expect(() => withApprovals(custom, ['x'])).toThrow(/step of its own/);
-    const made = createAgent({ name: 'made', policies: defaultPolicies });
+    const made = createAgent({ name: 'made', policies: defaultPolicies() });
     expect(withApprovals(made, ['x']).policies?.map((p) => p.name)).toContain('requireApproval');
   });
 });

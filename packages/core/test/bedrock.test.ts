@@ -7,6 +7,7 @@ import {
   type BedrockLlmOptions,
   createAgent,
   createBedrockLlm,
+  defaultPolicies,
   defineTool,
   type LlmDelta,
   type Message,
@@ -745,7 +746,7 @@ describe('an agent on Bedrock', () => {
       name: 'forecaster',
       systemPrompt: 'You report the weather.',
       tools: [getWeather],
-      maxSteps: 5,
+      policies: defaultPolicies({ maxSteps: 5 }),
     });
     const result = await run(agent, 'Weather in Kyoto and Osaka?', { llm: llmFor(server, { stream: true }) });
     expect(result.answer).toBe('Sunny in both Kyoto and Osaka.');

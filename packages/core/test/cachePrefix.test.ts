@@ -5,12 +5,13 @@ import {
   type AgentEvent,
   type AgentState,
   type ContextProvider,
+  createStep,
+  defaultPolicies,
   defineAgent,
   type Effect,
   initialState,
   type LlmRequest,
   type Observation,
-  step,
 } from '../src/index.js';
 
 const search = {
@@ -41,6 +42,9 @@ const text = (seed: number, length: number) => {
   for (let i = 0; out.length < length; i++) out += `word${(seed * 31 + i * 7) % 997} `;
   return out.slice(0, length);
 };
+
+/** Runs of up to 400 steps: long enough for the history to be cut many times. */
+const step = createStep(defaultPolicies({ maxSteps: 400 }));
 
 /** Plays `script` against the reducer as model, tools and context gatherer. */
 function play(config: AgentConfig, script: Script): Played {
@@ -120,7 +124,6 @@ const agentOf = (overrides: Partial<AgentConfig>) =>
     systemPrompt: 'You research.',
     nextStepPrompt: 'What next?',
     tools: [search],
-    maxSteps: 400,
     tokenizer: 'estimate',
     finishOnText: true,
     ...overrides,

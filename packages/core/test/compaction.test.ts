@@ -20,7 +20,7 @@ import { call, done, drive, ofType, on, replied, testConfig } from './helpers.js
 
 const long = (label: string) => `${label}: ${'x'.repeat(400)}`;
 // Summaries once the history passes ~250 estimated tokens, keeping the newest turn in full.
-const config = testConfig({ memory: { maxMessages: 100, summarize: { atTokens: 250, keepTurns: 1 } }, maxSteps: 10 });
+const config = testConfig({ memory: { maxMessages: 100, summarize: { atTokens: 250, keepTurns: 1 } } });
 const echo = (n: number) => call('echo', { text: `e${n}` }, `c${n}`);
 
 /** Two turns with long tool results: the history is past the threshold when the third request is due. */
@@ -251,7 +251,11 @@ describe('a token-aware window', () => {
     ]);
     const sent = ofType(effects, 'callLlm')[0]?.request.messages ?? [];
     expect(sent.map((m) => m.content)).not.toContain(long('first'));
-    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'memoryTrimmed', dropped: 2, shrunk: 0 });
+    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({
+      kind: 'memoryTrimmed',
+      dropped: 2,
+      shrunk: 0,
+    });
   });
 });
 

@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import {
   createAgent,
   createLlmFromConfig,
+  defaultPolicies,
   describeConfigError,
   llmSettingsFor,
   loadConfig,
@@ -41,7 +42,7 @@ const configOf = (result: ReturnType<typeof loadConfig>) => {
   return result.value;
 };
 const errorOf = (result: ReturnType<typeof loadConfig>) => (result.ok ? 'no error' : describeConfigError(result.error));
-const greeter = createAgent({ name: 'greeter', maxSteps: 2 });
+const greeter = createAgent({ name: 'greeter', policies: defaultPolicies({ maxSteps: 2 }) });
 
 describe('config.toml providers', () => {
   it('api_type = "anthropic" runs on the Messages API, its key from ANTHROPIC_API_KEY, not OPENAI_API_KEY', async () => {

@@ -24,7 +24,7 @@ const page: ContextProvider = {
     };
   },
 };
-const config = testConfig({ contextProviders: [page], maxSteps: 10 });
+const config = testConfig({ contextProviders: [page] });
 
 describe('context providers in the reducer', () => {
   it('gather before the step that needs them, then feed the request without storing anything', () => {

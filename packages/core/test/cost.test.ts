@@ -6,6 +6,7 @@ import {
   compactRunItem,
   costOf,
   createAgent,
+  defaultPolicies,
   defineTool,
   type LlmRequest,
   priceOf,
@@ -30,7 +31,12 @@ const echo = defineTool({
   parameters: z.object({ text: z.string() }),
   execute: ({ text }) => text,
 });
-const agent = createAgent({ name: 'echoer', systemPrompt: 'You echo.', tools: [echo], maxSteps: 5 });
+const agent = createAgent({
+  name: 'echoer',
+  systemPrompt: 'You echo.',
+  tools: [echo],
+  policies: defaultPolicies({ maxSteps: 5 }),
+});
 
 describe('prices', () => {
   it('match a model by its exact name, then as a dated snapshot, and never by a guess', () => {
@@ -182,7 +188,12 @@ describe("a run's usage", () => {
         return reply.ok ? reply.value.content : 'failed';
       },
     });
-    const asker = createAgent({ name: 'asker', systemPrompt: 'You ask.', tools: [askModel], maxSteps: 5 });
+    const asker = createAgent({
+      name: 'asker',
+      systemPrompt: 'You ask.',
+      tools: [askModel],
+      policies: defaultPolicies({ maxSteps: 5 }),
+    });
     const outcome = await run(asker, 'go', { llm: llmFor(server, { model: 'gpt-4o-mini' }) });
     // 200 × 0.15 + 20 × 0.6 + 200 cached × 0.075 + 2 × (100 × 0.15 + 10 × 0.6), per million.
     expect(outcome.usage).toEqual({

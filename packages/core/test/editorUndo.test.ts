@@ -6,6 +6,7 @@ import {
   type AgentState,
   createAgent,
   createStrReplaceEditor,
+  defaultPolicies,
   type LlmPort,
   type LlmRequest,
   resume,
@@ -27,7 +28,13 @@ const EDITOR = 'str_replace_editor';
 
 /** An agent with its own editor instance (or the one given, to share it between runs). */
 function editorAgent(editor: Tool = createStrReplaceEditor({ workspace })) {
-  return createAgent({ name: 'coder', tools: [editor], nextStepPrompt: NEXT, maxSteps: 40, tokenizer: 'estimate' });
+  return createAgent({
+    name: 'coder',
+    tools: [editor],
+    nextStepPrompt: NEXT,
+    policies: defaultPolicies({ maxSteps: 40 }),
+    tokenizer: 'estimate',
+  });
 }
 
 /** Sent last in every request, never stored: what comes before it is the history. */

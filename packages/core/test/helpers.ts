@@ -3,10 +3,12 @@ import {
   type AgentEvent,
   type AgentState,
   type AnyEffect,
+  createStep,
+  type DefaultPolicyOptions,
+  defaultPolicies,
   defineAgent,
   type Effect,
-  initialStep,
-  step,
+  initialState,
   type ToolCall,
   type ToolSpec,
 } from '../src/index.js';
@@ -46,10 +48,23 @@ export const testConfig = (overrides: Partial<AgentConfig> = {}): AgentConfig =>
     systemPrompt: 'You are a test agent.',
     nextStepPrompt: 'What next?',
     tools: Object.values(specs),
-    maxSteps: 5,
     tokenizer: 'estimate',
     ...overrides,
   });
+
+/** The loop with OpenManus's policies, these settings given (by default 5 steps: tests end soon). */
+export const stepWith = (options: DefaultPolicyOptions = {}) =>
+  createStep(defaultPolicies({ maxSteps: 5, ...options }));
+
+/** A step made of policies (`createStep`'s). */
+type PolicyStep = ReturnType<typeof createStep>;
+
+/** The step the helpers drive by default: the default policies, at most 5 steps. */
+export const testStep = stepWith();
+
+/** Starts a run with `step` (the test step by default): the fresh state plus its first step's effects. */
+export const start = (config: AgentConfig, input: string, step: PolicyStep = testStep) =>
+  step(config, initialState(), { type: 'started', input });
 
 export const call = (name: string, args: unknown = {}, id?: string) => ({
   id: id ?? `c_${name}_${JSON.stringify(args).length}`,
@@ -108,8 +123,8 @@ export function correlate(state: AgentState, event: Shorthand): AgentEvent {
   }
 }
 
-/** `step` with a shorthand event. */
-export const on = (config: AgentConfig, state: AgentState, event: Shorthand) =>
+/** `step` (the test step by default) with a shorthand event. */
+export const on = (config: AgentConfig, state: AgentState, event: Shorthand, step: PolicyStep = testStep) =>
   step(config, state, correlate(state, event));
 
 export const replied = (content: string, toolCalls: ReturnType<typeof call>[] = []): Shorthand => ({
@@ -121,12 +136,12 @@ export const replied = (content: string, toolCalls: ReturnType<typeof call>[] = 
 
 export const done = (callId: string, output = 'ok'): Shorthand => ({ type: 'toolCompleted', callId, output });
 
-/** Drives the reducer through a list of events, returning every intermediate result. */
-export function drive(config: AgentConfig, input: string, events: Shorthand[]) {
-  let [state, effects] = initialStep(config, input);
+/** Drives `step` (the test step by default) through a list of events, returning every intermediate result. */
+export function drive(config: AgentConfig, input: string, events: Shorthand[], step: PolicyStep = testStep) {
+  let [state, effects] = start(config, input, step);
   const trace: { state: AgentState; effects: readonly Effect[] }[] = [{ state, effects }];
   for (const event of events) {
-    [state, effects] = on(config, state, event);
+    [state, effects] = on(config, state, event, step);
     trace.push({ state, effects });
   }
   return { state, effects, trace };

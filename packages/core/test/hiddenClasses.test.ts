@@ -9,9 +9,10 @@ const coreDist = new URL('../dist/index.js', import.meta.url).href;
 
 function hiddenClassesOver(steps: number): { states: number; afterModel: number; afterTool: number } {
   const script = `
-    const { createAgent, defineTool, initialState, step } = await import(${JSON.stringify(coreDist)});
+    const { createAgent, createStep, defaultPolicies, defineTool, initialState } = await import(${JSON.stringify(coreDist)});
+    const step = createStep(defaultPolicies({ maxSteps: 100000 }));
     const add = defineTool({ name: 'add', description: 'Add', parameters: { type: 'object', properties: { a: { type: 'number' } } }, execute: () => '1' });
-    const { config } = createAgent({ name: 'a', systemPrompt: 'You add.', tools: [add], maxSteps: 100000, memory: { maxMessages: 100000 } });
+    const { config } = createAgent({ name: 'a', systemPrompt: 'You add.', tools: [add], memory: { maxMessages: 100000 } });
     const afterModel = [], afterTool = [];
     let [state, effects] = step(config, initialState(), { type: 'started', input: 'Add.', runId: 'r' });
     for (let i = 0; i < ${steps}; i++) {

@@ -6,6 +6,8 @@ import {
   createAgent,
   createOpenAiLlm,
   createRunEmitter,
+  createStep,
+  defaultPolicies,
   defineTool,
   err,
   RunInProgressError,
@@ -13,6 +15,7 @@ import {
   resume,
   run,
   stream,
+  tokenBudget,
 } from '../src/index.js';
 import type { RecordedRequest, ScriptEntry } from '../src/testing/index.js';
 import { useOpenAiServers } from './servers.js';
@@ -37,7 +40,12 @@ function makeAgent(counters: Record<string, number> = {}) {
     terminal: true,
     execute: ({ status }) => `The interaction has been completed with status: ${status}`,
   });
-  return createAgent({ name: 'calc', systemPrompt: 'You add numbers.', tools: [add, terminate], maxSteps: 10 });
+  return createAgent({
+    name: 'calc',
+    systemPrompt: 'You add numbers.',
+    tools: [add, terminate],
+    policies: defaultPolicies({ maxSteps: 10 }),
+  });
 }
 
 const deploy = defineTool({
@@ -157,7 +165,8 @@ describe('run through the openai SDK against a local server', () => {
   it('stops before sending a request over the token budget', async () => {
     const server = await serve([{ content: 'never' }]);
     const agent = makeAgent();
-    const tight = { ...agent, config: { ...agent.config, maxInputTokens: 20 } };
+    const policies = [...defaultPolicies({ maxSteps: 10 }), tokenBudget({ maxInputTokens: 20 })];
+    const tight = { ...agent, policies, step: createStep(policies) };
     const result = await run(tight, 'a long task description '.repeat(20), { llm: llmFor(server) });
     expect(result.finishReason).toBe('token_limit');
     expect(result.answer).toMatch(/more than the limit of 20/);

@@ -3,7 +3,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createManus, defineTool, run } from '../src/index.js';
+import { createManus, defineTool, isStepLimit, isTokenBudget, run } from '../src/index.js';
 import { scriptedLlm } from '../src/testing/index.js';
 import { tempWorkspace } from './toolHelpers.js';
 
@@ -13,11 +13,15 @@ describe('createManus', () => {
     const manus = createManus({ workspace });
     expect(manus.config).toMatchObject({
       name: 'Manus',
-      maxSteps: 20,
       maxObserve: 10_000,
       toolChoice: 'auto',
       llmProfile: 'manus',
     });
+    // OpenManus's 20 steps, as the step limit among its policies; no token budget unless asked for.
+    expect(manus.policies?.map((p) => p.name)).toEqual(['stepLimit', 'stuck', 'terminalTools']);
+    expect(manus.policies?.find(isStepLimit)?.maxSteps).toBe(20);
+    const budgeted = createManus({ workspace, maxInputTokens: 8_000 });
+    expect(budgeted.policies?.find(isTokenBudget)?.maxInputTokens).toBe(8_000);
     expect(manus.config.tools.map((t) => t.name)).toEqual([
       'python_execute',
       'str_replace_editor',
@@ -47,7 +51,8 @@ describe('createManus', () => {
     const clock = defineTool({ name: 'clock', description: 'Time', parameters: z.object({}), execute: () => 'noon' });
     const manus = createManus({ workspace, approvals: ['python_execute'], extraTools: [clock], maxSteps: 7 });
     expect(manus.config.tools.at(-1)?.name).toBe('clock');
-    expect(manus.config.maxSteps).toBe(7);
+    expect(manus.policies?.find(isStepLimit)?.maxSteps).toBe(7);
+    expect(manus.policies?.map((p) => p.name)).toEqual(['stepLimit', 'stuck', 'terminalTools', 'requireApproval']);
     const llm = scriptedLlm([
       { toolCalls: [{ name: 'python_execute', arguments: { code: 'open("ran.txt","w")' } }] },
       { content: 'Not allowed, stopping.' },

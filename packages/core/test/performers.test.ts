@@ -9,6 +9,7 @@ import {
   type ContextProvider,
   createAgent,
   createRunEmitter,
+  defaultPolicies,
   defineAgent,
   defineTool,
   drive,
@@ -561,7 +562,7 @@ describe('tool calls of one turn', () => {
     const seen: string[] = [];
     emitter.on('observation', (item) => seen.push(`observation ${item.observation.kind}`));
     emitter.on('effect', (item) => seen.push(`effect ${item.effect.type}`));
-    const agent = createAgent({ name: 'a', tools: [echo], maxSteps: 4 });
+    const agent = createAgent({ name: 'a', tools: [echo], policies: defaultPolicies({ maxSteps: 4 }) });
     await run(agent, 'go', {
       llm: scriptedLlm([{ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }, { content: 'ok' }]),
       emitter,

@@ -1,6 +1,14 @@
 // What the LLM ports' tests ask their models, the same for every provider: the tools, the requests, an image, an agent.
 import { z } from 'zod';
-import { createAgent, defineTool, type ImageData, type LlmRequest, type Message, type ToolSpec } from '../src/index.js';
+import {
+  createAgent,
+  defaultPolicies,
+  defineTool,
+  type ImageData,
+  type LlmRequest,
+  type Message,
+  type ToolSpec,
+} from '../src/index.js';
 
 export const weather: ToolSpec = {
   name: 'get_weather',
@@ -45,4 +53,9 @@ export const add = defineTool({
 
 /** An agent that adds with `add`. */
 export const calculator = () =>
-  createAgent({ name: 'calc', systemPrompt: 'You add numbers.', tools: [add], maxSteps: 5 });
+  createAgent({
+    name: 'calc',
+    systemPrompt: 'You add numbers.',
+    tools: [add],
+    policies: defaultPolicies({ maxSteps: 5 }),
+  });

@@ -59,12 +59,12 @@ const stopAfterTwoCalls: Policy = {
       ? { reason: 'terminated', error: 'two calls' }
       : undefined,
 };
-const stepFor = (set: PolicySet): StepFunction =>
+const stepFor = ({ policies: set, maxSteps }: { policies: PolicySet; maxSteps: number }): StepFunction =>
   set === 'default'
-    ? createStep()
+    ? createStep(defaultPolicies({ maxSteps }))
     : set === 'noStuck'
-      ? createStep(defaultPolicies.filter((p) => p.name !== 'stuck'))
-      : createStep([...defaultPolicies, set === 'allowList' ? allowList : stopAfterTwoCalls]);
+      ? createStep(defaultPolicies({ maxSteps }).filter((p) => p.name !== 'stuck'))
+      : createStep([...defaultPolicies({ maxSteps }), set === 'allowList' ? allowList : stopAfterTwoCalls]);
 
 function toCall(kind: CallKind, i: number, turn: number) {
   const id = `t${turn}_${i}`;
@@ -104,7 +104,7 @@ function checkRequest(messages: readonly Message[], task: Message | undefined) {
 type Scenario = typeof scenarioArb extends fc.Arbitrary<infer T> ? T : never;
 
 function play(config: AgentConfig, scenario: Scenario) {
-  const step = stepFor(scenario.policies);
+  const step = stepFor(scenario);
   let rng = scenario.seed;
   const random = (n: number) => {
     rng = (rng * 1103515245 + 12345) % 2147483648;
@@ -117,7 +117,7 @@ function play(config: AgentConfig, scenario: Scenario) {
   const feed = (event: AgentEvent) => {
     events.push(event);
     [state, effects] = step(config, state, event) as [AgentState, readonly Effect[]];
-    expect(state.step).toBeLessThanOrEqual(config.maxSteps);
+    expect(state.step).toBeLessThanOrEqual(scenario.maxSteps);
     // A duplicate, redelivered or late answer to an effect that is no longer outstanding changes nothing.
     if (random(1000) < scenario.redeliver) {
       const again = events[random(events.length)];
@@ -182,12 +182,7 @@ function play(config: AgentConfig, scenario: Scenario) {
   return { state, events };
 }
 
-const configFor = (s: {
-  maxSteps: number;
-  maxMessages: number;
-  finishOnText: boolean;
-  toolChoice: 'auto' | 'required';
-}) =>
+const configFor = (s: { maxMessages: number; finishOnText: boolean; toolChoice: 'auto' | 'required' }) =>
   testConfig({
     // A provider that gathers after every `write` call, so context waits mix with everything else.
     contextProviders: [
@@ -200,7 +195,6 @@ const configFor = (s: {
         }),
       },
     ],
-    maxSteps: s.maxSteps,
     memory: { maxMessages: s.maxMessages },
     finishOnText: s.finishOnText,
     toolChoice: s.toolChoice,
@@ -223,7 +217,7 @@ describe('reducer invariants', () => {
       fc.property(scenarioArb, (scenario) => {
         const config = configFor(scenario);
         const { state, events } = play(config, scenario);
-        const step = stepFor(scenario.policies);
+        const step = stepFor(scenario);
         let replayed = initialState();
         for (const event of events) [replayed] = step(config, replayed, event);
         expect(replayed).toEqual(state);
@@ -237,7 +231,7 @@ describe('reducer invariants', () => {
       fc.property(scenarioArb, fc.nat(), (scenario, cut) => {
         const config = configFor(scenario);
         const { state, events } = play(config, scenario);
-        const step = stepFor(scenario.policies);
+        const step = stepFor(scenario);
         const at = cut % events.length;
         let resumed = initialState();
         events.forEach((event, i) => {
@@ -255,7 +249,7 @@ describe('reducer invariants', () => {
       fc.property(scenarioArb, fc.nat(), (scenario, cut) => {
         const config = configFor(scenario);
         const { events } = play(config, scenario);
-        const step = stepFor(scenario.policies);
+        const step = stepFor(scenario);
         let state = initialState();
         for (const event of events.slice(0, 1 + (cut % events.length))) [state] = step(config, state, event);
         [state] = step(config, state, { type: 'cancelled' });
@@ -284,7 +278,7 @@ describe('reducer invariants', () => {
         const config = configFor(scenario);
         const { state } = play(config, scenario);
         fc.pre(isFinal(state));
-        expect(stepFor(scenario.policies)(config, state, event)).toEqual([state, []]);
+        expect(stepFor(scenario)(config, state, event)).toEqual([state, []]);
       }),
       { numRuns: 200 },
     );
@@ -331,12 +325,12 @@ describe('the count of history tokens compaction reads', () => {
   const summarising = (tokenizer: 'estimate' | 'o200k_base') =>
     testConfig({
       tokenizer,
-      maxSteps: 6,
       keepImages: 1,
       keepFullObservations: 1,
       memory: { maxMessages: 100, summarize: { atTokens: 150, keepTurns: 1 } },
     });
-  const configs = [summarising('estimate'), summarising('o200k_base'), testConfig({ maxSteps: 6 })];
+  const configs = [summarising('estimate'), summarising('o200k_base'), testConfig()];
+  const sixSteps = createStep(defaultPolicies({ maxSteps: 6 }));
   beforeAll(() => loadTokenizer('o200k_base'));
 
   const resultArb = fc.record({ chars: fc.nat({ max: 700 }), image: fc.boolean(), brief: fc.boolean() });
@@ -371,12 +365,12 @@ describe('the count of history tokens compaction reads', () => {
     fc.assert(
       fc.property(fc.array(moveArb, { minLength: 1, maxLength: 40 }), (moves) => {
         let config = configs[0] as AgentConfig;
-        let [state, effects] = createStep()(config, initialState(), { type: 'started', input: 'the task' });
+        let [state, effects] = sixSteps(config, initialState(), { type: 'started', input: 'the task' });
         let open: Effect[] = [...effects];
         let turn = 0;
         const feed = (event: AgentEvent) => {
           const before = state;
-          [state, effects] = createStep()(config, state, event);
+          [state, effects] = sixSteps(config, state, event);
           open.push(...effects);
           if (state.messages === before.messages && state.summary === before.summary) return;
           if (!config.memory.summarize) {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { itListsTheExports, readmeOf, runSnippet, snippetRunner } from './readmeCheck.js';
 
 const packageDir = join(import.meta.dirname, '..');
-const { readme, block } = await readmeOf(packageDir);
+const { readme, block, blocks } = await readmeOf(packageDir);
 const root = await readmeOf(join(packageDir, '..', '..'));
 const runKeepingFiles = snippetRunner(packageDir);
 
@@ -25,6 +25,18 @@ describe('the package README', () => {
     const saved = JSON.parse(await readFile(join(dir, 'shout.json'), 'utf8'));
     expect(saved).toMatchObject({ version: 1, model: 'scripted' });
     expect(saved.replies).toHaveLength(2);
+  });
+});
+
+describe('the package README on policies', () => {
+  it('its snippets run as written and print what the README says', async () => {
+    const [rules = '', ownPolicy = ''] = blocks('## Policies', 'ts');
+    const printed = (await runSnippet(packageDir, rules)).trim();
+    expect(printed).toBe('stepLimit, tokenBudget, stuck, terminalTools 3');
+    expect(readme).toContain(`prints \`${printed}\``);
+    const counted = (await runSnippet(packageDir, ownPolicy, { typescript: true })).trim();
+    expect(counted).toBe('max_steps 3 Enough.');
+    expect(readme).toContain(`prints \`${counted}\``);
   });
 });
 

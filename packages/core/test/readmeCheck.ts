@@ -38,6 +38,8 @@ export interface SnippetOptions {
   readonly nodeArgs?: readonly string[];
   /** Files written beside the snippet, by their path relative to it. */
   readonly files?: Readonly<Record<string, string>>;
+  /** The snippet has type annotations: run as `snippet.mts`, node strips them. */
+  readonly typescript?: boolean;
 }
 
 /** A fresh directory inside the package (where its imports resolve as they do for a user), by its real path, holding `files`. */
@@ -50,10 +52,15 @@ async function makeSnippetDir(packageDir: string, files: Readonly<Record<string,
   return dir;
 }
 
-/** Runs `code` as `snippet.mjs` with node in `dir`, its cwd, with a clean environment; resolves with what it printed. */
-async function runIn(dir: string, code: string, { env = {}, nodeArgs = [] }: SnippetOptions): Promise<string> {
-  await writeFile(join(dir, 'snippet.mjs'), code);
-  const { stdout } = await promisify(execFile)(process.execPath, [...nodeArgs, 'snippet.mjs'], {
+/** Runs `code` as `snippet.mjs` (`.mts`) with node in `dir`, its cwd, with a clean environment; resolves with what it printed. */
+async function runIn(
+  dir: string,
+  code: string,
+  { env = {}, nodeArgs = [], typescript }: SnippetOptions,
+): Promise<string> {
+  const file = typescript ? 'snippet.mts' : 'snippet.mjs';
+  await writeFile(join(dir, file), code);
+  const { stdout } = await promisify(execFile)(process.execPath, [...nodeArgs, file], {
     cwd: dir,
     env: { PATH: process.env.PATH ?? '', ...env },
   });

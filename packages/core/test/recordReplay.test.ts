@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   createAgent,
+  defaultPolicies,
   defineTool,
   loadTranscript,
   parseTranscript,
@@ -42,7 +43,7 @@ function lineCounter(options: { systemPrompt?: string; withCounter?: boolean; ma
     systemPrompt: options.systemPrompt ?? 'You count lines.',
     nextStepPrompt: 'What next?',
     tools: options.withCounter === false ? [finish] : [countLines, finish],
-    maxSteps: options.maxSteps ?? 5,
+    policies: defaultPolicies({ maxSteps: options.maxSteps ?? 5 }),
   });
 }
 
@@ -244,13 +245,13 @@ describe('recordLlm and replayLlm', () => {
     });
     // A real process, killed by SIGKILL inside its second tool call: no chance to save anything then.
     const script = `
-      import { createAgent, createOpenAiLlm, defineTool, recordLlm, run } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
+      import { createAgent, createOpenAiLlm, defaultPolicies, defineTool, recordLlm, run } from ${JSON.stringify(new URL('../dist/index.js', import.meta.url).href)};
       const { readFile } = await import('node:fs/promises');
       const { z } = await import('zod');
       const countLines = defineTool({ name: 'count_lines', description: 'Count the lines of a file', parameters: z.object({ path: z.string() }),
         execute: async ({ path }) => (await readFile(path, 'utf8')).trim().split('\\n').length + ' lines' });
       const crash = defineTool({ name: 'crash', description: 'Crash', parameters: z.object({}), execute: () => process.kill(process.pid, 'SIGKILL') });
-      const agent = createAgent({ name: 'counter', tools: [countLines, crash], maxSteps: 5 });
+      const agent = createAgent({ name: 'counter', tools: [countLines, crash], policies: defaultPolicies({ maxSteps: 5 }) });
       const llm = recordLlm(createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL: process.env.BASE_URL, maxRetries: 0 }),
         { file: process.env.TRANSCRIPT, placeholders: { workspace: process.env.WORKSPACE } });
       await run(agent, process.env.TASK, { llm });

@@ -1,6 +1,17 @@
 import { describe, expect, it } from 'vitest';
-import { InvalidEventError, initialState, initialStep, loadTokenizer, type Message, step } from '../src/index.js';
-import { call, done, drive, ofType, on, replied, testConfig } from './helpers.js';
+import {
+  createStep,
+  InvalidEventError,
+  initialState,
+  initialStep,
+  loadTokenizer,
+  type Message,
+  step,
+  stepLimit,
+  stuckDetection,
+  terminalTools,
+} from '../src/index.js';
+import { call, done, drive, ofType, on, replied, stepWith, testConfig } from './helpers.js';
 
 const lastRequest = (effects: Parameters<typeof ofType>[0]) => {
   const [llm] = ofType(effects, 'callLlm');
@@ -27,7 +38,8 @@ describe('think', () => {
       'deploy',
       'ask_human',
     ]);
-    expect(ofType(effects, 'emit')[0]?.observation).toEqual({ kind: 'stepStarted', step: 1, maxSteps: 5 });
+    // The kernel's `initialStep` runs the default policies: OpenManus's 30 steps.
+    expect(ofType(effects, 'emit')[0]?.observation).toEqual({ kind: 'stepStarted', step: 1, maxSteps: 30 });
   });
 
   it('never piles next-step prompts up in memory over many steps', () => {
@@ -134,8 +146,13 @@ describe('tool choice', () => {
   });
 
   it('auto with finishOnText off keeps thinking until max steps (OpenManus behaviour)', () => {
-    const config = testConfig({ finishOnText: false, maxSteps: 3 });
-    const { state, trace } = drive(config, 'hello', [replied('a'), replied('b'), replied('c')]);
+    const config = testConfig({ finishOnText: false });
+    const { state, trace } = drive(
+      config,
+      'hello',
+      [replied('a'), replied('b'), replied('c')],
+      stepWith({ maxSteps: 3 }),
+    );
     expect(ofType(trace[1]?.effects ?? [], 'callLlm')).toHaveLength(1);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps', step: 3, answer: 'c' });
   });
@@ -190,17 +207,18 @@ describe('finishing', () => {
   });
 
   it('max steps finishes resumably; a new message continues the same memory with a fresh budget', () => {
-    const config = testConfig({ maxSteps: 2 });
+    const config = testConfig();
+    const twoSteps = stepWith({ maxSteps: 2 });
     const events = [
       replied('', [call('echo', {}, 'a')]),
       done('a'),
       replied('', [call('echo', { text: 'x' }, 'b')]),
       done('b'),
     ];
-    const { state } = drive(config, 'go', events);
+    const { state } = drive(config, 'go', events, twoSteps);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps', step: 2 });
     expect(state.error).toMatch(/step limit \(2\)/);
-    const [again, effects] = on(config, state, { type: 'started', input: 'continue' });
+    const [again, effects] = on(config, state, { type: 'started', input: 'continue' }, twoSteps);
     expect(again).toMatchObject({ status: 'awaiting_llm', step: 1 });
     expect(again.finishReason).toBeUndefined();
     expect(contents(lastRequest(effects).messages).slice(1, 3)).toEqual(['user:go', 'assistant:']);
@@ -265,8 +283,9 @@ describe('finishing', () => {
 
 describe('stuck detection', () => {
   it('a reply repeated past the threshold adds the hint once to the next request only', () => {
-    const config = testConfig({ finishOnText: false, maxSteps: 10 });
-    const { trace } = drive(config, 'go', [replied('same'), replied('same'), replied('same'), replied('different')]);
+    const config = testConfig({ finishOnText: false });
+    const replies = [replied('same'), replied('same'), replied('same'), replied('different')];
+    const { trace } = drive(config, 'go', replies, stepWith({ maxSteps: 10 }));
     const hints = trace.map((t) => lastRequestOrNone(t.effects)?.messages.at(-1)?.content ?? '');
     expect(hints[1]).toBe('What next?');
     expect(hints[2]).toBe('What next?');
@@ -277,12 +296,12 @@ describe('stuck detection', () => {
   });
 
   it('the same tool call with the same arguments is caught even when the text differs', () => {
-    const config = testConfig({ maxSteps: 10, repeatedCallThreshold: 2 });
     const events = ['a', 'b', 'c'].flatMap((t, i) => [
       replied(t, [call('echo', { text: 'same' }, `x${i}`)]),
       done(`x${i}`),
     ]);
-    const { effects } = drive(config, 'go', events);
+    const strict = createStep([stepLimit(10), stuckDetection({ repeats: 2 }), terminalTools()]);
+    const { effects } = drive(testConfig(), 'go', events, strict);
     expect(lastRequest(effects).messages.at(-1)?.content).toMatch(/the same echo call with the same arguments/);
   });
 });
@@ -342,7 +361,7 @@ describe('resume', () => {
 
 describe('token budget', () => {
   it('a request over the budget is never sent: the run ends as token_limit with an explanation', () => {
-    const { state, effects } = drive(testConfig({ maxInputTokens: 30 }), 'x'.repeat(400), []);
+    const { state, effects } = drive(testConfig(), 'x'.repeat(400), [], stepWith({ maxInputTokens: 30 }));
     expect(ofType(effects, 'callLlm')).toHaveLength(0);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'token_limit' });
     expect(state.answer).toMatch(
@@ -353,11 +372,10 @@ describe('token budget', () => {
 
   it('counts with the real tokenizer once loaded', async () => {
     await loadTokenizer('cl100k_base');
-    const config = testConfig({ tokenizer: 'cl100k_base', maxInputTokens: 100_000 });
-    const { effects } = drive(config, 'hello world', []);
+    const config = testConfig({ tokenizer: 'cl100k_base' });
+    const { effects } = drive(config, 'hello world', [], stepWith({ maxInputTokens: 100_000 }));
     expect(ofType(effects, 'callLlm')).toHaveLength(1);
-    const tight = testConfig({ tokenizer: 'cl100k_base', maxInputTokens: 50 });
-    expect(drive(tight, 'hello world', []).state.finishReason).toBe('token_limit');
+    expect(drive(config, 'hello world', [], stepWith({ maxInputTokens: 50 })).state.finishReason).toBe('token_limit');
   });
 });
 
@@ -372,10 +390,11 @@ describe('images', () => {
           replied('', [call('echo', { text: `${i}` }, `s${i + 1}`)]),
           { type: 'toolCompleted' as const, callId: `s${i + 1}`, output: `shot ${i + 1}`, image: image('AAAA') },
         ]).flat(),
+        stepWith({ maxSteps: 10 }),
       );
     const withImages = (messages: readonly Message[]) =>
       messages.filter((m) => 'image' in m && m.image).map((m) => m.content);
-    const config = testConfig({ maxSteps: 10 });
+    const config = testConfig();
     // Two images are within the high-water mark: the history sent before is not rewritten.
     expect(withImages(shots(config, 2).state.messages)).toEqual(['shot 1', 'shot 2']);
     const { state, effects } = shots(config, 3);
@@ -392,11 +411,11 @@ describe('images', () => {
       toolCallId: 's1',
       name: 'echo',
     });
-    const two = testConfig({ maxSteps: 10, keepImages: 2 });
+    const two = testConfig({ keepImages: 2 });
     expect(withImages(shots(two, 4).state.messages)).toEqual(['shot 1', 'shot 2', 'shot 3', 'shot 4']);
     expect(withImages(shots(two, 5).state.messages)).toEqual(['shot 4', 'shot 5']);
     // None kept: no image is ever sent.
-    const none = shots(testConfig({ maxSteps: 10, keepImages: 0 }), 1);
+    const none = shots(testConfig({ keepImages: 0 }), 1);
     expect(withImages(lastRequest(none.effects).messages)).toEqual([]);
   });
 });
@@ -416,6 +435,7 @@ describe('superseded observations', () => {
         replied('', [call('echo', { text: `${i + 1}` }, `p${i + 1}`)]),
         page(i + 1),
       ]).flat(),
+      stepWith({ maxSteps: 10 }),
     );
   const toolContents = (messages: readonly Message[]) =>
     messages.filter((m) => m.role === 'tool').map((m) => m.content);
@@ -423,8 +443,8 @@ describe('superseded observations', () => {
   it('keeps the newest keepFullObservations of a tool in full; at twice as many the older ones shrink to their brief at once', () => {
     const full = (n: number) => `clicked ${n}\nPage state ${n}: a long list of elements`;
     // Four full observations are within the high-water mark of the default (2): nothing sent is rewritten.
-    expect(toolContents(browse(testConfig({ maxSteps: 10 }), 4).state.messages)).toEqual([1, 2, 3, 4].map(full));
-    const { state, effects } = browse(testConfig({ maxSteps: 10 }), 5);
+    expect(toolContents(browse(testConfig(), 4).state.messages)).toEqual([1, 2, 3, 4].map(full));
+    const { state, effects } = browse(testConfig(), 5);
     const expected = ['clicked 1', 'clicked 2', 'clicked 3', full(4), full(5)];
     expect(toolContents(state.messages)).toEqual(expected);
     expect(toolContents(lastRequest(effects).messages)).toEqual(expected);
@@ -435,7 +455,7 @@ describe('superseded observations', () => {
       toolCallId: 'p1',
       name: 'echo',
     });
-    expect(toolContents(browse(testConfig({ maxSteps: 10, keepFullObservations: 1 }), 3).state.messages)).toEqual([
+    expect(toolContents(browse(testConfig({ keepFullObservations: 1 }), 3).state.messages)).toEqual([
       'clicked 1',
       'clicked 2',
       full(3),
@@ -443,7 +463,7 @@ describe('superseded observations', () => {
   });
 
   it('with keepFullObservations 0 every observation that has a brief is sent as its brief, the newest too', () => {
-    const { state, effects } = browse(testConfig({ maxSteps: 10, keepFullObservations: 0 }), 3);
+    const { state, effects } = browse(testConfig({ keepFullObservations: 0 }), 3);
     expect(toolContents(state.messages)).toEqual(['clicked 1', 'clicked 2', 'clicked 3']);
     expect(toolContents(lastRequest(effects).messages)).toEqual(['clicked 1', 'clicked 2', 'clicked 3']);
     // Only what no request had carried was shortened: no jump to report.
@@ -451,7 +471,7 @@ describe('superseded observations', () => {
   });
 
   it('counts per tool, and leaves observations without a brief alone', () => {
-    const { state } = drive(testConfig({ maxSteps: 10, keepFullObservations: 1 }), 'browse', [
+    const { state } = drive(testConfig({ keepFullObservations: 1 }), 'browse', [
       replied('', [call('echo', {}, 'a')]),
       { type: 'toolCompleted', callId: 'a', output: 'echo full a', brief: 'echo a' },
       replied('', [call('write', { path: 'x' }, 'b')]),
@@ -463,7 +483,7 @@ describe('superseded observations', () => {
   });
 
   it('cuts the brief at maxObserve like the output', () => {
-    const { state } = drive(testConfig({ maxSteps: 10, maxObserve: 5 }), 'go', [
+    const { state } = drive(testConfig({ maxObserve: 5 }), 'go', [
       replied('', [call('echo', {}, 'a')]),
       { type: 'toolCompleted', callId: 'a', output: 'x', brief: 'a long brief' },
     ]);
@@ -475,9 +495,9 @@ describe('superseded observations', () => {
 
 describe('memory window', () => {
   it('sends at most maxMessages on turn boundaries and always the task, with a note for what it leaves out', () => {
-    const config = testConfig({ memory: { maxMessages: 4 }, maxSteps: 20 });
+    const config = testConfig({ memory: { maxMessages: 4 } });
     const events = [1, 2, 3, 4].flatMap((i) => [replied(`${i}`, [call('echo', {}, `e${i}`)]), done(`e${i}`)]);
-    const { effects } = drive(config, 'the task', events);
+    const { effects } = drive(config, 'the task', events, stepWith({ maxSteps: 20 }));
     const history = lastRequest(effects).messages.slice(1, -1);
     expect(contents(history)).toEqual([
       'user:the task',

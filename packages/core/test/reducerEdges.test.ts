@@ -18,7 +18,20 @@ import {
   step,
   type ToolSpec,
 } from '../src/index.js';
-import { call, correlate, done, drive, ofType, on, replied, type Shorthand, specs, testConfig } from './helpers.js';
+import {
+  call,
+  correlate,
+  done,
+  drive,
+  ofType,
+  on,
+  replied,
+  type Shorthand,
+  specs,
+  start,
+  stepWith,
+  testConfig,
+} from './helpers.js';
 
 const requestOf = (effects: readonly AnyEffect[]) => {
   const [llm] = ofType(effects, 'callLlm');
@@ -31,9 +44,9 @@ const toolMessages = (messages: readonly Message[]) => messages.filter((m) => m.
 
 /** A step with the default policies plus `extra`, driven with the helpers' shorthand events. */
 function driveWith(config: AgentConfig, extra: readonly Policy[], input: string, events: Shorthand[]) {
-  const stepWith = createStep([...defaultPolicies, ...extra]);
-  let [state, effects] = stepWith(config, initialState(), { type: 'started', input });
-  for (const event of events) [state, effects] = stepWith(config, state, correlate(state, event));
+  const withExtra = createStep([...defaultPolicies({ maxSteps: 5 }), ...extra]);
+  let [state, effects] = withExtra(config, initialState(), { type: 'started', input });
+  for (const event of events) [state, effects] = withExtra(config, state, correlate(state, event));
   return { state, effects };
 }
 
@@ -54,7 +67,7 @@ const stopAfterStep = (stop: Stop): Policy => ({ name: 'stopper', afterStep: () 
 
 describe('the effects of each step, exactly', () => {
   it('the first step announces itself and asks the model; nothing else', () => {
-    const [, effects] = initialStep(testConfig(), 'go');
+    const [, effects] = start(testConfig(), 'go');
     expect(kinds(effects)).toEqual(['emit', 'callLlm']);
     expect(observations(effects)).toEqual([{ kind: 'stepStarted', step: 1, maxSteps: 5 }]);
     expect(ofType(effects, 'callLlm')[0]?.id).toBe('llm-1');
@@ -116,13 +129,9 @@ describe('the effects of each step, exactly', () => {
   });
 
   it('memoryTrimmed says how many messages were left out, only when some were', () => {
-    const config = testConfig({ memory: { maxMessages: 3 }, maxSteps: 10 });
-    const { trace } = drive(config, 'go', [
-      replied('', [call('echo', {}, 'a')]),
-      done('a'),
-      replied('', [call('echo', {}, 'b')]),
-      done('b'),
-    ]);
+    const config = testConfig({ memory: { maxMessages: 3 } });
+    const events = [replied('', [call('echo', {}, 'a')]), done('a'), replied('', [call('echo', {}, 'b')]), done('b')];
+    const { trace } = drive(config, 'go', events, stepWith({ maxSteps: 10 }));
     expect(observations(trace[2]?.effects ?? [])).toEqual([{ kind: 'stepStarted', step: 2, maxSteps: 10 }]);
     expect(observations(trace[4]?.effects ?? [])).toEqual([
       { kind: 'stepStarted', step: 3, maxSteps: 10 },
@@ -134,16 +143,17 @@ describe('the effects of each step, exactly', () => {
 describe('token budget boundary', () => {
   const task = 'count to three, slowly';
   const needed = requestTokens(requestOf(initialStep(testConfig(), task)[1]), 'estimate');
+  const budget = (maxInputTokens: number) => stepWith({ maxInputTokens });
 
   it('a request of exactly maxInputTokens is sent', () => {
-    const [state, effects] = initialStep(testConfig({ maxInputTokens: needed }), task);
+    const [state, effects] = start(testConfig(), task, budget(needed));
     expect(state.status).toBe('awaiting_llm');
     expect(kinds(effects)).toEqual(['emit', 'callLlm']);
     expect(observations(effects)).toEqual([{ kind: 'stepStarted', step: 1, maxSteps: 5 }]);
   });
 
   it('one token over, the run stops with the numbers, as an answer the user reads', () => {
-    const [state, effects] = initialStep(testConfig({ maxInputTokens: needed - 1 }), task);
+    const [state, effects] = start(testConfig(), task, budget(needed - 1));
     const say =
       `Stopped before step 1: the request needs ${needed} input tokens ` +
       '(estimated at 4 characters a token: the agent counts by estimate), ' +
@@ -167,7 +177,7 @@ describe('token budget boundary', () => {
   });
 
   it('a stop decided on an estimate (the tokenizer not loaded) says so, in the answer and the error', () => {
-    const [state] = initialStep(testConfig({ tokenizer: 'o200k_base', maxInputTokens: needed - 1 }), task);
+    const [state] = start(testConfig({ tokenizer: 'o200k_base' }), task, budget(needed - 1));
     expect(state.finishReason).toBe('token_limit');
     const note = '(estimated at 4 characters a token: the o200k_base tokenizer was not loaded)';
     expect(state.error).toContain(`the request needs ${needed} input tokens ${note}, more than the limit`);
@@ -176,7 +186,7 @@ describe('token budget boundary', () => {
   });
 
   it('with a tokenizer that is not loaded, the estimate is said to be one', () => {
-    const [, effects] = initialStep(testConfig({ tokenizer: 'o200k_base', maxInputTokens: 100_000 }), task);
+    const [, effects] = start(testConfig({ tokenizer: 'o200k_base' }), task, budget(100_000));
     expect(observations(effects)).toEqual([
       { kind: 'stepStarted', step: 1, maxSteps: 5 },
       { kind: 'tokensEstimated', tokenizer: 'o200k_base' },
@@ -331,29 +341,26 @@ describe('replies without tool calls', () => {
 
 describe('the answer of a run', () => {
   it('a run stopped after tool results answers with what the assistant said before them', () => {
-    const { state } = drive(testConfig({ maxSteps: 1 }), 'go', [
-      replied('Working on it.', [call('echo', {}, 'a')]),
-      done('a', 'result'),
-    ]);
+    const events = [replied('Working on it.', [call('echo', {}, 'a')]), done('a', 'result')];
+    const { state } = drive(testConfig(), 'go', events, stepWith({ maxSteps: 1 }));
     expect(state).toMatchObject({ finishReason: 'max_steps', answer: 'Working on it.' });
   });
 
   it('a blank reply after an answer leaves the answer', () => {
-    const { state } = drive(testConfig({ finishOnText: false, maxSteps: 2 }), 'go', [
-      replied('The answer is 4.'),
-      replied('   '),
-    ]);
+    const events = [replied('The answer is 4.'), replied('   ')];
+    const { state } = drive(testConfig({ finishOnText: false }), 'go', events, stepWith({ maxSteps: 2 }));
     expect(state).toMatchObject({ finishReason: 'max_steps', answer: 'The answer is 4.' });
   });
 
   it("a later task that has said nothing yet does not answer with the previous task's answer", () => {
-    const config = testConfig({ maxSteps: 1 });
-    const { state: first } = drive(config, 'first', [replied('First answer.')]);
-    const [second] = on(config, first, { type: 'started', input: 'second' });
-    const [calling] = on(config, second, replied('', [call('echo', {}, 'a')]));
-    const [stopped] = on(config, calling, done('a'));
+    const config = testConfig();
+    const oneStep = stepWith({ maxSteps: 1 });
+    const { state: first } = drive(config, 'first', [replied('First answer.')], oneStep);
+    const [second] = on(config, first, { type: 'started', input: 'second' }, oneStep);
+    const [calling] = on(config, second, replied('', [call('echo', {}, 'a')]), oneStep);
+    const [stopped] = on(config, calling, done('a'), oneStep);
     expect(stopped).toMatchObject({ finishReason: 'max_steps', answer: '' });
-    const [cancelled] = on(config, calling, { type: 'cancelled' });
+    const [cancelled] = on(config, calling, { type: 'cancelled' }, oneStep);
     expect(cancelled.answer).toBe('');
   });
 
@@ -657,7 +664,7 @@ describe('images from tools', () => {
   const image = (data: string) => ({ base64: data, mimeType: 'image/png' });
 
   it('an image from one call of a turn prunes the older ones even when the other calls brought none', () => {
-    const config = testConfig({ maxSteps: 10 });
+    const config = testConfig();
     const { state } = drive(config, 'go', [
       replied('', [call('echo', { text: 'z' }, 'z')]),
       { type: 'toolCompleted', callId: 'z', output: 'shot 0', image: image('ZZZZ') },

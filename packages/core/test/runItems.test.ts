@@ -4,6 +4,7 @@ import {
   compactRunItem,
   createAgent,
   createRunEmitter,
+  defaultPolicies,
   initialState,
   type RunItem,
   type RunOutcome,
@@ -116,7 +117,7 @@ describe('compactRunItem', () => {
   });
 
   it('keeps what a client receives per item small however long the run', async () => {
-    const agent = createAgent({ name: 'a', tools: [echo], maxSteps: 60 });
+    const agent = createAgent({ name: 'a', tools: [echo], policies: defaultPolicies({ maxSteps: 60 }) });
     const llm = scriptedLlm([
       ...Array.from({ length: 30 }, (_, i) => ({
         toolCalls: [{ name: 'echo', arguments: { text: `x${i}`.repeat(50) } }],

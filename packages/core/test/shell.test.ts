@@ -5,6 +5,7 @@ import {
   type AnyEffect,
   createAgent,
   createResourcePool,
+  defaultPolicies,
   defineTool,
   drive,
   type HostEffect,
@@ -16,6 +17,7 @@ import {
   step,
   stream,
   type Tool,
+  tokenBudget,
 } from '../src/index.js';
 import { scriptedLlm } from '../src/testing/index.js';
 import { echo } from './toolHelpers.js';
@@ -371,8 +373,12 @@ describe('live tool lists across a resume', () => {
 
 describe('a total reducer', () => {
   it('a budget with a tokenizer that was never loaded is estimated, with a visible note, instead of throwing', () => {
-    const config = createAgent({ name: 'a', tokenizer: 'o200k_base', maxInputTokens: 10_000 }).config;
-    const [state, effects] = step(config, initialState(), { type: 'started', input: 'hello' });
+    const agent = createAgent({
+      name: 'a',
+      tokenizer: 'o200k_base',
+      policies: [tokenBudget({ maxInputTokens: 10_000 })],
+    });
+    const [state, effects] = (agent.step ?? step)(agent.config, initialState(), { type: 'started', input: 'hello' });
     expect(state.status).toBe('awaiting_llm');
     expect(effects).toContainEqual({ type: 'emit', observation: { kind: 'tokensEstimated', tokenizer: 'o200k_base' } });
   });
@@ -392,7 +398,7 @@ describe('streams that stop', () => {
       },
       execute: () => 'x',
     });
-    const agent = createAgent({ name: 'a', tools: [held], maxSteps: 1000 });
+    const agent = createAgent({ name: 'a', tools: [held], policies: defaultPolicies({ maxSteps: 1000 }) });
     const llm = scriptedLlm(() => ({ toolCalls: [{ name: 'held' }] }));
     let items = 0;
     for await (const item of stream(agent, 'loop forever', { llm })) {
@@ -407,7 +413,7 @@ describe('streams that stop', () => {
   });
 
   it('a consumer that does not read slows the run instead of buffering without end', async () => {
-    const agent = createAgent({ name: 'a', tools: [echo], maxSteps: 1000 });
+    const agent = createAgent({ name: 'a', tools: [echo], policies: defaultPolicies({ maxSteps: 1000 }) });
     const llm = scriptedLlm(() => ({ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }));
     const iterator = stream(agent, 'loop', { llm });
     await iterator.next();

@@ -5,6 +5,7 @@ import {
   createAgent,
   createMemoryStore,
   createRunEmitter,
+  defaultPolicies,
   type HostEffect,
   InvalidStateError,
   initialState,
@@ -87,7 +88,7 @@ describe('stream', () => {
 
   it('a host’s signal cancels the streamed run, and the result says why', async () => {
     const controller = new AbortController();
-    const agent = createAgent({ name: 'a', tools: [echo], maxSteps: 1000 });
+    const agent = createAgent({ name: 'a', tools: [echo], policies: defaultPolicies({ maxSteps: 1000 }) });
     const llm = scriptedLlm(() => ({ toolCalls: [{ name: 'echo', arguments: { text: 'x' } }] }));
     const items: RunItem[] = [];
     for await (const item of stream(agent, 'loop', { llm, signal: controller.signal })) {

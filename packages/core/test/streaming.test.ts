@@ -5,6 +5,7 @@ import {
   compactRunItem,
   createAgent,
   createRunEmitter,
+  defaultPolicies,
   defineTool,
   type LlmCallOptions,
   type LlmPort,
@@ -25,7 +26,13 @@ const add = defineTool({
   parallelSafe: true,
   execute: ({ a, b }) => String(a + b),
 });
-const makeAgent = () => createAgent({ name: 'calc', systemPrompt: 'You add numbers.', tools: [add], maxSteps: 10 });
+const makeAgent = () =>
+  createAgent({
+    name: 'calc',
+    systemPrompt: 'You add numbers.',
+    tools: [add],
+    policies: defaultPolicies({ maxSteps: 10 }),
+  });
 
 const answer = 'The sums are 3 and 7, and this sentence is long enough to arrive in several pieces.';
 // Arguments longer than a server chunk (16 characters): each call's arguments come in pieces.
@@ -177,7 +184,7 @@ describe('a streamed reply arrives as deltas', () => {
       { content: 'Parent done.' },
     ]);
     const helper = agentTool(createAgent({ name: 'helper' }));
-    const parent = createAgent({ name: 'parent', tools: [helper], maxSteps: 5 });
+    const parent = createAgent({ name: 'parent', tools: [helper], policies: defaultPolicies({ maxSteps: 5 }) });
     const items = await collect(stream(parent, 'go', { llm: llmFor(server, { stream: true }) }));
     const child = deltasOf(items).filter((d) => d.origin);
     expect(child.map((d) => d.text).join('')).toBe('The child speaks at some length, in pieces.');
@@ -209,7 +216,11 @@ describe('deltas cost nothing when nobody listens', () => {
       { content: 'child' },
       { content: 'parent' },
     ];
-    const parent = createAgent({ name: 'parent', tools: [agentTool(createAgent({ name: 'helper' }))], maxSteps: 5 });
+    const parent = createAgent({
+      name: 'parent',
+      tools: [agentTool(createAgent({ name: 'helper' }))],
+      policies: defaultPolicies({ maxSteps: 5 }),
+    });
     const quiet = recording(llmFor(await serve(script()), { stream: true }));
     await run(parent, 'go', { llm: quiet });
     const read = recording(llmFor(await serve(script()), { stream: true }));

@@ -1,9 +1,17 @@
 import { describe, expect, it } from 'vitest';
 import type { AssistantMessage, ToolCall } from '../src/index.js';
-import { hashText, recordTurn, STUCK_WINDOW, type StuckMemory, stuckHint } from '../src/kernel/stuck.js';
-import { drive, ofType, on, replied, testConfig } from './helpers.js';
+import {
+  hashText,
+  recordTurn,
+  STUCK_WINDOW,
+  type StuckMemory,
+  type StuckThresholds,
+  stuckHint,
+} from '../src/kernel/stuck.js';
+import { drive, ofType, on, replied, stepWith, testConfig } from './helpers.js';
 
-const config = testConfig(); // duplicateThreshold 2, repeatedCallThreshold 3
+/** OpenManus's thresholds, `stuckDetection()`'s defaults. */
+const thresholds: StuckThresholds = { duplicates: 2, repeats: 3 };
 const text = (content: string): AssistantMessage => ({ role: 'assistant', content });
 const calling = (content: string, ...toolCalls: ToolCall[]): AssistantMessage => ({
   role: 'assistant',
@@ -13,11 +21,11 @@ const calling = (content: string, ...toolCalls: ToolCall[]): AssistantMessage =>
 const tc = (name: string, args: string, id = 'x'): ToolCall => ({ id, name, arguments: args });
 
 /** Records the replies in order; the memory after each. */
-function record(replies: readonly AssistantMessage[], memory?: StuckMemory, agent = config): StuckMemory[] {
+function record(replies: readonly AssistantMessage[], memory?: StuckMemory, given = thresholds): StuckMemory[] {
   const out: StuckMemory[] = [];
   let current = memory;
   for (const reply of replies) {
-    current = recordTurn(agent, current, reply);
+    current = recordTurn(given, current, reply);
     out.push(current);
   }
   return out;
@@ -47,12 +55,12 @@ describe('hashText', () => {
 
 describe('recordTurn: what it remembers', () => {
   it('starts from nothing: one turn, no calls, no hint', () => {
-    const memory = recordTurn(config, undefined, text('hello'));
+    const memory = recordTurn(thresholds, undefined, text('hello'));
     expect(memory).toEqual({ turns: [expect.any(String)], calls: [] });
   });
 
   it('remembers each call of a turn, in order', () => {
-    const memory = recordTurn(config, undefined, calling('', tc('echo', '{"text":"a"}'), tc('write', '{}')));
+    const memory = recordTurn(thresholds, undefined, calling('', tc('echo', '{"text":"a"}'), tc('write', '{}')));
     expect(memory.turns).toHaveLength(1);
     expect(memory.calls).toHaveLength(2);
     expect(memory.calls[0]).not.toBe(memory.calls[1]);
@@ -61,13 +69,13 @@ describe('recordTurn: what it remembers', () => {
 
   it('an empty reply records nothing and drops the last hint', () => {
     const before: StuckMemory = { turns: ['t1'], calls: ['c1'], hint: 'an old hint' };
-    expect(recordTurn(config, before, text(''))).toEqual({ turns: ['t1'], calls: ['c1'] });
-    expect(recordTurn(config, before, text('  \n\t '))).toEqual({ turns: ['t1'], calls: ['c1'] });
-    expect(recordTurn(config, undefined, text(''))).toEqual({ turns: [], calls: [] });
+    expect(recordTurn(thresholds, before, text(''))).toEqual({ turns: ['t1'], calls: ['c1'] });
+    expect(recordTurn(thresholds, before, text('  \n\t '))).toEqual({ turns: ['t1'], calls: ['c1'] });
+    expect(recordTurn(thresholds, undefined, text(''))).toEqual({ turns: [], calls: [] });
   });
 
   it('a reply with only tool calls is recorded', () => {
-    const memory = recordTurn(config, undefined, calling('', tc('echo', '{}')));
+    const memory = recordTurn(thresholds, undefined, calling('', tc('echo', '{}')));
     expect(memory.turns).toHaveLength(1);
     expect(memory.calls).toHaveLength(1);
   });
@@ -77,7 +85,7 @@ describe('recordTurn: what it remembers', () => {
     const many = Array.from({ length: 40 }, (_, i) =>
       calling(`step ${i}`, tc('echo', `{"n":${i}}`), tc('write', `{"n":${i}}`)),
     );
-    const alone = many.map((reply) => recordTurn(config, undefined, reply));
+    const alone = many.map((reply) => recordTurn(thresholds, undefined, reply));
     const memories = record(many);
     // 16 turns of 2 calls fill the call window exactly; the turn window is half full.
     expect(memories[15]?.turns).toEqual(alone.slice(0, 16).flatMap((m) => m.turns));
@@ -90,7 +98,7 @@ describe('recordTurn: what it remembers', () => {
 });
 
 describe('recordTurn: the same reply', () => {
-  it(`hints on the reply seen duplicateThreshold (2) times before, naming how often`, () => {
+  it(`hints on the reply seen duplicates (2) times before, naming how often`, () => {
     expect(hints(record([text('same'), text('same'), text('same'), text('same')]))).toEqual([
       undefined,
       undefined,
@@ -115,7 +123,7 @@ describe('recordTurn: the same reply', () => {
   });
 
   it('follows the threshold of the agent', () => {
-    const patient = testConfig({ duplicateThreshold: 3 });
+    const patient = { ...thresholds, duplicates: 3 };
     expect(hints(record([text('s'), text('s'), text('s'), text('s')], undefined, patient))).toEqual([
       undefined,
       undefined,
@@ -147,7 +155,7 @@ describe('recordTurn: the same reply', () => {
 describe('recordTurn: the same call', () => {
   const turn = (i: number, ...calls: ToolCall[]) => calling(`attempt ${i}`, ...calls);
 
-  it('hints once the same call was made repeatedCallThreshold (3) times before, naming the tool', () => {
+  it('hints once the same call was made repeats (3) times before, naming the tool', () => {
     const memories = record([1, 2, 3, 4, 5].map((i) => turn(i, tc('echo', '{"text":"x"}', `id${i}`))));
     expect(hints(memories)).toEqual([undefined, undefined, undefined, sameCall('echo'), sameCall('echo')]);
   });
@@ -185,7 +193,7 @@ describe('recordTurn: the same call', () => {
   });
 
   it('follows the threshold of the agent', () => {
-    const strict = testConfig({ repeatedCallThreshold: 1 });
+    const strict = { ...thresholds, repeats: 1 };
     const memories = record([turn(1, tc('echo', '{}')), turn(2, tc('echo', '{}'))], undefined, strict);
     expect(hints(memories)).toEqual([undefined, sameCall('echo')]);
   });
@@ -208,8 +216,13 @@ describe('stuckHint', () => {
 
 describe('stuck detection in a run', () => {
   it('emits the hint as an observation and sends it before the next-step prompt, once', () => {
-    const agent = testConfig({ finishOnText: false, maxSteps: 10 });
-    const { trace } = drive(agent, 'go', [replied('same'), replied('same'), replied('same')]);
+    const agent = testConfig({ finishOnText: false });
+    const { trace } = drive(
+      agent,
+      'go',
+      [replied('same'), replied('same'), replied('same')],
+      stepWith({ maxSteps: 10 }),
+    );
     const effects = trace[3]?.effects ?? [];
     expect(ofType(effects, 'emit').map((e) => e.observation)).toEqual([
       { kind: 'stepStarted', step: 4, maxSteps: 10 },
@@ -223,10 +236,11 @@ describe('stuck detection in a run', () => {
   });
 
   it('a hint left when a task ended is not sent with the next task', () => {
-    const agent = testConfig({ finishOnText: false, maxSteps: 3 });
-    const { state } = drive(agent, 'go', [replied('same'), replied('same'), replied('same')]);
+    const agent = testConfig({ finishOnText: false });
+    const threeSteps = stepWith({ maxSteps: 3 });
+    const { state } = drive(agent, 'go', [replied('same'), replied('same'), replied('same')], threeSteps);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps' });
-    const [, effects] = on(agent, state, { type: 'started', input: 'something else' });
+    const [, effects] = on(agent, state, { type: 'started', input: 'something else' }, threeSteps);
     expect(ofType(effects, 'emit').map((e) => e.observation)).toEqual([{ kind: 'stepStarted', step: 1, maxSteps: 3 }]);
     expect(ofType(effects, 'callLlm')[0]?.request.messages.at(-1)).toEqual({ role: 'user', content: 'What next?' });
   });
@@ -240,6 +254,6 @@ describe('stuck keys', () => {
       tc('python_execute', '{"code":"print(1)"}', 'b'),
     );
     // Computed by the first released implementation: a state saved then still detects a repeat now.
-    expect(recordTurn(config, undefined, reply)).toEqual({ turns: ['q9vhuc'], calls: ['zchykq', 'vrvyqz'] });
+    expect(recordTurn(thresholds, undefined, reply)).toEqual({ turns: ['q9vhuc'], calls: ['zchykq', 'vrvyqz'] });
   });
 });

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { createAgent, createOpenAiLlm, run, userMessage } from '../src/index.js';
+import { createAgent, createOpenAiLlm, defaultPolicies, run, userMessage } from '../src/index.js';
 import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
 
 describe('scriptedLlm', () => {
@@ -18,9 +18,13 @@ describe('scriptedLlm', () => {
   });
 
   it('reports an exhausted script as a failure of the run, not a hang', async () => {
-    const result = await run(createAgent({ name: 'x', finishOnText: false, maxSteps: 5 }), 'hi', {
-      llm: scriptedLlm([{ content: 'a' }]),
-    });
+    const result = await run(
+      createAgent({ name: 'x', finishOnText: false, policies: defaultPolicies({ maxSteps: 5 }) }),
+      'hi',
+      {
+        llm: scriptedLlm([{ content: 'a' }]),
+      },
+    );
     expect(result.status).toBe('failed');
     expect(result.error).toMatch(/script is exhausted after 1 replies/);
   });

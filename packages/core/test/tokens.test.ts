@@ -1,6 +1,6 @@
 import { Buffer } from 'node:buffer';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initialStep, type LlmRequest, type Message, type ToolSpec } from '../src/index.js';
+import { initialState, type LlmRequest, type Message, type ToolSpec } from '../src/index.js';
 import {
   imageSize,
   imageTokens,
@@ -11,7 +11,7 @@ import {
   tokenizerReady,
   toolSpecTokens,
 } from '../src/kernel/tokens.js';
-import { drive, ofType, testConfig } from './helpers.js';
+import { drive, ofType, stepWith, testConfig } from './helpers.js';
 
 const base64 = (bytes: readonly number[]) => Buffer.from(bytes).toString('base64');
 const image = (data: string) => ({ base64: data, mimeType: 'image/png' });
@@ -139,8 +139,9 @@ describe('special-token text is counted as plain text', () => {
   });
 
   it('a run with a token budget whose task quotes a special token sends its request', () => {
-    const config = testConfig({ tokenizer: 'cl100k_base', maxInputTokens: 10_000 });
-    const { state, effects } = drive(config, 'What does <|endoftext|> mean in GPT training data?', []);
+    const config = testConfig({ tokenizer: 'cl100k_base' });
+    const task = 'What does <|endoftext|> mean in GPT training data?';
+    const { state, effects } = drive(config, task, [], stepWith({ maxInputTokens: 10_000 }));
     expect(state.status).toBe('awaiting_llm');
     expect(ofType(effects, 'callLlm')).toHaveLength(1);
   });
@@ -376,8 +377,13 @@ describe('image data that is not plain base64 is priced as an unknown image', ()
   });
 
   it('a run with a token budget and such an image sends its request', () => {
-    const config = testConfig({ maxInputTokens: 100_000 });
-    const [state, effects] = initialStep(config, 'what is on this page?', image('data:image/png;base64,iVBORw0KGgo='));
+    const budgeted = stepWith({ maxInputTokens: 100_000 });
+    const started = {
+      type: 'started',
+      input: 'what is on this page?',
+      image: image('data:image/png;base64,iVBORw0KGgo='),
+    } as const;
+    const [state, effects] = budgeted(testConfig(), initialState(), started);
     expect(state.status).toBe('awaiting_llm');
     expect(ofType(effects, 'callLlm')).toHaveLength(1);
   });

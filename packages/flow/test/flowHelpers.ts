@@ -6,6 +6,7 @@ import {
   type AnyEvent,
   askHuman,
   createAgent,
+  defaultPolicies,
   type Effect,
   initialState,
   isFinal,
@@ -30,7 +31,13 @@ export const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };
 
 /** An executor agent: it may terminate or ask a person; `limits` sets its step or token budget. */
 export const executor = (name: string, description = '', limits: { maxSteps?: number; maxInputTokens?: number } = {}) =>
-  createAgent({ name, description, tools: [terminate, askHuman], maxSteps: 2, tokenizer: 'estimate', ...limits });
+  createAgent({
+    name,
+    description,
+    tools: [terminate, askHuman],
+    tokenizer: 'estimate',
+    policies: defaultPolicies({ maxSteps: 2, ...limits }),
+  });
 
 /** What the model says on one turn of an executor's run: text and tool calls, or a failed request. */
 export type Reply =

@@ -1,7 +1,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { costOf, createAgent, createFileStore, createOpenAiLlm, terminate } from '@openmanus/core';
+import { costOf, createAgent, createFileStore, createOpenAiLlm, defaultPolicies, terminate } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPlanningFlow, type FlowState, restoreFlow, resumeFlow, runFlow } from '../src/index.js';
@@ -22,7 +22,14 @@ async function model(script: Script, name = 'gpt-4o') {
 
 const flow = () =>
   createPlanningFlow({
-    agents: { writer: createAgent({ name: 'Writer', systemPrompt: 'You write.', tools: [terminate], maxSteps: 3 }) },
+    agents: {
+      writer: createAgent({
+        name: 'Writer',
+        systemPrompt: 'You write.',
+        tools: [terminate],
+        policies: defaultPolicies({ maxSteps: 3 }),
+      }),
+    },
   });
 const plan = (steps: readonly string[]) => ({
   toolCalls: [{ name: 'planning', arguments: { command: 'create', plan_id: 'p', title: 'Notes', steps } }],

@@ -1,4 +1,12 @@
-import { type AgentState, createAgent, createOpenAiLlm, resume, run, terminate } from '@openmanus/core';
+import {
+  type AgentState,
+  createAgent,
+  createOpenAiLlm,
+  defaultPolicies,
+  resume,
+  run,
+  terminate,
+} from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer, toolSession } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createPlanningTool, PLANNING_TOOL, type PlanBook, renderPlan } from '../src/index.js';
@@ -101,7 +109,12 @@ describe('the planning tool in an agent run', () => {
     call({ command: 'mark_step', step_index: 0, step_status: 'completed', step_notes: 'booked' }),
     { toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
   ];
-  const agent = () => createAgent({ name: 'planner', tools: [createPlanningTool(), terminate], maxSteps: 5 });
+  const agent = () =>
+    createAgent({
+      name: 'planner',
+      tools: [createPlanningTool(), terminate],
+      policies: defaultPolicies({ maxSteps: 5 }),
+    });
   const planIn = (state: AgentState) => (state.toolData?.[PLANNING_TOOL] as PlanBook | undefined)?.plans.trip;
 
   async function model(script: Parameters<typeof startOpenAiServer>[0]['script'] = decisions) {

@@ -6,6 +6,7 @@ import {
   createFileStore,
   createOpenAiLlm,
   createStrReplaceEditor,
+  defaultPolicies,
   defineTool,
   InvalidStateError,
   terminate,
@@ -67,14 +68,14 @@ function agents(dir: string) {
     description: 'writes files in the workspace',
     systemPrompt: 'You are the writer.',
     tools: [createStrReplaceEditor({ workspace: dir }), terminate],
-    maxSteps: 4,
+    policies: defaultPolicies({ maxSteps: 4 }),
   });
   const checker = createAgent({
     name: 'Checker',
     description: 'checks what was written',
     systemPrompt: 'You are the checker.',
     tools: [terminate],
-    maxSteps: 3,
+    policies: defaultPolicies({ maxSteps: 3 }),
   });
   return { writer, checker };
 }

@@ -2,7 +2,16 @@
 // server (the real openai SDK), the everything server and our fixture as real processes.
 import { rm, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAgent, createManus, createOpenAiLlm, defineTool, run, terminate } from '@openmanus/core';
+import {
+  createAgent,
+  createManus,
+  createOpenAiLlm,
+  defaultPolicies,
+  defineTool,
+  isStepLimit,
+  run,
+  terminate,
+} from '@openmanus/core';
 import { processesMatching, type RecordedRequest, type Script, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -57,7 +66,15 @@ const call = (name: string, args: unknown = {}) => ({ toolCalls: [{ name, argume
 
 describe('an agent with two MCP servers', () => {
   const agent = () =>
-    withMcp(createAgent({ name: 'two', systemPrompt: 'Use the tools.', tools: [terminate], maxSteps: 8 }), client);
+    withMcp(
+      createAgent({
+        name: 'two',
+        systemPrompt: 'Use the tools.',
+        tools: [terminate],
+        policies: defaultPolicies({ maxSteps: 8 }),
+      }),
+      client,
+    );
 
   it('calls tools of both servers in one step, with their instructions in every request, once', async () => {
     const { result, requests } = await runScripted(agent(), 'Echo a and b', [
@@ -137,7 +154,11 @@ describe('an agent with two MCP servers', () => {
       },
     });
     const withLocalTools = withMcp(
-      createAgent({ name: 'survivor', tools: [killServer, reopenServer, terminate], maxSteps: 8 }),
+      createAgent({
+        name: 'survivor',
+        tools: [killServer, reopenServer, terminate],
+        policies: defaultPolicies({ maxSteps: 8 }),
+      }),
       client,
     );
     const { result, requests } = await runScripted(withLocalTools, 'Survive a dying server', [
@@ -247,10 +268,10 @@ describe('the MCPAgent', () => {
     const agent = createMcpAgent({ client });
     expect(agent.config).toMatchObject({
       name: 'mcp_agent',
-      maxSteps: 20,
       maxObserve: 10_000,
       llmProfile: 'mcp_agent',
     });
+    expect(agent.policies?.find(isStepLimit)?.maxSteps).toBe(20);
     expect(agent.tools.map((t) => t.spec.name)).toEqual(['terminate']);
     const { result, requests } = await runScripted(agent, 'Add 2 and 3', [
       call('mcp_everything_get-sum', { a: 2, b: 3 }),

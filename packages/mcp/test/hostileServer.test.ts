@@ -5,7 +5,7 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { createAgent, createOpenAiLlm, run, terminate } from '@openmanus/core';
+import { createAgent, createOpenAiLlm, defaultPolicies, run, terminate } from '@openmanus/core';
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MAX_RESULT_CHARS } from '../src/client/results.js';
@@ -110,7 +110,10 @@ describe.each([
     });
     try {
       const llm = createOpenAiLlm({ model: 'm', apiKey: 'sk-test', baseURL: model.baseURL, maxRetries: 0 });
-      const agent = withMcp(createAgent({ name: 'host', tools: [terminate], maxSteps: 4 }), client);
+      const agent = withMcp(
+        createAgent({ name: 'host', tools: [terminate], policies: defaultPolicies({ maxSteps: 4 }) }),
+        client,
+      );
       const result = await run(agent, 'Echo hi', { llm });
       expect(result.state.status).toBe('finished');
       const first = model.requests[0];

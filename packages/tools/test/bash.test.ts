@@ -3,7 +3,14 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAgent, createLocalSandboxProvider, createOpenAiLlm, run, terminate } from '@openmanus/core';
+import {
+  createAgent,
+  createLocalSandboxProvider,
+  createOpenAiLlm,
+  defaultPolicies,
+  run,
+  terminate,
+} from '@openmanus/core';
 import {
   processesMatching,
   scriptedLlm,
@@ -310,7 +317,11 @@ describe('bash in an agent', () => {
       ],
     });
     try {
-      const agent = createAgent({ name: 'shell-user', tools: [createBash(), terminate], maxSteps: 5 });
+      const agent = createAgent({
+        name: 'shell-user',
+        tools: [createBash(), terminate],
+        policies: defaultPolicies({ maxSteps: 5 }),
+      });
       const llm = createOpenAiLlm({ model: 'gpt-4o-mini', apiKey: 'sk-test', baseURL: server.baseURL, maxRetries: 0 });
       // No workspace on the tool: it works in the run's.
       const result = await run(agent, 'Where is the project?', { llm, workspace });
@@ -327,7 +338,11 @@ describe('bash in an agent', () => {
   it('cancelling the run interrupts the command; nothing of it is left when run() returns', async () => {
     const sleeper = nap();
     const llm = scriptedLlm([{ toolCalls: [{ name: 'bash', arguments: { command: `${sleeper} & ${sleeper}` } }] }]);
-    const agent = createAgent({ name: 'shell-user', tools: [createBash()], maxSteps: 3 });
+    const agent = createAgent({
+      name: 'shell-user',
+      tools: [createBash()],
+      policies: defaultPolicies({ maxSteps: 3 }),
+    });
     const controller = new AbortController();
     const running = run(agent, 'Wait', { llm, workspace, signal: controller.signal });
     await eventually(() => processesMatching(sleeper).length === 2);

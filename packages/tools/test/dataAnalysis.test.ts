@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createOpenAiLlm, run } from '@openmanus/core';
+import { createOpenAiLlm, isStepLimit, run } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer } from '@openmanus/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -36,10 +36,10 @@ describe('createDataAnalysis', () => {
     const agent = createDataAnalysis({ workspace: '/srv/data' });
     expect(agent.config).toMatchObject({
       name: 'Data_Analysis',
-      maxSteps: 20,
       maxObserve: 15_000,
       llmProfile: 'data_analysis',
     });
+    expect(agent.policies?.find(isStepLimit)?.maxSteps).toBe(20);
     expect(agent.config.tools.map((tool) => tool.name)).toEqual([
       'python_execute',
       'visualization_preparation',

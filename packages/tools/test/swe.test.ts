@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createOpenAiLlm, run } from '@openmanus/core';
+import { createOpenAiLlm, isStepLimit, isTokenBudget, run } from '@openmanus/core';
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createSweAgent } from '../src/index.js';
@@ -11,14 +11,16 @@ describe('the SWE agent', () => {
     const workspace = await tempWorkspace();
     const agent = createSweAgent({ workspace });
     expect(agent.config.name).toBe('swe');
-    expect(agent.config.maxSteps).toBe(20);
+    expect(agent.policies?.find(isStepLimit)?.maxSteps).toBe(20);
     expect(agent.config.nextStepPrompt).toBe('');
     expect(agent.config.llmProfile).toBe('swe');
     expect(agent.config.tools.map((t) => t.name)).toEqual(['bash', 'str_replace_editor', 'terminate']);
     expect(agent.config.systemPrompt).toContain(workspace);
     expect(agent.config.systemPrompt).not.toMatch(/\{\{|\}\}|\{[A-Z_]+\}/);
-    expect(agent.config.maxInputTokens).toBeUndefined();
-    expect(createSweAgent({ workspace, maxInputTokens: 4000 }).config.maxInputTokens).toBe(4000);
+    expect(agent.policies?.some(isTokenBudget)).toBe(false);
+    expect(createSweAgent({ workspace, maxInputTokens: 4000 }).policies?.find(isTokenBudget)?.maxInputTokens).toBe(
+      4000,
+    );
   });
 
   it('edits a file with the editor, runs it with bash, and finishes', async () => {

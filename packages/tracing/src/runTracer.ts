@@ -203,7 +203,10 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
     run.step = start(
       'openmanus.step',
       SpanKind.INTERNAL,
-      { [OPENMANUS.stepNumber]: observation.step, [OPENMANUS.stepMax]: observation.maxSteps },
+      {
+        [OPENMANUS.stepNumber]: observation.step,
+        ...(observation.maxSteps !== undefined ? { [OPENMANUS.stepMax]: observation.maxSteps } : {}),
+      },
       run.context,
     );
   }

@@ -4,10 +4,12 @@ import {
   createAgent,
   createOpenAiLlm,
   createRunEmitter,
+  defaultPolicies,
   defineTool,
   type RunItem,
   run,
   stream,
+  terminalTools,
   terminate,
 } from '@openmanus/core';
 import { type OpenAiServer, type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
@@ -46,7 +48,7 @@ const helper = createAgent({
   description: 'Answers questions about cities',
   systemPrompt: 'You are the helper.',
   tools: [lookup, terminate],
-  maxSteps: 5,
+  policies: defaultPolicies({ maxSteps: 5 }),
   tokenizer: 'estimate',
 });
 
@@ -408,5 +410,16 @@ describe('withTracing: in a host', () => {
     }
     const root = spans.one('invoke_agent helper');
     expect(root.instrumentationScope).toEqual({ name: '@openmanus/tracing', version: VERSION });
+  });
+});
+
+describe('withTracing: an agent without a step limit', () => {
+  it('gives its steps their number and no maximum', async () => {
+    server = await startOpenAiServer({ script: [finish('Done.')] });
+    const spans = collector();
+    const unlimited = createAgent({ name: 'free', tools: [terminate], policies: [terminalTools()] });
+    const options = withTracing(unlimited, { llm: llmFor(server) }, { tracer: spans.provider.getTracer('test') });
+    expect((await run(unlimited, TASK, options)).finishReason).toBe('terminated');
+    expect(spans.byName('openmanus.step').map((s) => s.attributes)).toEqual([{ 'openmanus.step.number': 1 }]);
   });
 });

@@ -1,4 +1,4 @@
-import { createAgent, createOpenAiLlm, defineTool, run, terminate } from '@openmanus/core';
+import { createAgent, createOpenAiLlm, defaultPolicies, defineTool, run, terminate } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -17,7 +17,12 @@ const lookup = defineTool({
   parameters: z.object({ city: z.string() }),
   execute: () => 'Kyoto: 1.46 million people',
 });
-const agent = createAgent({ name: 'helper', tools: [lookup, terminate], maxSteps: 5, tokenizer: 'estimate' });
+const agent = createAgent({
+  name: 'helper',
+  tools: [lookup, terminate],
+  policies: defaultPolicies({ maxSteps: 5 }),
+  tokenizer: 'estimate',
+});
 
 const script = [
   {

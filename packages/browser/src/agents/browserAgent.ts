@@ -1,4 +1,4 @@
-import { type Agent, createAgent, defineAgent, terminate } from '@openmanus/core';
+import { type Agent, createAgent, defaultPolicies, defineAgent, terminate } from '@openmanus/core';
 import { createBrowserUse } from '../browserUse.js';
 import { PAGE_CONTENT_NOTE } from '../pageContent.js';
 import type { BrowserUseOptions } from '../settings.js';
@@ -16,13 +16,13 @@ export const browserNextStepPrompt =
   'What is the next step? Look at the page state, then act with browser_use — or answer if the task is done.';
 
 export interface BrowserAgentOptions extends BrowserUseOptions {
-  /** Default 20 (OpenManus's). */
+  /** Most steps a task may take: the agent's `stepLimit` (default 20, OpenManus's). */
   readonly maxSteps?: number;
   /** Longest observation kept, in characters (default 10000, OpenManus's). */
   readonly maxObserve?: number;
   /** config.toml `[llm.<name>]` profile (default `browser`). */
   readonly llmProfile?: string;
-  /** Input tokens one request may carry (the profile's `max_input_tokens`); unlimited by default. */
+  /** Input tokens one request may carry: a `tokenBudget` (the profile's `max_input_tokens`); unlimited by default. */
   readonly maxInputTokens?: number;
 }
 
@@ -58,10 +58,9 @@ export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
     systemPrompt: browserSystemPrompt,
     nextStepPrompt: browserNextStepPrompt,
     tools: [tool, terminate],
-    maxSteps: maxSteps ?? 20,
     maxObserve: maxObserve ?? 10_000,
     llmProfile: llmProfile ?? 'browser',
-    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
+    policies: defaultPolicies({ maxSteps: maxSteps ?? 20, maxInputTokens }),
     contextProviders: [provider],
     contextGatherers: { [PAGE_CONTEXT]: gatherer },
     keepFullObservations: KEEP_FULL_PAGE_STATES,
@@ -71,7 +70,7 @@ export function createBrowserAgent(options: BrowserAgentOptions = {}): Agent {
 /**
  * The agent with browser_use added (Manus: `withBrowser(createManus(...))`): the tool, the page
  * context while the browser is in use, and page states sent only through it (none kept in memory). The
- * agent's own step, if it has one, is kept.
+ * agent's own step, if it has one, is kept, with the policies it was made from.
  */
 export function withBrowser(agent: Agent, options: BrowserUseOptions = {}): Agent {
   const { tool, provider, gatherer } = browserParts(options);
@@ -85,5 +84,6 @@ export function withBrowser(agent: Agent, options: BrowserUseOptions = {}): Agen
     tools: [...agent.tools, tool],
     contextGatherers: { ...agent.contextGatherers, [PAGE_CONTEXT]: gatherer },
     ...(agent.step ? { step: agent.step } : {}),
+    ...(agent.policies ? { policies: agent.policies } : {}),
   };
 }

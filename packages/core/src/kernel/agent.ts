@@ -37,20 +37,14 @@ export interface AgentConfig {
   readonly nextStepPrompt: string;
   readonly tools: readonly ToolSpec[];
   readonly toolChoice: ToolChoice;
-  readonly maxSteps: number;
   /** Longest observation kept, in characters; longer ones are cut with a visible marker. */
   readonly maxObserve?: number;
   /** Longest arguments string of one tool call; a longer call is answered with an error, and its arguments are not kept. */
   readonly maxToolArgsChars: number;
-  /** How many earlier identical assistant turns make the agent "stuck". */
-  readonly duplicateThreshold: number;
-  /** How many earlier identical tool calls (same name and arguments) make the agent "stuck". */
-  readonly repeatedCallThreshold: number;
   /** A text-only reply in `auto` mode ends the run with that answer (false: OpenManus's loop-on). */
   readonly finishOnText: boolean;
   readonly memory: MemoryPolicy;
-  /** Most input tokens one request may carry; a request over it is never sent. */
-  readonly maxInputTokens?: number;
+  /** What the agent counts tokens with: the history's token limits, its summary threshold, a `tokenBudget`. */
   readonly tokenizer: TokenizerName;
   /**
    * How many of the newest images the history keeps (tool screenshots, user images). Older ones are
@@ -78,10 +72,7 @@ export const defaultAgentConfig: Omit<AgentConfig, 'name'> = {
   nextStepPrompt: '',
   tools: [],
   toolChoice: 'auto',
-  maxSteps: 30,
   maxToolArgsChars: 200_000,
-  duplicateThreshold: 2,
-  repeatedCallThreshold: 3,
   finishOnText: true,
   memory: { maxMessages: 100 },
   tokenizer: 'cl100k_base',
@@ -89,12 +80,24 @@ export const defaultAgentConfig: Omit<AgentConfig, 'name'> = {
   keepFullObservations: 2,
 };
 
+/** Settings that are policies' own now: a config that still has one fails, rather than the setting being ignored. */
+const movedToPolicies: Readonly<Record<string, string>> = {
+  maxSteps: 'stepLimit(maxSteps)',
+  maxInputTokens: 'tokenBudget({ maxInputTokens })',
+  duplicateThreshold: 'stuckDetection({ duplicates })',
+  repeatedCallThreshold: 'stuckDetection({ repeats })',
+};
+
 /** Fills in the defaults: `defineAgent({ name: 'x', tools })` is a complete agent. */
 export function defineAgent(input: AgentConfigInput): AgentConfig {
-  const config = { ...defaultAgentConfig, ...input };
-  if (!Number.isInteger(config.maxSteps) || config.maxSteps < 1) {
-    throw new RangeError(`maxSteps must be a positive integer, got ${config.maxSteps}`);
+  for (const [setting, policy] of Object.entries(movedToPolicies)) {
+    if (setting in input) {
+      throw new TypeError(
+        `${setting} is not an agent setting: it belongs to its policy, ${policy}, in the agent's policies (see defaultPolicies)`,
+      );
+    }
   }
+  const config = { ...defaultAgentConfig, ...input };
   const shrinkTo = config.memory.shrinkTo;
   if (shrinkTo !== undefined && !(shrinkTo > 0 && shrinkTo <= 1)) {
     throw new RangeError(`memory.shrinkTo must be a share above 0 and at most 1, got ${shrinkTo}`);
@@ -119,7 +122,7 @@ export interface Agent {
   readonly tools: readonly Tool[];
   /** By provider name: how to gather what `config.contextProviders` ask for. */
   readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
-  /** The step the shell runs: by default the loop with `defaultPolicies`. */
+  /** The step the shell runs: by default the loop with `defaultPolicies()`. */
   readonly step?: StepFunction;
   /** The policies `step` was made from, when it was (so that a rule can be added: `withApprovals`). */
   readonly policies?: readonly Policy[];
@@ -128,7 +131,7 @@ export interface Agent {
 export type AgentInput = Omit<AgentConfigInput, 'tools'> & {
   readonly tools?: readonly Tool[];
   readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
-  /** The rules around the loop, replacing `defaultPolicies` (add, drop or replace one). */
+  /** The rules around the loop and their settings, replacing `defaultPolicies()` (add, drop or replace one). */
   readonly policies?: readonly Policy[];
   /** A whole step of the host's own (e.g. one that wraps `step`); wins over `policies`. */
   readonly step?: StepFunction;

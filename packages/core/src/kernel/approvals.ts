@@ -39,6 +39,6 @@ export function withApprovals(agent: Agent, rule: ApprovalRule): Agent {
       `agent "${agent.config.name}" has a step of its own: add requireApproval(rule) to the policies it is made from`,
     );
   }
-  const policies = [...(agent.policies ?? defaultPolicies), requireApproval(rule)];
+  const policies = [...(agent.policies ?? defaultPolicies()), requireApproval(rule)];
   return { ...agent, policies, step: createStep(policies) };
 }

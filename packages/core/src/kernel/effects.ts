@@ -60,7 +60,8 @@ export type Effect =
 
 /** Notable moments the host may want to show (progress lines, traces). */
 export type Observation =
-  | { readonly kind: 'stepStarted'; readonly step: number; readonly maxSteps: number }
+  /** A step began; `maxSteps` is the agent's step limit (`stepLimit`), when it has one. */
+  | { readonly kind: 'stepStarted'; readonly step: number; readonly maxSteps?: number }
   /** A policy added a hint to the next request (stuck detection's "change strategy"). */
   | { readonly kind: 'hint'; readonly policy: string; readonly hint: string }
   /** The history shrank in one jump: messages newly left out, and sent ones rewritten (briefs, images). */

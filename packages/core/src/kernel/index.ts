@@ -42,12 +42,20 @@ export type {
 } from './messages.js';
 export { assistantMessage, lastAnswer, systemMessage, userMessage } from './messages.js';
 export {
+  type DefaultPolicyOptions,
   defaultPolicies,
+  definePolicy,
+  type InputTokenBudget,
+  isStepLimit,
+  isTokenBudget,
   type Policy,
   type PolicyContext,
+  type StepLimit,
   type Stop,
+  type StuckDetection,
   stepLimit,
   stuckDetection,
+  type TokenBudgetOptions,
   terminalTools,
   tokenBudget,
 } from './policies.js';
@@ -74,6 +82,7 @@ export type {
   Usage,
 } from './state.js';
 export { addUsage, costOf, emptyUsage, isFinal, SCHEMA_VERSION, usageSince } from './state.js';
+export type { StuckMemory, StuckThresholds } from './stuck.js';
 export {
   imageTokens,
   loadTokenizer,

@@ -12,7 +12,15 @@ import {
   type ReasoningPart,
   type ToolCall,
 } from './messages.js';
-import { defaultPolicies, isStop, type Policy, type PolicyContext, type Stop } from './policies.js';
+import {
+  defaultPolicies,
+  isStepLimit,
+  isStop,
+  type Policy,
+  type PolicyContext,
+  type PolicyHook,
+  type Stop,
+} from './policies.js';
 import { buildRequest } from './request.js';
 import {
   type AgentState,
@@ -51,26 +59,39 @@ export class InvalidEventError extends Error {
 
 interface Rules {
   readonly config: AgentConfig;
-  /**
-   * The policies that have each hook, in order: a step asks only those. They are walked with
-   * indexed loops: the reducer mostly runs unoptimised, where for-of makes an iterator each time.
-   */
-  readonly hooks: PolicyHooks;
+  /** The policies around the loop, in order. */
+  readonly policies: readonly Policy[];
+  /** The step limit among them, reported with each step. */
+  readonly maxSteps: number | undefined;
 }
 
-type PolicyHooks = { readonly [K in Exclude<keyof Policy, 'name'>]: readonly Policy[] };
+/**
+ * Asks the policies that have `hook`, in order: the first answer that is not `undefined` decides
+ * and ends the walk. A fold asks them all, gathering in `ask` and answering nothing.
+ */
+function askPolicies<Answer>(
+  rules: Rules,
+  hook: PolicyHook,
+  ask: (policy: Policy) => Answer | undefined,
+): Answer | undefined {
+  for (const policy of rules.policies) {
+    if (policy[hook] === undefined) continue;
+    const answer = ask(policy);
+    if (answer !== undefined) return answer;
+  }
+  return undefined;
+}
 
-function hooksOf(policies: readonly Policy[]): PolicyHooks {
-  const having = (hook: Exclude<keyof Policy, 'name'>) => policies.filter((policy) => policy[hook] !== undefined);
-  return {
-    beforeStep: having('beforeStep'),
-    prompt: having('prompt'),
-    beforeRequest: having('beforeRequest'),
-    afterResponse: having('afterResponse'),
-    needsApproval: having('needsApproval'),
-    admitCall: having('admitCall'),
-    afterStep: having('afterStep'),
-  };
+/** A clear error for a list that is not policies, e.g. a factory not called (`terminalTools` for `terminalTools()`). */
+function checkPolicies(policies: readonly unknown[]): void {
+  for (const [index, policy] of policies.entries()) {
+    if (typeof policy === 'function') {
+      throw new TypeError(`policies[${index}] is a function, not a policy: call it (${policy.name}())`);
+    }
+    if (typeof policy !== 'object' || policy === null || typeof (policy as { name?: unknown }).name !== 'string') {
+      throw new TypeError(`policies[${index}] is not a policy: expected an object with a name and hooks`);
+    }
+  }
 }
 
 export function initialState(): AgentState {
@@ -87,15 +108,16 @@ export function initialState(): AgentState {
   };
 }
 
-/** The loop with these policies around it, in order. `step` is `createStep(defaultPolicies)`. */
+/** The loop with these policies around it, in order. `step` is `createStep(defaultPolicies())`. */
 export function createStep(
-  policies: readonly Policy[] = defaultPolicies,
+  policies: readonly Policy[] = defaultPolicies(),
 ): (config: AgentConfig, state: AgentState, event: AnyEvent) => Transition {
-  const hooks = hooksOf(policies);
-  return (config, state, event) => reduce({ config, hooks }, state, event);
+  checkPolicies(policies);
+  const maxSteps = policies.find(isStepLimit)?.maxSteps;
+  return (config, state, event) => reduce({ config, policies, maxSteps }, state, event);
 }
 
-export const step = createStep(defaultPolicies);
+export const step = createStep();
 
 /** Starts a run: the fresh state plus the effects of its first step. */
 export function initialStep(config: AgentConfig, input: string, image?: ImageData): Transition {
@@ -249,12 +271,10 @@ function answerHost(rules: Rules, state: AgentState, event: HostAnswer): Transit
 }
 
 function think(rules: Rules, state: AgentState): Transition {
-  const beforeStepHooks = rules.hooks.beforeStep;
-  for (let i = 0; i < beforeStepHooks.length; i++) {
-    const policy = beforeStepHooks[i] as Policy;
-    const stop = policy.beforeStep?.(contextFor(policy, rules.config, state));
-    if (stop) return stopRun(rules, state, stop);
-  }
+  const stop = askPolicies(rules, 'beforeStep', (policy) =>
+    policy.beforeStep?.(contextFor(policy, rules.config, state)),
+  );
+  if (stop) return stopRun(rules, state, stop);
   const providers = rules.config.contextProviders;
   const next: AgentState = {
     ...withoutContext(state),
@@ -291,25 +311,23 @@ function gatherEffects(state: AgentState): Effect[] {
 function prepareRequest(rules: Rules, state: AgentState): Stop | { request: LlmRequest; notes: Observation[] } {
   const notes: Observation[] = [];
   const hints: string[] = [];
-  const promptHooks = rules.hooks.prompt;
-  for (let i = 0; i < promptHooks.length; i++) {
-    const policy = promptHooks[i] as Policy;
+  askPolicies(rules, 'prompt', (policy) => {
     const hint = policy.prompt?.(contextFor(policy, rules.config, state));
-    if (!hint) continue;
-    hints.push(hint);
-    notes.push({ kind: 'hint', policy: policy.name, hint });
-  }
+    if (hint) {
+      hints.push(hint);
+      notes.push({ kind: 'hint', policy: policy.name, hint });
+    }
+    return undefined;
+  });
   let { request } = buildRequest(rules.config, state, hints);
-  const beforeRequestHooks = rules.hooks.beforeRequest;
-  for (let i = 0; i < beforeRequestHooks.length; i++) {
-    const policy = beforeRequestHooks[i] as Policy;
+  const stop = askPolicies(rules, 'beforeRequest', (policy) => {
     const decision = policy.beforeRequest?.(contextFor(policy, rules.config, state), request);
-    if (!decision) continue;
-    if (isStop(decision)) return decision;
+    if (!decision || isStop(decision)) return decision;
     request = decision.request;
     if (decision.notes) notes.push(...decision.notes);
-  }
-  return { request, notes };
+    return undefined;
+  });
+  return stop ?? { request, notes };
 }
 
 /**
@@ -363,11 +381,13 @@ function compacted(
 function sendRequest(rules: Rules, state: AgentState, notes: readonly Observation[] = []): Transition {
   const prepared = prepareRequest(rules, state);
   if (isStop(prepared)) return stopRun(rules, state, prepared);
-  const { config } = rules;
+  const { maxSteps } = rules;
+  const started: Observation =
+    maxSteps === undefined
+      ? { kind: 'stepStarted', step: state.step }
+      : { kind: 'stepStarted', step: state.step, maxSteps };
   // A re-prompt for a missing tool call stays within its step: no second "step started".
-  const effects: Effect[] = state.reprompted
-    ? []
-    : [{ type: 'emit', observation: { kind: 'stepStarted', step: state.step, maxSteps: config.maxSteps } }];
+  const effects: Effect[] = state.reprompted ? [] : [{ type: 'emit', observation: started }];
   for (const observation of notes) effects.push({ type: 'emit', observation });
   for (const observation of prepared.notes) effects.push({ type: 'emit', observation });
   effects.push({ type: 'callLlm', id: llmEffectId(state), request: prepared.request });
@@ -448,14 +468,12 @@ function act(
 function remember(rules: Rules, state: AgentState, message: Message): AgentState {
   if (message.role !== 'assistant') return state;
   let policies = state.policies;
-  const afterResponseHooks = rules.hooks.afterResponse;
-  for (let i = 0; i < afterResponseHooks.length; i++) {
-    const policy = afterResponseHooks[i] as Policy;
+  askPolicies(rules, 'afterResponse', (policy) => {
     // Each policy sees what the ones before it remembered.
     const seen = policies === state.policies ? state : { ...state, policies };
-    const memory = policy.afterResponse?.(contextFor(policy, rules.config, seen), message);
-    policies = { ...policies, [policy.name]: memory };
-  }
+    policies = { ...policies, [policy.name]: policy.afterResponse?.(contextFor(policy, rules.config, seen), message) };
+    return undefined;
+  });
   return policies === state.policies ? state : { ...state, policies };
 }
 
@@ -500,18 +518,17 @@ function admit(rules: Rules, state: AgentState, call: ToolCall, argsLength?: num
   if (typeof args !== 'object' || args === null || Array.isArray(args)) {
     return refused(call, `Error: the arguments for ${call.name} must be a JSON object.`, args);
   }
-  const admitCallHooks = rules.hooks.admitCall;
-  for (let i = 0; i < admitCallHooks.length; i++) {
-    const policy = admitCallHooks[i] as Policy;
-    const refusal = policy.admitCall?.(contextFor(policy, rules.config, state), call, spec);
-    if (refusal) return refused(call, refusal, args);
-  }
-  let gated = spec.needsApproval === true;
-  const needsApprovalHooks = rules.hooks.needsApproval;
-  for (let i = 0; i < needsApprovalHooks.length && !gated; i++) {
-    const policy = needsApprovalHooks[i] as Policy;
-    gated = Boolean(policy.needsApproval?.(contextFor(policy, rules.config, state), call, args, spec));
-  }
+  const refusal = askPolicies(
+    rules,
+    'admitCall',
+    (policy) => policy.admitCall?.(contextFor(policy, rules.config, state), call, spec) || undefined,
+  );
+  if (refusal) return refused(call, refusal, args);
+  const gated =
+    spec.needsApproval === true ||
+    askPolicies(rules, 'needsApproval', (policy) =>
+      policy.needsApproval?.(contextFor(policy, rules.config, state), call, args, spec) ? true : undefined,
+    ) === true;
   const phase = gated ? 'approval' : spec.human ? 'human' : 'running';
   return { call, phase, args };
 }
@@ -596,13 +613,10 @@ function endStep(rules: Rules, state: AgentState, turn: Turn): Transition {
   const observations = observationsOf(calls);
   const messages = state.messages.concat(observations);
   const observed = withHistoryTokens(rules.config, state, { ...rest, messages });
-  const afterStepHooks = rules.hooks.afterStep;
-  for (let i = 0; i < afterStepHooks.length; i++) {
-    const policy = afterStepHooks[i] as Policy;
-    const stop = policy.afterStep?.(contextFor(policy, rules.config, observed), calls);
-    if (stop) return stopRun(rules, observed, stop);
-  }
-  return think(rules, observed);
+  const stop = askPolicies(rules, 'afterStep', (policy) =>
+    policy.afterStep?.(contextFor(policy, rules.config, observed), calls),
+  );
+  return stop ? stopRun(rules, observed, stop) : think(rules, observed);
 }
 
 const contextFor = (policy: Policy, config: AgentConfig, state: AgentState): PolicyContext => ({

@@ -1,4 +1,3 @@
-import type { AgentConfig } from './agent.js';
 import type { AssistantMessage } from './messages.js';
 
 const FNV_OFFSET = 0x811c9dc5;
@@ -23,10 +22,7 @@ const callKey = (name: string, args: string) => keyOf(fnv(fnv(fnv(FNV_OFFSET, na
 /** The key of a whole turn: its text, then each call as `name(arguments)`, NUL between them (no joined copy is made). */
 function turnKey(text: string, calls: readonly { readonly name: string; readonly arguments: string }[]): string {
   let hash = fnv(FNV_OFFSET, text);
-  for (let i = 0; i < calls.length; i++) {
-    const call = calls[i] as (typeof calls)[number];
-    hash = fnv(fnv(fnv(fnv(fnv(hash, '\u0000'), call.name), '('), call.arguments.trim()), ')');
-  }
+  for (const call of calls) hash = fnv(fnv(fnv(fnv(fnv(hash, '\u0000'), call.name), '('), call.arguments.trim()), ')');
   return keyOf(hash);
 }
 
@@ -42,6 +38,16 @@ export interface StuckMemory {
   readonly calls: readonly string[];
   /** The hint to send with the next request, if the last step looked stuck. */
   readonly hint?: string;
+  /** The task the hint belongs to (`state.taskIndex`): a new task starts without it. */
+  readonly task?: number;
+}
+
+/** When the agent counts as stuck: how often the same thing was seen before, among the recent turns. */
+export interface StuckThresholds {
+  /** Earlier identical assistant turns (text and calls) that make it stuck (OpenManus's `duplicate_threshold`). */
+  readonly duplicates: number;
+  /** Earlier identical tool calls (same name and arguments) that make it stuck. */
+  readonly repeats: number;
 }
 
 /** How far back repeats are looked for: a bounded window keeps each step O(1) however long the run. */
@@ -52,20 +58,19 @@ const remember = (recent: readonly string[], keys: readonly string[]) => {
   return next.length > STUCK_WINDOW ? next.slice(next.length - STUCK_WINDOW) : next;
 };
 
-// Indexed: a run's reducer mostly runs unoptimised, where for-of allocates a result per element.
 function countOf(recent: readonly string[], key: string): number {
   let count = 0;
-  for (let i = 0; i < recent.length; i++) if (recent[i] === key) count++;
+  for (const seen of recent) if (seen === key) count++;
   return count;
 }
 
 /**
  * Records an assistant turn and says whether the agent looks stuck: among the recent turns,
- * the same whole turn (text and calls) `duplicateThreshold` times before, or the same call
- * (name and arguments) `repeatedCallThreshold` times before. The hint is for the next request only.
+ * the same whole turn (text and calls) `duplicates` times before, or the same call (name and
+ * arguments) `repeats` times before. The hint is for the next request only.
  */
 export function recordTurn(
-  config: AgentConfig,
+  thresholds: StuckThresholds,
   memory: StuckMemory | undefined,
   message: AssistantMessage,
 ): StuckMemory {
@@ -76,9 +81,9 @@ export function recordTurn(
   const key = turnKey(text, calls);
   const seenTurn = countOf(state.turns, key);
   const callKeys = calls.map((c) => callKey(c.name, c.arguments));
-  const repeated = calls.find((_, i) => countOf(state.calls, callKeys[i] ?? '') >= config.repeatedCallThreshold);
+  const repeated = calls.find((_, i) => countOf(state.calls, callKeys[i] ?? '') >= thresholds.repeats);
   const hint =
-    seenTurn >= config.duplicateThreshold
+    seenTurn >= thresholds.duplicates
       ? stuckHint(`the same reply ${seenTurn + 1} times`)
       : repeated
         ? stuckHint(`the same ${repeated.name} call with the same arguments again`)

@@ -16,8 +16,10 @@ export interface ManusOptions {
   readonly llmProfile?: string;
   /** More tools, e.g. from @openmanus/tools or MCP servers. */
   readonly extraTools?: readonly Tool[];
+  /** Most steps a task may take: the agent's `stepLimit` (default 20, OpenManus's). */
   readonly maxSteps?: number;
   readonly maxObserve?: number;
+  /** Most input tokens one request may carry: a `tokenBudget` (config.toml's `max_input_tokens`); none by default. */
   readonly maxInputTokens?: number;
   /** Calls that need the host's approval first: tool names, per tool `true` or a predicate on the arguments, or a function. */
   readonly approvals?: ApprovalRule;
@@ -68,10 +70,11 @@ export function createManus(options: ManusOptions = {}): Agent {
     systemPrompt: manusSystemPrompt(workspace),
     nextStepPrompt: manusNextStepPrompt,
     tools,
-    maxSteps: options.maxSteps ?? 20,
     maxObserve: options.maxObserve ?? 10_000,
     llmProfile: options.llmProfile ?? 'manus',
-    ...(options.maxInputTokens !== undefined ? { maxInputTokens: options.maxInputTokens } : {}),
-    ...(options.approvals ? { policies: [...defaultPolicies, requireApproval(options.approvals)] } : {}),
+    policies: [
+      ...defaultPolicies({ maxSteps: options.maxSteps ?? 20, maxInputTokens: options.maxInputTokens }),
+      ...(options.approvals ? [requireApproval(options.approvals)] : []),
+    ],
   });
 }

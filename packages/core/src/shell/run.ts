@@ -3,6 +3,7 @@ import { type ApprovalRule, withApprovals } from '../kernel/approvals.js';
 import type { AnyEffect } from '../kernel/effects.js';
 import type { AnyEvent, HostAnswer } from '../kernel/events.js';
 import type { ImageData } from '../kernel/messages.js';
+import { isTokenBudget } from '../kernel/policies.js';
 import { initialState, pendingInputs, step } from '../kernel/reducer.js';
 import { type AgentState, isFinal } from '../kernel/state.js';
 import { loadTokenizer } from '../kernel/tokens.js';
@@ -220,8 +221,9 @@ async function runFrom(
   const read = start.read?.runId === runId ? start.read.version : undefined;
   let version = store ? (read ?? (await store.load(runId))?.version ?? 0) : 0;
   // Counts are exact once the ranks are loaded; budgets and compaction estimate until then.
-  const { maxInputTokens, memory } = agent.config;
-  if (maxInputTokens !== undefined || memory.maxTokens !== undefined || memory.summarize) {
+  const { memory } = agent.config;
+  const budgeted = agent.policies?.some((policy) => isTokenBudget(policy) && !policy.count) === true;
+  if (budgeted || memory.maxTokens !== undefined || memory.summarize) {
     await loadTokenizer(agent.config.tokenizer).catch(() => undefined);
   }
 

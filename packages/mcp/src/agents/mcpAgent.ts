@@ -1,4 +1,4 @@
-import { createAgent, type Tool, terminate } from '@openmanus/core';
+import { createAgent, defaultPolicies, type Tool, terminate } from '@openmanus/core';
 import type { McpServers } from '../client/config.js';
 import type { McpClient } from '../client/mcpClient.js';
 import { type McpAgent, type WithMcpOptions, withMcp } from './withMcp.js';
@@ -21,9 +21,10 @@ export const mcpAgentNextStepPrompt = [
 ].join(' ');
 
 export type McpAgentOptions = Omit<WithMcpOptions, 'name'> & {
+  /** Most steps a task may take: the agent's `stepLimit` (default 20, OpenManus's). */
   readonly maxSteps?: number;
   readonly maxObserve?: number;
-  /** Most input tokens one request may carry (config.toml's `max_input_tokens`). */
+  /** Most input tokens one request may carry: a `tokenBudget` (config.toml's `max_input_tokens`); none by default. */
   readonly maxInputTokens?: number;
   readonly systemPrompt?: string;
   readonly nextStepPrompt?: string;
@@ -64,11 +65,10 @@ export function createMcpAgent(options: McpAgentOptions): McpAgent {
     systemPrompt: systemPrompt ?? mcpAgentSystemPrompt,
     nextStepPrompt: nextStepPrompt ?? mcpAgentNextStepPrompt,
     tools: [...(extraTools ?? []), terminate],
-    maxSteps: maxSteps ?? 20,
     // OpenManus kept observations whole; a server's 10 MB answer must not fill the context.
     maxObserve: maxObserve ?? 10_000,
     llmProfile: llmProfile ?? MCP_AGENT_NAME,
-    ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
+    policies: defaultPolicies({ maxSteps: maxSteps ?? 20, maxInputTokens }),
   });
   return withMcp(agent, source, rest);
 }

@@ -2,6 +2,7 @@ import {
   type Agent,
   createAgent,
   createStrReplaceEditor,
+  defaultPolicies,
   type SandboxProvider,
   type Tool,
   terminate,
@@ -12,10 +13,10 @@ import { workspaceDir } from '../workspace.js';
 export interface SweAgentOptions {
   /** The code base the agent works on: the shell starts there and the editor edits only there (default `./workspace`). */
   readonly workspace?: string;
-  /** Default 20, as in OpenManus. */
+  /** Most steps a task may take: the agent's `stepLimit` (default 20, as in OpenManus). */
   readonly maxSteps?: number;
   readonly maxObserve?: number;
-  /** Most input tokens one request may carry (`max_input_tokens` of the profile). */
+  /** Most input tokens one request may carry: a `tokenBudget` (`max_input_tokens` of the profile); none by default. */
   readonly maxInputTokens?: number;
   /** `[llm.<profile>]` of config.toml to use (default `swe`). */
   readonly llmProfile?: string;
@@ -61,9 +62,8 @@ export function createSweAgent(options: SweAgentOptions = {}): Agent {
       terminate,
       ...(options.extraTools ?? []),
     ],
-    maxSteps: options.maxSteps ?? 20,
     llmProfile: options.llmProfile ?? 'swe',
     ...(options.maxObserve !== undefined ? { maxObserve: options.maxObserve } : {}),
-    ...(options.maxInputTokens !== undefined ? { maxInputTokens: options.maxInputTokens } : {}),
+    policies: defaultPolicies({ maxSteps: options.maxSteps ?? 20, maxInputTokens: options.maxInputTokens }),
   });
 }

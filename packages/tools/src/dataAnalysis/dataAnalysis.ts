@@ -2,6 +2,7 @@ import {
   type Agent,
   createAgent,
   createPythonExecute,
+  defaultPolicies,
   type PythonExecuteOptions,
   type SandboxProvider,
   type Tool,
@@ -22,8 +23,10 @@ export interface DataAnalysisOptions {
   readonly llmProfile?: string;
   /** More tools, e.g. web_search to find data. */
   readonly extraTools?: readonly Tool[];
+  /** Most steps a task may take: the agent's `stepLimit` (default 20, OpenManus's). */
   readonly maxSteps?: number;
   readonly maxObserve?: number;
+  /** Most input tokens one request may carry: a `tokenBudget` (`max_input_tokens` of the profile); none by default. */
   readonly maxInputTokens?: number;
   /** For python_execute and visualization_preparation (isolation on this host, interpreter, timeouts). */
   readonly python?: Omit<PythonExecuteOptions, 'workspace' | 'sandboxProvider'>;
@@ -77,9 +80,8 @@ export function createDataAnalysis(options: DataAnalysisOptions = {}): Agent {
       terminate,
       ...(options.extraTools ?? []),
     ],
-    maxSteps: options.maxSteps ?? 20,
     maxObserve: options.maxObserve ?? 15_000,
     llmProfile: options.llmProfile ?? 'data_analysis',
-    ...(options.maxInputTokens !== undefined ? { maxInputTokens: options.maxInputTokens } : {}),
+    policies: defaultPolicies({ maxSteps: options.maxSteps ?? 20, maxInputTokens: options.maxInputTokens }),
   });
 }
