@@ -82,7 +82,7 @@ describe('summarising older turns', () => {
     const [next, effects] = step(config, state, {
       type: 'llmFailed',
       effectId: `compact-${state.requestSeq}`,
-      error: 'HTTP 500',
+      error: { code: 'LLM_SERVER', message: 'HTTP 500' },
     });
     expect(next.summary).toBeUndefined();
     expect(next.compacting).toBeUndefined();
@@ -251,7 +251,11 @@ describe('a token-aware window', () => {
     ]);
     const sent = ofType(effects, 'callLlm')[0]?.request.messages ?? [];
     expect(sent.map((m) => m.content)).not.toContain(long('first'));
-    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({ kind: 'memoryTrimmed', dropped: 2, shrunk: 0 });
+    expect(ofType(effects, 'emit').map((e) => e.observation)).toContainEqual({
+      kind: 'memoryTrimmed',
+      dropped: 2,
+      shrunk: 0,
+    });
   });
 });
 

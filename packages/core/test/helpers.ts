@@ -6,6 +6,7 @@ import {
   defineAgent,
   type Effect,
   initialStep,
+  type RunError,
   step,
   type ToolCall,
   type ToolSpec,
@@ -66,7 +67,7 @@ export type Shorthand =
       toolCalls: readonly ToolCall[];
       usage?: { inputTokens: number; outputTokens: number };
     }
-  | { type: 'llmFailed'; error: string }
+  | { type: 'llmFailed'; error: RunError }
   | ({ type: 'toolCompleted'; callId: string } & Omit<
       Extract<AgentEvent, { type: 'toolCompleted' }>,
       'type' | 'effectId'
@@ -74,7 +75,7 @@ export type Shorthand =
   | { type: 'humanReplied'; callId: string; answer: string }
   | { type: 'approvalGiven'; callId: string }
   | { type: 'approvalDenied'; callId: string; reason?: string }
-  | { type: 'contextGathered'; provider: string; data?: unknown; error?: string };
+  | { type: 'contextGathered'; provider: string; data?: unknown; error?: RunError };
 
 const PHASE = {
   toolCompleted: 'running',

@@ -22,7 +22,7 @@ describe('scriptedLlm', () => {
       llm: scriptedLlm([{ content: 'a' }]),
     });
     expect(result.status).toBe('failed');
-    expect(result.error).toMatch(/script is exhausted after 1 replies/);
+    expect(result.error?.message).toMatch(/script is exhausted after 1 replies/);
   });
 });
 
