@@ -122,7 +122,7 @@ async function follow(client: DurableClient, runId: string, io: SessionIo): Prom
   }
   const info = await client.getRun(runId);
   if (info && (info.status === 'errored' || info.status === 'cancelled')) {
-    return failure(io, 'openmanus enqueue')(`the run ${info.status}: ${info.error}`, 1);
+    return failure(io, 'openmanus enqueue')(`the run ${info.status}: ${info.error.message}`, 1);
   }
   const outcome = await client.waitForRun(runId);
   io.stderr.write(`${runLines(color).finished(outcome)}\n`);
@@ -152,7 +152,7 @@ async function followFlow(client: DurableClient, flowId: string, io: SessionIo):
   }
   const info = await client.getFlow(flowId);
   if (info && (info.status === 'errored' || info.status === 'cancelled')) {
-    return failure(io, 'openmanus enqueue')(`the flow ${info.status}: ${info.error}`, 1);
+    return failure(io, 'openmanus enqueue')(`the flow ${info.status}: ${info.error.message}`, 1);
   }
   const outcome = await client.waitForFlow(flowId);
   for (const line of planView(outcome.plan, { color })) io.stderr.write(`${line}\n`);

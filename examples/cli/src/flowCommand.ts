@@ -84,7 +84,10 @@ export function reportFlowOutcome(outcome: FlowOutcome, io: SessionIo, command: 
   if (outcome.answer) io.stdout.write(`${terminalText(outcome.answer)}\n`);
   const code = flowExitCode(outcome);
   if (code !== 0)
-    failure(io, command)(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error ?? 'no reason given'}`);
+    failure(
+      io,
+      command,
+    )(`stopped (${outcome.finishReason ?? outcome.status}): ${outcome.error?.message ?? 'no reason given'}`);
   return code;
 }
 

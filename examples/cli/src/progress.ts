@@ -68,7 +68,8 @@ export function runLines(color: boolean) {
       const counts = [`${run.state.step} step(s)`, ...(elapsed ? [elapsed] : []), `${run.usage.llmCalls} model calls`];
       const summary = `${run.finishReason ?? run.status} after ${counts.join(', ')}, ${usageText(run.usage)}`;
       return (
-        paint(color, ok ? 32 : 31)(`■ ${summary}`) + (run.error && !ok ? red(` — ${terminalText(run.error)}`) : '')
+        paint(color, ok ? 32 : 31)(`■ ${summary}`) +
+        (run.error && !ok ? red(` — ${terminalText(run.error.message)}`) : '')
       );
     },
   };

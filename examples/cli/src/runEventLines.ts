@@ -16,7 +16,7 @@ export function runEventLines(item: RunEventItem, color: boolean): string[] {
         ...event.toolCalls.map((call) => lines.toolCall(call.name, argumentsOf(call.arguments))),
       ];
     case 'llmFailed':
-      return [lines.modelFailed(event.error)];
+      return [lines.modelFailed(event.error.message)];
     case 'toolCompleted':
       return [lines.toolResult(event.output, event.isError)];
     default:

@@ -24,7 +24,7 @@ export function runStatusLines(info: RunInfo): string[] {
       const { outcome } = info;
       return [
         `Run ${runId}: ${outcome.finishReason ?? outcome.status}${on(info.workerId)} after ${outcome.state.step} step(s), ${counts(outcome.usage)}`,
-        ...(outcome.error ? [`Error: ${terminalText(outcome.error)}`] : []),
+        ...(outcome.error ? [`Error: ${terminalText(outcome.error.message)}`] : []),
         ...outcome.pending.map((input) => waitingLine(runId, input)),
         ...(outcome.answer ? [`Answer: ${terminalText(outcome.answer)}`] : []),
       ];
@@ -32,7 +32,7 @@ export function runStatusLines(info: RunInfo): string[] {
     case 'cancelled':
       return [`Run ${runId}: cancelled`];
     case 'errored':
-      return [`Run ${runId}: failed: ${terminalText(info.error)}`];
+      return [`Run ${runId}: failed: ${terminalText(info.error.message)}`];
   }
 }
 
@@ -57,7 +57,7 @@ export function flowStatusLines(info: FlowInfo): string[] {
       const { outcome } = info;
       return [
         `Flow ${flowId}: ${outcome.finishReason ?? outcome.status}${on(info.workerId)}, ${counts(outcome.usage)}`,
-        ...(outcome.error ? [`Error: ${terminalText(outcome.error)}`] : []),
+        ...(outcome.error ? [`Error: ${terminalText(outcome.error.message)}`] : []),
         ...plan(outcome.plan),
         ...(outcome.answer ? [`Summary: ${terminalText(outcome.answer)}`] : []),
       ];
@@ -65,7 +65,7 @@ export function flowStatusLines(info: FlowInfo): string[] {
     case 'cancelled':
       return [`Flow ${flowId}: cancelled`];
     case 'errored':
-      return [`Flow ${flowId}: failed: ${terminalText(info.error)}`];
+      return [`Flow ${flowId}: failed: ${terminalText(info.error.message)}`];
   }
 }
 

@@ -95,7 +95,7 @@ export function reportOutcome(outcome: RunOutcome, io: SessionIo, json: boolean,
   const code = exitCodeOf(outcome);
   if (code !== 0 && !json) {
     io.stderr.write(
-      `${command}: stopped (${outcome.finishReason ?? outcome.status}): ${terminalText(outcome.error ?? 'no reason given')}\n`,
+      `${command}: stopped (${outcome.finishReason ?? outcome.status}): ${terminalText(outcome.error?.message ?? 'no reason given')}\n`,
     );
   }
   return code;

@@ -172,7 +172,7 @@ describe.skipIf(!chromePath())('many runs in one process', () => {
       })[token.split('-')[0] as Kind];
     outcomes.forEach((outcome, i) => {
       const token = tokens[i] as string;
-      expect(outcome.status, `${token}: ${outcome.error}`).toBe('finished');
+      expect(outcome.status, `${token}: ${outcome.error?.message}`).toBe('finished');
       expect(outcome.answer).toMatch(new RegExp(`^${token} saw: `));
       expect(outcome.answer).toContain(expected(token));
       // Its whole state — messages, observations, page states, tools — names no other run.

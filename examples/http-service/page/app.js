@@ -162,7 +162,8 @@ function render() {
   $('answer-box').hidden = !done || !view.answer;
   $('answer').textContent = view.answer ?? '';
   $('error').hidden = !view.error;
-  $('error').textContent = view.error ?? '';
+  // A run's error is `{ code, message }`: the page shows the message, the code beside it.
+  $('error').textContent = view.error ? `${view.error.message} (${view.error.code})` : '';
   const asked = view.pending.some((p) => p.kind === 'human');
   $('message-form').hidden = !(done || asked);
   $('message-label').textContent = asked ? 'Your answer' : 'Continue the conversation';

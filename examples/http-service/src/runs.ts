@@ -23,7 +23,7 @@ import { type QuarantinedRun, quarantine } from './quarantine.js';
 import { planOf, type RunView, runView, wireItem } from './view.js';
 
 /** A request the runs cannot take, with the HTTP status that says why. */
-export class RunError extends Error {
+export class RequestRefusedError extends Error {
   constructor(
     readonly status: number,
     message: string,
@@ -108,7 +108,7 @@ export function createRuns(options: RunsOptions) {
 
   async function existing(id: string): Promise<Stored> {
     const stored = await load(id);
-    if (!stored) throw new RunError(404, `no run ${id}`);
+    if (!stored) throw new RequestRefusedError(404, `no run ${id}`);
     return stored;
   }
 
@@ -179,7 +179,7 @@ export function createRuns(options: RunsOptions) {
     live.set(id, entry);
   }
 
-  const busy = (id: string) => new RunError(409, `run ${id} is busy; try again once it has paused or ended`);
+  const busy = (id: string) => new RequestRefusedError(409, `run ${id} is busy; try again once it has paused or ended`);
 
   async function cancelled(id: string): Promise<RunView> {
     for (let attempt = 0; attempt < 10; attempt++) {
@@ -195,7 +195,7 @@ export function createRuns(options: RunsOptions) {
       const next = await decide(id, stored, { type: 'cancelled', reason: CANCEL_REASON });
       if (next) return view(id, next);
     }
-    throw new RunError(409, `run ${id} kept changing; try again`);
+    throw new RequestRefusedError(409, `run ${id} kept changing; try again`);
   }
 
   return {
@@ -233,13 +233,13 @@ export function createRuns(options: RunsOptions) {
       const input = pendingInputs(agent.config, stored.state).find(
         (p) => p.kind === 'approval' && p.effectId === effectId,
       );
-      if (!input) throw new RunError(409, `call ${effectId} is not waiting for approval`);
+      if (!input) throw new RequestRefusedError(409, `call ${effectId} is not waiting for approval`);
       const event: AgentEvent = decision.approved
         ? { type: 'approvalGiven', effectId }
         : { type: 'approvalDenied', effectId, ...(decision.reason ? { reason: decision.reason } : {}) };
       // Of two decisions read at the same version, only the first is saved.
       if (!(await decide(id, stored, event)))
-        throw new RunError(409, `call ${effectId} was decided by another request`);
+        throw new RequestRefusedError(409, `call ${effectId} was decided by another request`);
       // From the store, so that the run goes on from exactly what was recorded.
       start(id, (o) => resume(agent, id, o));
     },
@@ -255,11 +255,14 @@ export function createRuns(options: RunsOptions) {
       const question = pendingInputs(agent.config, state).find((p) => p.kind === 'human');
       if (question) {
         const answered = await decide(id, stored, { type: 'humanReplied', effectId: question.effectId, answer: text });
-        if (!answered) throw new RunError(409, `the question of run ${id} was answered by another request`);
+        if (!answered) throw new RequestRefusedError(409, `the question of run ${id} was answered by another request`);
         return start(id, (o) => resume(agent, id, o));
       }
       if (!isFinal(state) && state.status !== 'idle')
-        throw new RunError(409, `run ${id} is ${state.status}: answer what it waits for, or cancel it, first`);
+        throw new RequestRefusedError(
+          409,
+          `run ${id} is ${state.status}: answer what it waits for, or cancel it, first`,
+        );
       // `run` reads the run from the store and saves the new task at the version it read.
       start(id, (o) => run(agent, text, o));
     },

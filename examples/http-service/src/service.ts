@@ -16,7 +16,7 @@ import { z } from 'zod';
 import { type AccessPolicy, loopbackHosts, refusalOf, resolveToken, type ServiceToken } from './access.js';
 import { discardRest, sseEvent } from './http.js';
 import type { QuarantinedRun } from './quarantine.js';
-import { createRuns, RunError, type Runs } from './runs.js';
+import { createRuns, RequestRefusedError, type Runs } from './runs.js';
 
 declare module 'fastify' {
   interface FastifyContextConfig {
@@ -81,7 +81,7 @@ const bodies = {
 
 function parsed<T>([schema, shape]: readonly [z.ZodType<T>, string], body: unknown): T {
   const result = schema.safeParse(body);
-  if (!result.success) throw new RunError(400, `body must be ${shape}`);
+  if (!result.success) throw new RequestRefusedError(400, `body must be ${shape}`);
   return result.data;
 }
 
@@ -170,7 +170,7 @@ export async function createAgentService(options: ServiceOptions): Promise<Agent
     return refuse(request, reply, refusal.status, refusal.error);
   });
   app.setErrorHandler((error: Error & { statusCode?: number }, request, reply) => {
-    if (error instanceof RunError) return reply.code(error.status).send({ error: error.message });
+    if (error instanceof RequestRefusedError) return reply.code(error.status).send({ error: error.message });
     const status = error.statusCode ?? 500;
     if (status === 413) return refuse(request, reply, 413, `the body is larger than ${maxBodyBytes} bytes`);
     if (status >= 500) log(`${request.method} ${request.url} failed: ${error.message}`);

@@ -4,6 +4,7 @@ import {
   compactRunItem,
   costOf,
   pendingInputs,
+  type RunError,
   type RunItem,
   type Usage,
 } from '@openmanus/core';
@@ -53,7 +54,8 @@ export interface RunView {
   readonly usage: UsageView;
   readonly finishReason?: AgentState['finishReason'];
   readonly answer?: string;
-  readonly error?: string;
+  /** Why the run failed or stopped early: `code` (`LLM_RATE_LIMIT`, `MAX_STEPS`, …) and `message`. */
+  readonly error?: RunError;
   readonly pending: readonly PendingView[];
   /** The plan the agent keeps with the planning tool (its active one), when it made one. */
   readonly plan?: Plan;

@@ -204,7 +204,12 @@ describe('decisions', () => {
     const cancelled = await call('POST', `/runs/${id}/cancel`, {});
     expect(cancelled).toMatchObject({
       status: 200,
-      json: { status: 'finished', finishReason: 'cancelled', error: 'cancelled by the client', pending: [] },
+      json: {
+        status: 'finished',
+        finishReason: 'cancelled',
+        error: { code: 'CANCELLED', message: 'cancelled by the client' },
+        pending: [],
+      },
     });
     expect((await call('POST', `/runs/${id}/approve`, { effectId })).status).toBe(409);
     expect((await call('GET', `/runs/${id}`)).json).toMatchObject({ status: 'finished', finishReason: 'cancelled' });

@@ -105,7 +105,7 @@ describe('an agent behind an HTTP API', () => {
     expect(cancelled.json).toMatchObject({
       status: 'finished',
       finishReason: 'cancelled',
-      error: 'cancelled by the client',
+      error: { code: 'CANCELLED', message: 'cancelled by the client' },
     });
   });
 

@@ -1,4 +1,5 @@
 import { accessSync, constants, statSync } from 'node:fs';
+import { hasErrorCode, OpenManusError } from '@openmanus/core';
 import type { Browser } from 'playwright-core';
 import { markOwnProfiles, sweepStaleProfiles } from './profiles.js';
 
@@ -58,8 +59,15 @@ const HOW_TO_INSTALL =
   'or name yours with CHROME_PATH or [browser].chrome_instance_path in config.toml.';
 
 /** No browser could be started or reached; the message says why and what to do. */
-export class BrowserUnavailableError extends Error {
+export class BrowserUnavailableError extends OpenManusError<'BROWSER_UNAVAILABLE'> {
+  static readonly codes = ['BROWSER_UNAVAILABLE'] as const;
   override readonly name = 'BrowserUnavailableError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('BROWSER_UNAVAILABLE', message, options);
+  }
+  static override isInstance(value: unknown): value is BrowserUnavailableError {
+    return hasErrorCode(value, BrowserUnavailableError.codes);
+  }
 }
 
 export const isExecutableFile = (path: string): boolean => {

@@ -1,4 +1,4 @@
-import type { ImageData } from '@openmanus/core';
+import { hasErrorCode, type ImageData, OpenManusError } from '@openmanus/core';
 import type { NetworkPolicy, Resolver } from '@openmanus/tools';
 import type { Browser, BrowserContext, Dialog, Download, Locator, Page, Request } from 'playwright-core';
 import { REF_PATTERN } from './actionSchema.js';
@@ -59,16 +59,27 @@ export interface BrowserSession {
 }
 
 /** A ref that does not (any longer) name an element of the current page. */
-export class StaleRefError extends Error {
+export class StaleRefError extends OpenManusError<'STALE_REF'> {
+  static readonly codes = ['STALE_REF'] as const;
   override readonly name = 'StaleRefError';
   constructor(readonly ref: string) {
-    super(`ref ${ref} is not on the page (any more)`);
+    super('STALE_REF', `ref ${ref} is not on the page (any more)`);
+  }
+  static override isInstance(value: unknown): value is StaleRefError {
+    return hasErrorCode(value, StaleRefError.codes);
   }
 }
 
 /** An action that cannot be done as asked; the message is for the model. */
-export class ActionError extends Error {
+export class ActionError extends OpenManusError<'BROWSER_ACTION'> {
+  static readonly codes = ['BROWSER_ACTION'] as const;
   override readonly name = 'ActionError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('BROWSER_ACTION', message, options);
+  }
+  static override isInstance(value: unknown): value is ActionError {
+    return hasErrorCode(value, ActionError.codes);
+  }
 }
 
 /** What an action caused, for what to report. */

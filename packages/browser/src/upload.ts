@@ -1,5 +1,12 @@
 import { basename, extname, isAbsolute, resolve } from 'node:path';
-import { confineIn, NotRegularFileError, openInside, WorkspaceError } from '@openmanus/core';
+import {
+  confineIn,
+  hasErrorCode,
+  NotRegularFileError,
+  OpenManusError,
+  openInside,
+  WorkspaceError,
+} from '@openmanus/core';
 
 /** A file to hand to a page's file input: read here, so what is sent is what was checked. */
 export interface UploadFile {
@@ -26,8 +33,15 @@ const MIME_TYPES: Readonly<Record<string, string>> = {
 };
 
 /** Why a file cannot be uploaded, for the model. */
-export class UploadRefusedError extends Error {
+export class UploadRefusedError extends OpenManusError<'UPLOAD_REFUSED'> {
+  static readonly codes = ['UPLOAD_REFUSED'] as const;
   override readonly name = 'UploadRefusedError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('UPLOAD_REFUSED', message, options);
+  }
+  static override isInstance(value: unknown): value is UploadRefusedError {
+    return hasErrorCode(value, UploadRefusedError.codes);
+  }
 }
 
 const reasons: Readonly<Record<string, string>> = {

@@ -14,7 +14,7 @@ export type {
   LlmResponse,
   ToolCallDelta,
 } from './llm/llm.js';
-export { describeLlmError } from './llm/llm.js';
+export { describeLlmError, runErrorOfLlm } from './llm/llm.js';
 export {
   type ApiType,
   createOpenAiLlm,

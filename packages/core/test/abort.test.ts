@@ -211,34 +211,49 @@ describe('cancelling a run', () => {
 
   it('an Error reason becomes the run’s error, by its message', async () => {
     const outcome = await cancelWith((c) => c.abort(new Error('the user pressed stop')));
-    expect(outcome).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'the user pressed stop' });
+    expect(outcome).toMatchObject({
+      status: 'finished',
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'the user pressed stop' },
+    });
   });
 
   it('a string reason is the run’s error as it is', async () => {
     const outcome = await cancelWith((c) => c.abort('shutting down'));
-    expect(outcome).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'shutting down' });
+    expect(outcome).toMatchObject({
+      status: 'finished',
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'shutting down' },
+    });
   });
 
   it('no reason (the platform’s AbortError) reads "the run was cancelled"', async () => {
     const outcome = await cancelWith((c) => c.abort());
-    expect(outcome).toMatchObject({ finishReason: 'cancelled', error: 'the run was cancelled' });
+    expect(outcome).toMatchObject({
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'the run was cancelled' },
+    });
   });
 
   it('an Error named AbortError reads "the run was cancelled", not its message', async () => {
     const abortError = Object.assign(new Error('This operation was aborted'), { name: 'AbortError' });
     const outcome = await cancelWith((c) => c.abort(abortError));
-    expect(outcome.error).toBe('the run was cancelled');
+    expect(outcome.error?.message).toBe('the run was cancelled');
   });
 
   it('a reason that is neither an Error nor a string reads "the run was cancelled"', async () => {
     const outcome = await cancelWith((c) => c.abort({ code: 42 }));
-    expect(outcome.error).toBe('the run was cancelled');
+    expect(outcome.error?.message).toBe('the run was cancelled');
   });
 
   it('a signal aborted before the run starts ends it as cancelled without asking the model', async () => {
     const llm = scriptedLlm([{ content: 'never sent' }]);
     const outcome = await run(agent, 'go', { llm, signal: AbortSignal.abort('not today') });
-    expect(outcome).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'not today' });
+    expect(outcome).toMatchObject({
+      status: 'finished',
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'not today' },
+    });
     expect(llm.requests).toHaveLength(0);
   });
 
@@ -263,7 +278,7 @@ describe('cancelling a run', () => {
       signal: controller.signal,
     });
     expect(seen).toBe('enough');
-    expect(outcome).toMatchObject({ finishReason: 'cancelled', error: 'enough' });
+    expect(outcome).toMatchObject({ finishReason: 'cancelled', error: { code: 'CANCELLED', message: 'enough' } });
     const observation = outcome.state.messages.find((m) => m.role === 'tool');
     expect(observation?.content).toBe('Error: cancelled before it finished.');
   });

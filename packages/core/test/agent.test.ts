@@ -115,7 +115,8 @@ describe('createAgent', () => {
   it('turns policies into the step the shell runs: the loop with exactly those rules', () => {
     const stopEarly: Policy = {
       name: 'stopEarly',
-      beforeStep: ({ state }) => (state.step >= 1 ? { reason: 'max_steps', error: 'one step only' } : undefined),
+      beforeStep: ({ state }) =>
+        state.step >= 1 ? { reason: 'max_steps', error: { code: 'MAX_STEPS', message: 'one step only' } } : undefined,
     };
     const agent = createAgent({ name: 'a', tools: [echo], policies: [stopEarly] });
     const step = agent.step;
@@ -130,7 +131,11 @@ describe('createAgent', () => {
     });
     const [stopped] = step(agent.config, next, { type: 'toolCompleted', effectId: 'running-1-0', output: 'x' });
     expect(ofType(after, 'callTool')).toHaveLength(1);
-    expect(stopped).toMatchObject({ status: 'finished', finishReason: 'max_steps', error: 'one step only' });
+    expect(stopped).toMatchObject({
+      status: 'finished',
+      finishReason: 'max_steps',
+      error: { code: 'MAX_STEPS', message: 'one step only' },
+    });
   });
 
   it('without the default policies, the step limit is gone too', () => {

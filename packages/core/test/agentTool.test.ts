@@ -374,7 +374,7 @@ describe('agentTool: a child agent as a tool', () => {
     const { first, saved, llm, parent, started, halted } = await crashMidChild();
 
     expect(first).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(first.error).toMatch(/could not save a checkpoint: disk full/);
+    expect(first.error?.message).toMatch(/could not save a checkpoint: disk full/);
     expect(halted()).toBe(1);
     const child = childOf(saved);
     expect(child?.status).toBe('awaiting_tools');
@@ -583,7 +583,7 @@ describe('agentTool: a child agent as a tool', () => {
       await expect(wrong).rejects.toThrow(
         'waits for no approval "running-1-0/approval-9-0" (it waits for: approval running-1-0/approval-1-0)',
       );
-      await expect(wrong).rejects.toMatchObject({ name: 'InvalidStateError', code: 'not_waiting' });
+      await expect(wrong).rejects.toMatchObject({ name: 'InvalidStateError', code: 'RUN_NOT_WAITING' });
       expect(saved).toEqual(roundTrip(paused.state));
       expect(deployed).toEqual([]);
     });

@@ -82,7 +82,7 @@ describe('summarising older turns', () => {
     const [next, effects] = step(config, state, {
       type: 'llmFailed',
       effectId: `compact-${state.requestSeq}`,
-      error: 'HTTP 500',
+      error: { code: 'LLM_SERVER', message: 'HTTP 500' },
     });
     expect(next.summary).toBeUndefined();
     expect(next.compacting).toBeUndefined();

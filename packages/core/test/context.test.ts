@@ -47,7 +47,11 @@ describe('context providers in the reducer', () => {
 
   it('a failed gathering reaches apply as undefined and the step goes on', () => {
     const { state } = drive(config, 'go', [replied('', [call('echo', {}, 'e1')]), done('e1')]);
-    const [next, effects] = on(config, state, { type: 'contextGathered', provider: 'page', error: 'browser closed' });
+    const [next, effects] = on(config, state, {
+      type: 'contextGathered',
+      provider: 'page',
+      error: { code: 'CONTEXT_FAILED', message: 'browser closed' },
+    });
     expect(next.status).toBe('awaiting_llm');
     expect(ofType(effects, 'callLlm')[0]?.request.messages.at(-1)?.content).toBe('What next?');
   });

@@ -9,6 +9,7 @@ import {
   defineAgent,
   type Effect,
   initialState,
+  type RunError,
   type ToolCall,
   type ToolSpec,
 } from '../src/index.js';
@@ -81,7 +82,7 @@ export type Shorthand =
       toolCalls: readonly ToolCall[];
       usage?: { inputTokens: number; outputTokens: number };
     }
-  | { type: 'llmFailed'; error: string }
+  | { type: 'llmFailed'; error: RunError }
   | ({ type: 'toolCompleted'; callId: string } & Omit<
       Extract<AgentEvent, { type: 'toolCompleted' }>,
       'type' | 'effectId'
@@ -89,7 +90,7 @@ export type Shorthand =
   | { type: 'humanReplied'; callId: string; answer: string }
   | { type: 'approvalGiven'; callId: string }
   | { type: 'approvalDenied'; callId: string; reason?: string }
-  | { type: 'contextGathered'; provider: string; data?: unknown; error?: string };
+  | { type: 'contextGathered'; provider: string; data?: unknown; error?: RunError };
 
 const PHASE = {
   toolCompleted: 'running',

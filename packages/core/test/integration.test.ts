@@ -93,7 +93,7 @@ describe('run through the openai SDK against a local server', () => {
     const server = await serve([fail, fail, fail, { content: 'never reached' }]);
     const result = await run(makeAgent(), 'hi', { llm: llmFor(server, { maxRetries: 2 }) });
     expect(result).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(result.error).toMatch(/server \(HTTP 500\).*upstream exploded/);
+    expect(result.error?.message).toMatch(/server \(HTTP 500\).*upstream exploded/);
     expect(server.hits).toBe(3);
   });
 
@@ -101,7 +101,7 @@ describe('run through the openai SDK against a local server', () => {
     const server = await serve([{ content: 'too late', delayMs: 600_000 }]);
     const result = await run(makeAgent(), 'hi', { llm: llmFor(server, { timeoutMs: 200, maxRetries: 0 }) });
     expect(result).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(result.error).toMatch(/^the model request failed: timeout: /);
+    expect(result.error?.message).toMatch(/^the model request failed: timeout: /);
   });
 
   it('does not retry what will fail again (400, 401)', async () => {
@@ -115,10 +115,10 @@ describe('run through the openai SDK against a local server', () => {
       },
     ]);
     const result = await run(makeAgent(), 'hi', { llm: llmFor(server) });
-    expect(result.error).toMatch(/^the model request failed: context_length \(HTTP 400\)/);
+    expect(result.error?.message).toMatch(/^the model request failed: context_length \(HTTP 400\)/);
     expect(server.hits).toBe(1);
     const auth = await serve([{ error: { status: 401, message: 'bad key' } }]);
-    expect((await run(makeAgent(), 'hi', { llm: llmFor(auth) })).error).toMatch(/auth \(HTTP 401\)/);
+    expect((await run(makeAgent(), 'hi', { llm: llmFor(auth) })).error?.message).toMatch(/auth \(HTTP 401\)/);
     expect(auth.hits).toBe(1);
   });
 
@@ -158,7 +158,11 @@ describe('run through the openai SDK against a local server', () => {
         setTimeout(() => controller.abort('user pressed Ctrl+C'), 50);
     });
     const result = await run(makeAgent(), 'add', { llm: llmFor(server), signal: controller.signal, emitter });
-    expect(result).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'user pressed Ctrl+C' });
+    expect(result).toMatchObject({
+      status: 'finished',
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'user pressed Ctrl+C' },
+    });
     expect(result.usage.llmCalls).toBe(1);
   });
 
@@ -189,7 +193,10 @@ describe('run through the openai SDK against a local server', () => {
       },
     });
     // A checkpoint that cannot be written ends the run at once, as failed, with the reason.
-    expect(await crashing).toMatchObject({ status: 'failed', error: 'could not save a checkpoint: process killed' });
+    expect(await crashing).toMatchObject({
+      status: 'failed',
+      error: { code: 'CHECKPOINT_FAILED', message: 'could not save a checkpoint: process killed' },
+    });
     expect(server.hits).toBe(2);
     const restored = JSON.parse(saved) as AgentState;
     const result = await resume(makeAgent(counters), restored, { llm: llmFor(server) });
@@ -428,7 +435,7 @@ describe('hosts that throw', () => {
     const result = await run(makeAgent(), 'hi', { llm: broken });
     expect(result).toMatchObject({
       status: 'failed',
-      error: 'the model request failed: the LLM port threw: socket exploded',
+      error: { code: 'LLM_PORT_THREW', message: 'the model request failed: the LLM port threw: socket exploded' },
     });
 
     const agent = createAgent({ name: 'h', tools: [askHuman, deploy] });

@@ -14,7 +14,9 @@ import {
   defineTool,
   drive,
   InvalidEventError,
+  type LlmError,
   type LlmPort,
+  type RunError,
   type RunScope,
   run,
   type StepFunction,
@@ -156,9 +158,28 @@ describe('the model port', () => {
     expect(outcome).toMatchObject({
       status: 'failed',
       finishReason: 'error',
-      error: 'the model request failed: rate_limit (HTTP 429): slow down',
+      error: {
+        code: 'LLM_RATE_LIMIT',
+        message: 'the model request failed: rate_limit (HTTP 429): slow down',
+        status: 429,
+      },
     });
     expect(outcome.usage.llmCalls).toBe(1);
+  });
+
+  it("the outcome's error code tells a rate limit, with its Retry-After, from an auth failure", async () => {
+    const failing = (error: LlmError): LlmPort => ({ model: 'x', complete: async () => ({ ok: false, error }) });
+    const limited = await run(agent, 'hi', {
+      llm: failing({ kind: 'rate_limit', message: 'slow down', status: 429, retryAfterMs: 2_000 }),
+    });
+    expect(limited.error).toMatchObject({ code: 'LLM_RATE_LIMIT', status: 429, retryAfterMs: 2_000 });
+    expect(limited.state.error).toEqual(limited.error);
+    const refused = await run(agent, 'hi', { llm: failing({ kind: 'auth', message: 'bad key', status: 401 }) });
+    expect(refused.error).toEqual({
+      code: 'LLM_AUTH',
+      message: 'the model request failed: auth (HTTP 401): bad key',
+      status: 401,
+    });
   });
 
   it('a failure without a status is described by its kind and message', async () => {
@@ -166,7 +187,10 @@ describe('the model port', () => {
       model: 'x',
       complete: async () => ({ ok: false, error: { kind: 'network', message: 'reset' } }),
     };
-    expect((await run(agent, 'hi', { llm })).error).toBe('the model request failed: network: reset');
+    expect((await run(agent, 'hi', { llm })).error).toEqual({
+      code: 'LLM_NETWORK',
+      message: 'the model request failed: network: reset',
+    });
   });
 
   it('a port that throws fails the run with what it threw', async () => {
@@ -176,11 +200,11 @@ describe('the model port', () => {
         throw new Error('socket exploded');
       },
     };
-    expect((await run(agent, 'hi', { llm: throws })).error).toBe(
+    expect((await run(agent, 'hi', { llm: throws })).error?.message).toBe(
       'the model request failed: the LLM port threw: socket exploded',
     );
     const rejects: LlmPort = { model: 'x', complete: () => Promise.reject('a bare string') };
-    expect((await run(agent, 'hi', { llm: rejects })).error).toBe(
+    expect((await run(agent, 'hi', { llm: rejects })).error?.message).toBe(
       'the model request failed: the LLM port threw: a bare string',
     );
   });
@@ -201,7 +225,11 @@ describe('the model port', () => {
     };
     const outcome = await run(agent, 'hi', { llm, signal: controller.signal });
     expect(seen?.aborted).toBe(true);
-    expect(outcome).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'the user left' });
+    expect(outcome).toMatchObject({
+      status: 'finished',
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'the user left' },
+    });
   });
 
   it('the reply’s content, calls and usage reach the state', async () => {
@@ -243,7 +271,7 @@ describe('gathering context', () => {
       {
         type: 'contextGathered',
         effectId: 'context-1-page',
-        error: 'no gatherer is registered for context provider "page"',
+        error: { code: 'CONTEXT_FAILED', message: 'no gatherer is registered for context provider "page"' },
       },
     ]);
     expect(seenByApply).toEqual([undefined]);
@@ -286,7 +314,13 @@ describe('gathering context', () => {
     const events = contextEvents(emitter);
     const outcome = await run(agent, 'go', { llm: scriptedLlm([{ content: 'done' }]), emitter });
     expect(outcome.answer).toBe('done');
-    expect(events).toEqual([{ type: 'contextGathered', effectId: 'context-1-page', error: 'browser closed' }]);
+    expect(events).toEqual([
+      {
+        type: 'contextGathered',
+        effectId: 'context-1-page',
+        error: { code: 'CONTEXT_FAILED', message: 'browser closed' },
+      },
+    ]);
     expect(seenByApply).toEqual([undefined]);
   });
 });
@@ -409,7 +443,7 @@ describe('tool calls of one turn', () => {
         signal: controller.signal,
         maxParallelTools: 1,
       });
-      expect(outcome).toMatchObject({ finishReason: 'cancelled', error: 'stop now' });
+      expect(outcome).toMatchObject({ finishReason: 'cancelled', error: { code: 'CANCELLED', message: 'stop now' } });
       // The run returns at the cancel; the first call gives its slot back after that. Nothing waiting for it starts.
       await firstDone;
       for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
@@ -592,7 +626,7 @@ describe('the driver under an agent run', () => {
     expect(outcome).toMatchObject({
       status: 'failed',
       finishReason: 'error',
-      error: 'the callLlm performer threw: not wired up',
+      error: { code: 'PERFORMER_THREW', message: 'the callLlm performer threw: not wired up' },
     });
   });
 
@@ -601,7 +635,7 @@ describe('the driver under an agent run', () => {
       llm: scriptedLlm([]),
       performers: { callLlm: () => Promise.reject('gone') },
     });
-    expect(outcome.error).toBe('the callLlm performer threw: gone');
+    expect(outcome.error?.message).toBe('the callLlm performer threw: gone');
   });
 
   it('an event the reducer rejects fails the run with the reducer’s reason', async () => {
@@ -615,7 +649,7 @@ describe('the driver under an agent run', () => {
     expect(outcome).toMatchObject({
       status: 'failed',
       finishReason: 'error',
-      error: 'the reducer rejected an event: this reply makes no sense',
+      error: { code: 'INVALID_EVENT', message: 'the reducer rejected an event: this reply makes no sense' },
     });
   });
 
@@ -630,7 +664,7 @@ describe('the driver under an agent run', () => {
     expect(outcome).toMatchObject({
       status: 'failed',
       finishReason: 'error',
-      error: "the run's shell failed: the dashboard is down",
+      error: { code: 'INTERNAL', message: "the run's shell failed: the dashboard is down" },
       pending: [],
     });
     // Stopped at the first transition: nothing performed or saved after it.
@@ -650,7 +684,7 @@ describe('the driver under an agent run', () => {
     expect(outcome).toMatchObject({
       status: 'failed',
       finishReason: 'error',
-      error: "the run's shell failed: the dashboard is down",
+      error: { code: 'INTERNAL', message: "the run's shell failed: the dashboard is down" },
       pending: [],
     });
   });
@@ -716,7 +750,7 @@ describe('drive', () => {
     },
     isFinal: (state: Counter) => state.done,
     cancelled: (note: string): CounterEvent => ({ type: 'stop', note }),
-    faulted: (note: string): CounterEvent => ({ type: 'stop', note: `fault: ${note}` }),
+    faulted: (error: RunError): CounterEvent => ({ type: 'stop', note: `fault: ${error.message}` }),
   });
 
   it('a dispatch after the run has ended is ignored: no step, no save, no announcement', async () => {
@@ -792,7 +826,10 @@ describe('drive', () => {
       { n: 0, done: false },
       { type: 'add', by: 1 },
     );
-    expect(result).toEqual({ state: { n: 1, done: false }, fault: "the run's shell failed: listener broke" });
+    expect(result).toEqual({
+      state: { n: 1, done: false },
+      fault: { code: 'INTERNAL', message: "the run's shell failed: listener broke" },
+    });
     expect(saved).toEqual([]);
   });
 });

@@ -56,7 +56,7 @@ const stopAfterTwoCalls: Policy = {
   name: 'stopAfterTwoCalls',
   afterStep: ({ state }) =>
     state.messages.filter((m) => m.role === 'tool').length >= 2
-      ? { reason: 'terminated', error: 'two calls' }
+      ? { reason: 'terminated', error: { code: 'POLICY_STOP', message: 'two calls' } }
       : undefined,
 };
 const stepFor = ({ policies: set, maxSteps }: { policies: PolicySet; maxSteps: number }): StepFunction =>
@@ -265,13 +265,13 @@ describe('reducer invariants', () => {
   it('finished states are terminal: no event but a new task changes them', () => {
     const eventArb = fc.constantFrom<AgentEvent>(
       { type: 'llmResponded', effectId: 'llm-1', content: 'x', toolCalls: [] },
-      { type: 'llmFailed', effectId: 'llm-1', error: 'x' },
+      { type: 'llmFailed', effectId: 'llm-1', error: { code: 'LLM_SERVER', message: 'x' } },
       { type: 'toolCompleted', effectId: 'running-1-0', output: 'x' },
       { type: 'humanReplied', effectId: 'human-1-0', answer: 'x' },
       { type: 'approvalGiven', effectId: 'approval-1-0' },
       { type: 'approvalDenied', effectId: 'approval-1-0' },
       { type: 'cancelled' },
-      { type: 'faulted', error: 'x' },
+      { type: 'faulted', error: { code: 'INTERNAL', message: 'x' } },
     );
     fc.assert(
       fc.property(scenarioArb, eventArb, (scenario, event) => {
@@ -402,7 +402,7 @@ describe('the count of history tokens compaction reads', () => {
             if (llm?.type === 'callLlm' && llm.id.startsWith('compact-')) {
               feed(
                 move.fail
-                  ? { type: 'llmFailed', effectId: llm.id, error: 'down' }
+                  ? { type: 'llmFailed', effectId: llm.id, error: { code: 'LLM_SERVER', message: 'down' } }
                   : { type: 'llmResponded', effectId: llm.id, content: move.text, toolCalls: [] },
               );
             } else if (llm?.type === 'callLlm') {

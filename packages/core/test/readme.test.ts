@@ -40,6 +40,26 @@ describe('the package README on policies', () => {
   });
 });
 
+describe('the package README: errors', () => {
+  it('its snippet runs as written: a rate limit comes back as a coded error, misuse throws', async () => {
+    const printed = await runSnippet(packageDir, block('## Errors', 'ts'));
+    const [limited = '', refused = ''] = printed.split('\n');
+    expect(limited).toBe('failed: rate limited (HTTP 429), try again later');
+    expect(refused).toBe('InvalidStateError RUN_NOT_WAITING');
+    expect(readme).toContain(`prints \`${limited}\`, then \`${refused}\`.`);
+  });
+
+  it('its table of run error codes names every code of the family that is not thrown only', async () => {
+    const errors = await readFile(join(packageDir, 'src', 'errors.ts'), 'utf8');
+    const group = (name: string) => {
+      const start = errors.indexOf(`export type ${name} =`);
+      return [...errors.slice(start, errors.indexOf(';', start)).matchAll(/'([A-Z_]+)'/g)].map((m) => m[1]);
+    };
+    const section = readme.slice(readme.indexOf('\n## Errors\n'), readme.indexOf('\n## Saved states and answers\n'));
+    for (const code of [...group('LlmFailureCode'), ...group('RunStopCode')]) expect(section).toContain(`\`${code}\``);
+  });
+});
+
 describe('the package README lists what the package exports', () => {
   itListsTheExports(packageDir, readme, () => import('../src/index.js'), {
     // index.ts re-exports the kernel's index.ts, which likewise holds nothing but exports.

@@ -149,7 +149,7 @@ describe('recordLlm and replayLlm', () => {
       });
       const outcome = await run(lineCounter(change), rerun.task, { llm: replay });
       expect(outcome.status).toBe('failed');
-      expect(outcome.error).toContain(replay.diverged);
+      expect(outcome.error?.message).toContain(replay.diverged);
       expect(() => replay.assertConsumed()).toThrow(replay.diverged);
       return replay.diverged;
     };
@@ -205,7 +205,7 @@ describe('recordLlm and replayLlm', () => {
     const llm = recordLlm(llmFor(server), { placeholders: { workspace } });
     const outcome = await run(lineCounter(), task, { llm, runId: 'failing' });
     expect(outcome.status).toBe('failed');
-    expect(outcome.error).toContain('the model is overloaded');
+    expect(outcome.error?.message).toContain('the model is overloaded');
     const transcript = llm.transcript();
     expect(transcript.replies[0]).toMatchObject({ error: { kind: 'server', status: 500 } });
 
@@ -229,7 +229,7 @@ describe('recordLlm and replayLlm', () => {
     const blocked = join(workspace, 'data.txt', 'run.json');
     const outcome = await run(lineCounter(), task, { llm: recordLlm(llmFor(server), { file: blocked }) });
     expect(outcome.status).toBe('failed');
-    expect(outcome.error).toMatch(/the transcript cannot be saved: E[A-Z]+: .*data\.txt/);
+    expect(outcome.error?.message).toMatch(/the transcript cannot be saved: E[A-Z]+: .*data\.txt/);
     expect(server.hits).toBe(0);
   });
 

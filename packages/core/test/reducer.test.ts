@@ -166,7 +166,7 @@ describe('tool choice', () => {
     expect(ofType(effects, 'emit').map((e) => e.observation.kind)).not.toContain('stepStarted');
     const [failed] = on(config, once, replied('still no call'));
     expect(failed).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(failed.error).toMatch(/required.*twice without a tool call/);
+    expect(failed.error?.message).toMatch(/required.*twice without a tool call/);
   });
 
   it('required: a call after the re-prompt clears the nudge', () => {
@@ -217,7 +217,7 @@ describe('finishing', () => {
     ];
     const { state } = drive(config, 'go', events, twoSteps);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps', step: 2 });
-    expect(state.error).toMatch(/step limit \(2\)/);
+    expect(state.error?.message).toMatch(/step limit \(2\)/);
     const [again, effects] = on(config, state, { type: 'started', input: 'continue' }, twoSteps);
     expect(again).toMatchObject({ status: 'awaiting_llm', step: 1 });
     expect(again.finishReason).toBeUndefined();
@@ -232,7 +232,7 @@ describe('finishing', () => {
       replied('x'),
       done('a'),
       { type: 'cancelled' as const },
-      { type: 'llmFailed' as const, error: 'x' },
+      { type: 'llmFailed' as const, error: { code: 'LLM_SERVER' as const, message: 'x' } },
     ]) {
       expect(on(config, state, event)).toEqual([state, []]);
     }
@@ -247,7 +247,11 @@ describe('finishing', () => {
     const config = testConfig();
     const { state } = drive(config, 'go', [replied('', [call('echo', {}, 'a')])]);
     const [cancelled, effects] = on(config, state, { type: 'cancelled', reason: 'user pressed Ctrl+C' });
-    expect(cancelled).toMatchObject({ status: 'finished', finishReason: 'cancelled', error: 'user pressed Ctrl+C' });
+    expect(cancelled).toMatchObject({
+      status: 'finished',
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'user pressed Ctrl+C' },
+    });
     expect(ofType(effects, 'finish')[0]?.result.usage).toEqual(state.usage);
   });
 
@@ -272,11 +276,13 @@ describe('finishing', () => {
   });
 
   it('an LLM failure ends the run as failed with the reason', () => {
-    const { state } = drive(testConfig(), 'go', [{ type: 'llmFailed', error: 'server (HTTP 500): boom' }]);
+    const { state } = drive(testConfig(), 'go', [
+      { type: 'llmFailed', error: { code: 'LLM_SERVER', message: 'server (HTTP 500): boom' } },
+    ]);
     expect(state).toMatchObject({
       status: 'failed',
       finishReason: 'error',
-      error: 'the model request failed: server (HTTP 500): boom',
+      error: { code: 'LLM_SERVER', message: 'the model request failed: server (HTTP 500): boom' },
     });
   });
 });
@@ -526,7 +532,9 @@ describe('correlation', () => {
     const [s2, e2] = step(config, s1, { type: 'toolCompleted', effectId: 'running-1-0', output: 'A' });
     expect(ofType(e2, 'callLlm').map((e) => e.id)).toEqual(['llm-2']);
     expect(step(config, s2, first)).toEqual([s2, []]);
-    expect(step(config, s2, { type: 'llmFailed', effectId: 'llm-1', error: 'late' })).toEqual([s2, []]);
+    expect(
+      step(config, s2, { type: 'llmFailed', effectId: 'llm-1', error: { code: 'LLM_SERVER', message: 'late' } }),
+    ).toEqual([s2, []]);
     expect(step(config, s2, { type: 'toolCompleted', effectId: 'running-1-0', output: 'again' })).toEqual([s2, []]);
     const [answered] = step(config, s2, { ...first, effectId: 'llm-2', content: 'done', toolCalls: [] });
     expect(answered).toMatchObject({ status: 'finished', answer: 'done' });
@@ -542,7 +550,9 @@ describe('correlation', () => {
   });
 
   it('a failed model call counts in usage', () => {
-    const { state } = drive(testConfig(), 'go', [{ type: 'llmFailed', error: 'boom' }]);
+    const { state } = drive(testConfig(), 'go', [
+      { type: 'llmFailed', error: { code: 'LLM_SERVER', message: 'boom' } },
+    ]);
     expect(state.usage.llmCalls).toBe(1);
   });
 

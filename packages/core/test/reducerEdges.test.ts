@@ -158,7 +158,12 @@ describe('token budget boundary', () => {
       `Stopped before step 1: the request needs ${needed} input tokens ` +
       '(estimated at 4 characters a token: the agent counts by estimate), ' +
       `more than the limit of ${needed - 1}. It was not sent.`;
-    expect(state).toMatchObject({ status: 'finished', finishReason: 'token_limit', answer: say, error: say });
+    expect(state).toMatchObject({
+      status: 'finished',
+      finishReason: 'token_limit',
+      answer: say,
+      error: { code: 'TOKEN_LIMIT', message: say },
+    });
     expect(state.messages).toEqual([
       { role: 'user', content: task },
       { role: 'assistant', content: say },
@@ -169,7 +174,7 @@ describe('token budget boundary', () => {
         result: {
           finishReason: 'token_limit',
           answer: say,
-          error: say,
+          error: { code: 'TOKEN_LIMIT', message: say },
           usage: { inputTokens: 0, outputTokens: 0, llmCalls: 0 },
         },
       },
@@ -180,9 +185,10 @@ describe('token budget boundary', () => {
     const [state] = start(testConfig({ tokenizer: 'o200k_base' }), task, budget(needed - 1));
     expect(state.finishReason).toBe('token_limit');
     const note = '(estimated at 4 characters a token: the o200k_base tokenizer was not loaded)';
-    expect(state.error).toContain(`the request needs ${needed} input tokens ${note}, more than the limit`);
-    expect(state.answer).toBe(state.error);
-    expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: state.error });
+    expect(state.error?.message).toContain(`the request needs ${needed} input tokens ${note}, more than the limit`);
+    expect(state.error?.code).toBe('TOKEN_LIMIT');
+    expect(state.answer).toBe(state.error?.message);
+    expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: state.error?.message });
   });
 
   it('with a tokenizer that is not loaded, the estimate is said to be one', () => {
@@ -333,7 +339,10 @@ describe('replies without tool calls', () => {
       status: 'failed',
       finishReason: 'error',
       answer: 'still thinking',
-      error: 'tool_choice is "required" but the model answered twice without a tool call',
+      error: {
+        code: 'NO_TOOL_CALL',
+        message: 'tool_choice is "required" but the model answered twice without a tool call',
+      },
     });
     expect(kinds(effects)).toEqual(['finish']);
   });
@@ -368,14 +377,19 @@ describe('the answer of a run', () => {
     const { state, effects } = drive(testConfig(), 'go', [
       replied('Let me look.', [call('echo', {}, 'a')]),
       done('a'),
-      { type: 'llmFailed', error: 'HTTP 500' },
+      { type: 'llmFailed', error: { code: 'LLM_SERVER', message: 'HTTP 500' } },
     ]);
     const usage = { inputTokens: 10, outputTokens: 2, llmCalls: 2 };
     expect(state.usage).toEqual(usage);
     expect(effects).toEqual([
       {
         type: 'finish',
-        result: { finishReason: 'error', answer: '', usage, error: 'the model request failed: HTTP 500' },
+        result: {
+          finishReason: 'error',
+          answer: '',
+          usage,
+          error: { code: 'LLM_SERVER', message: 'the model request failed: HTTP 500' },
+        },
       },
     ]);
   });
@@ -396,22 +410,23 @@ describe('the answer of a run', () => {
 
 describe('how a run ends', () => {
   it('terminated and answered keep no error, other reasons keep theirs', () => {
+    const why = { code: 'POLICY_STOP', message: 'why' } as const;
     const cases: [Stop, Record<string, unknown>][] = [
       [
-        { reason: 'terminated', error: 'why' },
+        { reason: 'terminated', error: why },
         { finishReason: 'terminated', status: 'finished' },
       ],
       [
-        { reason: 'answered', error: 'why' },
+        { reason: 'answered', error: why },
         { finishReason: 'answered', status: 'finished' },
       ],
       [
-        { reason: 'max_steps', error: 'why' },
-        { finishReason: 'max_steps', status: 'finished', error: 'why' },
+        { reason: 'max_steps', error: why },
+        { finishReason: 'max_steps', status: 'finished', error: why },
       ],
       [
-        { reason: 'error', error: 'why' },
-        { finishReason: 'error', status: 'failed', error: 'why' },
+        { reason: 'error', error: why },
+        { finishReason: 'error', status: 'failed', error: why },
       ],
     ];
     for (const [stop, expected] of cases) {
@@ -424,7 +439,7 @@ describe('how a run ends', () => {
         expect(state, stop.reason).not.toHaveProperty('error');
         expect(ofType(effects, 'finish')[0]?.result, stop.reason).not.toHaveProperty('error');
       } else {
-        expect(ofType(effects, 'finish')[0]?.result.error).toBe('why');
+        expect(ofType(effects, 'finish')[0]?.result.error).toEqual(why);
       }
     }
   });
@@ -442,7 +457,10 @@ describe('how a run ends', () => {
       replied('Said.', [call('echo', {}, 'a')]),
       done('a'),
     ]);
-    expect(state).toMatchObject({ answer: 'Out of budget.', error: 'Out of budget.' });
+    expect(state).toMatchObject({
+      answer: 'Out of budget.',
+      error: { code: 'POLICY_STOP', message: 'Out of budget.' },
+    });
     expect(state.messages.at(-1)).toEqual({ role: 'assistant', content: 'Out of budget.' });
   });
 
@@ -465,8 +483,14 @@ describe('how a run ends', () => {
   });
 
   it('a fault fails the run with its reason', () => {
-    const { state, effects } = drive(testConfig(), 'go', [{ type: 'faulted', error: 'no performer for callLlm' }]);
-    expect(state).toMatchObject({ status: 'failed', finishReason: 'error', error: 'no performer for callLlm' });
+    const { state, effects } = drive(testConfig(), 'go', [
+      { type: 'faulted', error: { code: 'INTERNAL', message: 'no performer for callLlm' } },
+    ]);
+    expect(state).toMatchObject({
+      status: 'failed',
+      finishReason: 'error',
+      error: { code: 'INTERNAL', message: 'no performer for callLlm' },
+    });
     expect(kinds(effects)).toEqual(['finish']);
   });
 
@@ -481,7 +505,9 @@ describe('how a run ends', () => {
         result: { finishReason: 'answered', answer: 'Hi', usage: { inputTokens: 10, outputTokens: 2, llmCalls: 1 } },
       },
     ]);
-    const { state: failed } = drive(config, 'hello', [{ type: 'llmFailed', error: 'down' }]);
+    const { state: failed } = drive(config, 'hello', [
+      { type: 'llmFailed', error: { code: 'LLM_SERVER', message: 'down' } },
+    ]);
     expect(step(config, failed, { type: 'resumed' })[1]).toEqual([
       {
         type: 'finish',
@@ -489,7 +515,7 @@ describe('how a run ends', () => {
           finishReason: 'error',
           answer: '',
           usage: { inputTokens: 0, outputTokens: 0, llmCalls: 1 },
-          error: 'the model request failed: down',
+          error: { code: 'LLM_SERVER', message: 'the model request failed: down' },
         },
       },
     ]);
@@ -515,7 +541,7 @@ describe('starting tasks', () => {
 
   it('a failed run takes a new task', () => {
     const config = testConfig();
-    const { state } = drive(config, 'go', [{ type: 'llmFailed', error: 'down' }]);
+    const { state } = drive(config, 'go', [{ type: 'llmFailed', error: { code: 'LLM_SERVER', message: 'down' } }]);
     const [again] = on(config, state, { type: 'started', input: 'try again' });
     expect(again).toMatchObject({ status: 'awaiting_llm', step: 1, taskIndex: 1 });
     expect(again).not.toHaveProperty('error');
@@ -738,7 +764,7 @@ describe('requests', () => {
         type: 'contextGathered',
         provider: 'page',
         data: 'stale page',
-        error: 'browser closed',
+        error: { code: 'CONTEXT_FAILED', message: 'browser closed' },
       });
       expect(requestOf(sent).messages.slice(-2)).toEqual([
         { role: 'user', content: 'page: undefined' },

@@ -69,8 +69,11 @@ describe('one check of a saved state for run, resume and resumeWith', () => {
     const answer = { type: 'approvalGiven', effectId: 'approval-1-0' } as const;
 
     for (const [bad, expected] of [
-      [newer, { code: 'newer', message: expect.stringMatching(/^saved state has schemaVersion 99, newer/) }],
-      [damaged, { code: 'damaged', message: 'saved state is damaged at messages: expected array, received null' }],
+      [newer, { code: 'STATE_NEWER', message: expect.stringMatching(/^saved state has schemaVersion 99, newer/) }],
+      [
+        damaged,
+        { code: 'STATE_DAMAGED', message: 'saved state is damaged at messages: expected array, received null' },
+      ],
     ] as const) {
       const refusals = [
         await refusal(run(agent, 'next task', { llm, state: bad })),
@@ -100,10 +103,10 @@ describe('resumeWith answers only what a run waits for', () => {
     const store = createMemoryStore();
     const answer = { type: 'approvalGiven', effectId: 'approval-1-0' } as const;
     expect(described(await refusal(resumeWith(agent, 'missing', answer, { llm, store })))).toEqual({
-      code: 'not_found',
+      code: 'RUN_NOT_FOUND',
       message: 'run "missing" is not in the store',
     });
-    expect((await refusal(resume(agent, 'missing', { llm }))).code).toBe('not_found');
+    expect((await refusal(resume(agent, 'missing', { llm }))).code).toBe('RUN_NOT_FOUND');
     expect(await store.list()).toEqual([]);
     expect(server?.hits).toBe(0);
   });
@@ -124,12 +127,12 @@ describe('resumeWith answers only what a run waits for', () => {
       { type: 'approvalDenied', effectId, reason: 'too late' },
     ] as const) {
       const error = await refusal(resumeWith(agent, 'r1', late, { llm, store }));
-      expect(error.code).toBe('not_waiting');
+      expect(error.code).toBe('RUN_NOT_WAITING');
       expect(error.message).toMatch(/^run "r1" has finished \(answered\); it waits for no approval/);
     }
     // A finished state passed in is refused the same way.
     expect((await refusal(resumeWith(agent, done.state, { type: 'approvalGiven', effectId }, { llm }))).code).toBe(
-      'not_waiting',
+      'RUN_NOT_WAITING',
     );
     expect(await store.load('r1')).toEqual(before);
     expect(server?.hits).toBe(hits);
@@ -144,12 +147,12 @@ describe('resumeWith answers only what a run waits for', () => {
       resumeWith(agent, 'r1', { type: 'humanReplied', effectId: 'approval-1-0', answer: 'yes' }, { llm, store }),
     );
     expect(described(error)).toEqual({
-      code: 'not_waiting',
+      code: 'RUN_NOT_WAITING',
       message: 'run "r1" waits for no human "approval-1-0" (it waits for: approval approval-1-0); nothing was changed',
     });
     expect(
       (await refusal(resumeWith(agent, paused.state, { type: 'approvalGiven', effectId: 'x' }, { llm }))).code,
-    ).toBe('not_waiting');
+    ).toBe('RUN_NOT_WAITING');
     expect(await store.load('r1')).toEqual(before);
     expect(server?.hits).toBe(1);
   });
@@ -158,8 +161,8 @@ describe('resumeWith answers only what a run waits for', () => {
     const llm = await model();
     const store = createMemoryStore();
     const paused = await run(agent, 'ship', { llm, store, runId: 'r1' });
-    expect((await refusal(run(agent, 'something else', { llm, state: paused.state }))).code).toBe('unfinished');
-    expect((await refusal(run(agent, 'something else', { llm, store, runId: 'r1' }))).code).toBe('unfinished');
+    expect((await refusal(run(agent, 'something else', { llm, state: paused.state }))).code).toBe('RUN_UNFINISHED');
+    expect((await refusal(run(agent, 'something else', { llm, store, runId: 'r1' }))).code).toBe('RUN_UNFINISHED');
     expect((await store.load('r1'))?.state).toEqual(paused.state);
   });
 });

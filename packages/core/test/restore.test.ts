@@ -7,7 +7,7 @@ import { migrate, migrations } from '../src/kernel/migrations.js';
 import { type AgentState, SCHEMA_VERSION } from '../src/kernel/state.js';
 import { agentStateSchema, restoreState } from '../src/kernel/stateSchema.js';
 
-// States saved by released versions (v1) and hand-written states of the current one (v2).
+// States saved by released versions (v1, v2) and hand-written states of the current one (v3).
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
 const filesOf = (prefix: string) =>
   readdirSync(dir)
@@ -15,6 +15,7 @@ const filesOf = (prefix: string) =>
     .sort();
 const v1Files = filesOf('state-v1-');
 const v2Files = filesOf('state-v2-');
+const v3Files = filesOf('state-v3-');
 
 const loadJson = (file: string): Record<string, unknown> => JSON.parse(readFileSync(join(dir, file), 'utf8'));
 const loadState = (file: string): AgentState => JSON.parse(readFileSync(join(dir, file), 'utf8'));
@@ -71,7 +72,7 @@ describe('migrations', () => {
   });
 
   it('returns a current state as the same object', () => {
-    const saved = loadJson('state-v2-finished.json');
+    const saved = loadJson('state-v3-finished.json');
     const result = migrate(saved);
     expect(result.ok && result.value).toBe(saved);
   });
@@ -80,49 +81,89 @@ describe('migrations', () => {
     expect(migrate({ schemaVersion: 0 })).toEqual({
       ok: false,
       error: {
-        code: 'damaged',
+        code: 'STATE_DAMAGED',
         message: 'saved state is damaged at schemaVersion: no released version of @openmanus/core wrote 0',
       },
     });
   });
 });
 
-describe('restoreState: current states', () => {
-  it('has the hand-written v2 fixtures', () => {
+describe('restoreState: states saved by v2', () => {
+  it('has the released fixtures', () => {
     expect(v2Files).toEqual([
       'state-v2-awaiting-approval.json',
       'state-v2-awaiting-human.json',
       'state-v2-awaiting-tools.json',
+      'state-v2-failed.json',
       'state-v2-finished.json',
       'state-v2-tools.json',
     ]);
   });
 
-  it.each(v2Files)('%s loads unchanged, as the very object given', (file) => {
+  it.each(v2Files)('%s loads as the current version, nothing else changed but its error', (file) => {
+    const { error: _error, ...saved } = loadJson(file);
+    const { error: _migrated, ...state } = restored(loadJson(file));
+    expect(state).toEqual({ ...saved, schemaVersion: SCHEMA_VERSION });
+  });
+
+  it("gives a v2 run's error, a message only, the code LEGACY", () => {
+    const state = restored(loadJson('state-v2-failed.json'));
+    expect(state.error).toEqual({
+      code: 'LEGACY',
+      message: 'the model request failed: rate_limit (HTTP 429): Rate limit reached for gpt-4o-mini',
+    });
+    expect(state.status).toBe('failed');
+  });
+
+  it('2 → 3 leaves a state without an error without one, and changes nothing it is given', () => {
+    const saved = Object.freeze(loadJson('state-v2-finished.json'));
+    const migrated = migrations[2]?.(saved);
+    expect(migrated).toEqual({ ...loadJson('state-v2-finished.json'), schemaVersion: 3 });
+    expect(migrated && 'error' in migrated).toBe(false);
+    expect(saved).toEqual(loadJson('state-v2-finished.json'));
+  });
+
+  it('refuses a v2 error that is neither a message nor absent, naming the field', () => {
+    expect(refusal({ ...loadJson('state-v2-failed.json'), error: 42 })).toContain('saved state is damaged at error');
+  });
+});
+
+describe('restoreState: current states', () => {
+  it('has the hand-written v3 fixtures', () => {
+    expect(v3Files).toEqual([
+      'state-v3-awaiting-approval.json',
+      'state-v3-awaiting-human.json',
+      'state-v3-awaiting-tools.json',
+      'state-v3-finished.json',
+      'state-v3-tools.json',
+    ]);
+  });
+
+  it.each(v3Files)('%s loads unchanged, as the very object given', (file) => {
     const saved = loadJson(file);
     const state = restored(saved);
     expect(state).toBe(saved);
     expect(state).toEqual(loadJson(file));
   });
 
-  it.each([...v1Files, ...v2Files])('%s survives a JSON round trip', (file) => {
+  it.each([...v1Files, ...v2Files, ...v3Files])('%s survives a JSON round trip', (file) => {
     const state = restored(loadJson(file));
     const again = restored(JSON.parse(JSON.stringify(state)));
     expect(again).toEqual(state);
   });
 
   it('covers progress, waiting inputs of both kinds, tools and tool data', () => {
-    const calls = v2Files.flatMap((file) => loadState(file).turn?.calls ?? []);
+    const calls = v3Files.flatMap((file) => loadState(file).turn?.calls ?? []);
     expect(calls.some((pending) => pending.progress !== undefined)).toBe(true);
     const waitingKinds = calls.flatMap((pending) => pending.waiting ?? []).map((input) => input.kind);
     expect(new Set(waitingKinds)).toEqual(new Set(['human', 'approval']));
-    const withTools = loadState('state-v2-tools.json');
+    const withTools = loadState('state-v3-tools.json');
     expect(withTools.tools?.length).toBeGreaterThan(0);
     expect(withTools.toolData).toBeDefined();
   });
 
   it('loads what JSON leaves of undefined values: a call without args, a context gathered as nothing', () => {
-    const state = loadState('state-v2-awaiting-tools.json');
+    const state = loadState('state-v3-awaiting-tools.json');
     const [first, second] = state.turn?.calls ?? [];
     // The reducer answers a call whose JSON did not parse with `args: undefined`, which JSON then drops.
     const { args: _args, ...withoutArgs } = { ...first, output: 'Error: the arguments are not valid JSON.' };
@@ -136,7 +177,7 @@ describe('restoreState: current states', () => {
   });
 
   it('loads briefs on tool messages and answered calls, and refuses one that is not text', () => {
-    const finished = loadState('state-v2-finished.json');
+    const finished = loadState('state-v3-finished.json');
     const browsed = (brief: unknown) => ({
       ...finished,
       messages: [
@@ -148,7 +189,7 @@ describe('restoreState: current states', () => {
     const withMessage = browsed('clicked e3');
     expect(restored(withMessage)).toBe(withMessage);
     expect(refusal(browsed(7))).toMatch(/brief/);
-    const waiting = loadState('state-v2-awaiting-tools.json');
+    const waiting = loadState('state-v3-awaiting-tools.json');
     const [first, ...others] = waiting.turn?.calls ?? [];
     const withCall = {
       ...waiting,
@@ -158,7 +199,7 @@ describe('restoreState: current states', () => {
   });
 
   it('keeps keys it does not know instead of refusing the state', () => {
-    const state = loadState('state-v2-finished.json');
+    const state = loadState('state-v3-finished.json');
     const saved = {
       ...state,
       messages: state.messages.map((message) => ({ ...message, cachedTokens: 12 })),
@@ -169,11 +210,11 @@ describe('restoreState: current states', () => {
 });
 
 describe('restoreState: refusals name the field', () => {
-  const awaitingTools = loadState('state-v2-awaiting-tools.json');
-  const awaitingApproval = loadState('state-v2-awaiting-approval.json');
+  const awaitingTools = loadState('state-v3-awaiting-tools.json');
+  const awaitingApproval = loadState('state-v3-awaiting-approval.json');
   const awaitingContext = restored(loadJson('state-v1-awaiting-context.json'));
-  const finished = loadState('state-v2-finished.json');
-  const withTools = loadState('state-v2-tools.json');
+  const finished = loadState('state-v3-finished.json');
+  const withTools = loadState('state-v3-tools.json');
   const allDone = (state: AgentState) => ({
     calls: (state.turn?.calls ?? []).map((pending) => ({ ...pending, phase: 'done', output: 'ok' })),
   });
@@ -283,7 +324,7 @@ describe('restoreState: refusals name the field', () => {
 
   it('refuses a newer schemaVersion before looking at anything else', () => {
     const newer =
-      'saved state has schemaVersion 99, newer than this version of @openmanus/core reads (2); upgrade the package';
+      'saved state has schemaVersion 99, newer than this version of @openmanus/core reads (3); upgrade the package';
     expect(refusal({ ...finished, schemaVersion: 99 })).toBe(newer);
     expect(refusal({ schemaVersion: 99, messages: null })).toBe(newer);
   });
@@ -302,7 +343,7 @@ describe('restoreState: refusals name the field', () => {
 
   it('refuses what is not an object', () => {
     expect(refusal(JSON.stringify(finished))).toBe(
-      'a saved state must be a JSON object, received "{\\"schemaVersion\\":2,\\"runId\\":\\"run-0a9e\\",\\"s"… ' +
+      'a saved state must be a JSON object, received "{\\"schemaVersion\\":3,\\"runId\\":\\"run-0a9e\\",\\"s"… ' +
         '(parse the saved text with JSON.parse first)',
     );
     expect(refusal(null)).toBe('a saved state must be a JSON object, received null');
@@ -314,7 +355,7 @@ describe('restoreState: refusals name the field', () => {
 describe('restoreState: damaged at random', () => {
   const REMOVE = Symbol('remove');
   type Corruption = unknown | typeof REMOVE;
-  const all = [...v1Files, ...v2Files].map(loadJson);
+  const all = [...v1Files, ...v2Files, ...v3Files].map(loadJson);
 
   /** Walks `choices` into a copy of `saved` (each picks a key at its level) and damages what it reaches. */
   function corrupt(saved: unknown, choices: readonly number[], corruption: Corruption): unknown {
@@ -357,7 +398,7 @@ describe('restoreState: damaged at random', () => {
           } else {
             const { code, message } = result.error;
             expect(`${code}: ${message}`).toMatch(
-              /^(damaged: saved state is damaged at \S+: .+|newer: saved state has schemaVersion \S+, newer .+|damaged: a saved state must be a JSON object, received .+)$/s,
+              /^(STATE_DAMAGED: saved state is damaged at \S+: .+|STATE_NEWER: saved state has schemaVersion \S+, newer .+|STATE_DAMAGED: a saved state must be a JSON object, received .+)$/s,
             );
             // The compiled check and zod's parser never disagree about what is damaged.
             expect(message).not.toContain('does not match the state schema');

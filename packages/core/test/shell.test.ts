@@ -11,6 +11,7 @@ import {
   type HostEffect,
   initialState,
   type LlmPort,
+  type RunError,
   resume,
   run,
   type StepFunction,
@@ -60,7 +61,7 @@ describe('the driver and its performers', () => {
     const agent = createAgent({ name: 'a', tools: [echo], step: custom });
     const outcome = await run(agent, 'go', { llm: scriptedLlm([{ content: 'done' }]) });
     expect(outcome).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(outcome.error).toBe('no performer for effect "audit:log"');
+    expect(outcome.error?.message).toBe('no performer for effect "audit:log"');
   });
 
   it('a host effect runs through the performer the host registers, and its answer reaches the host step', async () => {
@@ -429,7 +430,7 @@ describe('strict restore', () => {
     const agent = createAgent({ name: 'a', tools: [echo] });
     const llm = scriptedLlm([{ content: 'never' }]);
     const [fresh] = step(agent.config, initialState(), { type: 'started', input: 'x' });
-    await expect(resume(agent, { ...fresh, schemaVersion: 3 }, { llm })).rejects.toThrow(/schemaVersion 3, newer/);
+    await expect(resume(agent, { ...fresh, schemaVersion: 99 }, { llm })).rejects.toThrow(/schemaVersion 99, newer/);
     await expect(resume(agent, { ...fresh, messages: null }, { llm })).rejects.toThrow(/messages/);
     await expect(resume(agent, { ...fresh, status: 'awaiting_tools' }, { llm })).rejects.toThrow(/turn/);
     expect(llm.requests).toHaveLength(0);
@@ -461,7 +462,7 @@ describe('the driver runs any reducer', () => {
     },
     isFinal: (state: FlowState) => state.status === 'done' || state.status === 'stopped',
     cancelled: (note: string): FlowEvent => ({ type: 'stop', note }),
-    faulted: (note: string): FlowEvent => ({ type: 'stop', note: `fault: ${note}` }),
+    faulted: (error: RunError): FlowEvent => ({ type: 'stop', note: `fault: ${error.message}` }),
   };
 
   it('performs its effects, saves every state and announces every transition', async () => {
@@ -520,7 +521,7 @@ describe('the driver runs any reducer', () => {
       },
       isFinal: (state: State) => state.got.length === 2,
       cancelled: (note: string): Event => ({ type: 'stop', note }),
-      faulted: (note: string): Event => ({ type: 'stop', note }),
+      faulted: (error: RunError): Event => ({ type: 'stop', note: error.message }),
     };
     const log: string[] = [];
     // A slow consumer: an event's announcement takes longer than an effect's, so a driver that did
@@ -576,7 +577,7 @@ describe('the driver runs any reducer', () => {
       { status: 'fetching' },
       { type: 'go' },
     );
-    expect(fault).toBe('could not save a checkpoint: disk full');
+    expect(fault).toEqual({ code: 'CHECKPOINT_FAILED', message: 'could not save a checkpoint: disk full' });
     expect(state).toMatchObject({ status: 'stopped', value: 1 });
     expect(saves).toBe(2);
   });

@@ -163,7 +163,7 @@ export function describeStoreRunsContract(kind: StoreKind): void {
         },
       });
       expect(first).toMatchObject({ status: 'failed', finishReason: 'error' });
-      expect(first.error).toBe('could not save a checkpoint: the host went away');
+      expect(first.error?.message).toBe('could not save a checkpoint: the host went away');
       // The store has the last state saved before the hook threw, not the failure.
       const interrupted = await another().load('r1');
       expect(interrupted?.state).toMatchObject({ status: 'awaiting_tools', step: 2 });
@@ -231,7 +231,7 @@ export function describeStoreRunsContract(kind: StoreKind): void {
       const losers = outcomes.filter((o) => o.status === 'failed');
       expect(winners).toHaveLength(1);
       expect(losers).toHaveLength(1);
-      expect(losers[0]?.error).toMatch(/could not save a checkpoint: .*another writer saved it/);
+      expect(losers[0]?.error?.message).toMatch(/could not save a checkpoint: .*another writer saved it/);
       const stored = await another().load('r1');
       expect(stored?.state).toEqual(winners[0]?.state);
       // Only the winner's task is in the stored run.
@@ -264,7 +264,9 @@ export function describeStoreRunsContract(kind: StoreKind): void {
       const outcome = await run(agent, 'go', { llm, store, runId: 'r1' });
 
       expect(outcome.status).toBe('failed');
-      expect(outcome.error).toMatch(/could not save a checkpoint: run r1 is at version \d+, not \d+: another writer/);
+      expect(outcome.error?.message).toMatch(
+        /could not save a checkpoint: run r1 is at version \d+, not \d+: another writer/,
+      );
       expect(await another().load('r1')).toEqual({ state: intruder, version: intruderVersion });
       expect(llm.requests).toHaveLength(1);
     });
@@ -292,7 +294,7 @@ export function describeStoreRunsContract(kind: StoreKind): void {
       const outcome = await run(agent, 'next question', { llm, store: racing, runId: 'r1' });
 
       expect(outcome.status).toBe('failed');
-      expect(outcome.error).toMatch(/another writer saved it/);
+      expect(outcome.error?.message).toMatch(/another writer saved it/);
       expect((await another().load('r1'))?.state).toEqual(intruder);
       expect(llm.requests).toHaveLength(0);
     });
@@ -310,7 +312,7 @@ export function describeStoreRunsContract(kind: StoreKind): void {
       const outcome = await run(calculator([]), 'add', { llm: scriptedLlm(twoSums), store: full, runId: 'r1' });
 
       expect(outcome.status).toBe('failed');
-      expect(outcome.error).toBe('could not save a checkpoint: disk full');
+      expect(outcome.error?.message).toBe('could not save a checkpoint: disk full');
       // What the store holds is the last state it saved: the run can be resumed from there.
       const stored = await another().load('r1');
       expect(stored?.state.status).toBe('awaiting_llm');
@@ -350,7 +352,7 @@ export function describeStoreRunsContract(kind: StoreKind): void {
       await expect(resume(calculator([]), 'missing', { llm })).rejects.toThrow(/needs a store/);
       await expect(resume(calculator([]), 'missing', { llm, store })).rejects.toMatchObject({
         name: 'InvalidStateError',
-        code: 'not_found',
+        code: 'RUN_NOT_FOUND',
       });
       expect(llm.requests).toHaveLength(0);
       expect(await store.list()).toEqual([]);

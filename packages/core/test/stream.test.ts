@@ -97,7 +97,7 @@ describe('stream', () => {
     }
     expect(items.at(-1)).toMatchObject({
       type: 'result',
-      result: { status: 'finished', finishReason: 'cancelled', error: 'enough' },
+      result: { status: 'finished', finishReason: 'cancelled', error: { code: 'CANCELLED', message: 'enough' } },
     });
   });
 

@@ -235,7 +235,7 @@ describe('a streamed reply that breaks', () => {
     const server = await serve([{ content: answer, cutAfter: 3 }]);
     const result = await run(makeAgent(), 'hi', { llm: llmFor(server, { stream: true }) });
     expect(result).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(result.error).toMatch(
+    expect(result.error?.message).toMatch(
       /^the model request failed: network: the connection broke during the reply: terminated/,
     );
   });
@@ -287,7 +287,7 @@ describe('a streamed reply that breaks', () => {
       emitter,
       signal: controller.signal,
     });
-    expect(result).toMatchObject({ finishReason: 'cancelled', error: 'enough' });
+    expect(result).toMatchObject({ finishReason: 'cancelled', error: { code: 'CANCELLED', message: 'enough' } });
     expect(deltas).toBe(2);
   });
 
@@ -299,6 +299,6 @@ describe('a streamed reply that breaks', () => {
     });
     const result = await run(makeAgent(), 'hi', { llm: llmFor(server, { stream: true }), emitter });
     expect(result).toMatchObject({ status: 'failed' });
-    expect(result.error).toBe('the model request failed: the LLM port threw: the listener broke');
+    expect(result.error?.message).toBe('the model request failed: the LLM port threw: the listener broke');
   });
 });

@@ -26,7 +26,7 @@ describe('scriptedLlm', () => {
       },
     );
     expect(result.status).toBe('failed');
-    expect(result.error).toMatch(/script is exhausted after 1 replies/);
+    expect(result.error?.message).toMatch(/script is exhausted after 1 replies/);
   });
 });
 

@@ -1,5 +1,5 @@
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
-import type { HostAnswer } from '@openmanus/core';
+import { type HostAnswer, hasErrorCode, OpenManusError } from '@openmanus/core';
 
 /**
  * A person's decision about a run: an answer to what it waits for (an approval, a denial, a reply)
@@ -132,18 +132,29 @@ export function describeDecision(decision: SignedDecision): string {
 }
 
 /** Thrown to the second of two decisions about the same thing: the first one stands. */
-export class AlreadyDecidedError extends Error {
+export class AlreadyDecidedError extends OpenManusError<'ALREADY_DECIDED'> {
+  static readonly codes = ['ALREADY_DECIDED'] as const;
   override readonly name = 'AlreadyDecidedError';
   /** `context`: what the caller found besides (the run no longer waits for it). */
   constructor(
     readonly decision: SignedDecision,
     context?: string,
   ) {
-    super(`already decided: ${describeDecision(decision)}${context ? `; ${context}` : ''}`);
+    super('ALREADY_DECIDED', `already decided: ${describeDecision(decision)}${context ? `; ${context}` : ''}`);
+  }
+  static override isInstance(value: unknown): value is AlreadyDecidedError {
+    return hasErrorCode(value, AlreadyDecidedError.codes);
   }
 }
 
 /** Thrown when a client cannot make a decision the workers would take: no key, or not their key. */
-export class DecisionKeyError extends Error {
+export class DecisionKeyError extends OpenManusError<'DECISION_KEY'> {
+  static readonly codes = ['DECISION_KEY'] as const;
   override readonly name = 'DecisionKeyError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('DECISION_KEY', message, options);
+  }
+  static override isInstance(value: unknown): value is DecisionKeyError {
+    return hasErrorCode(value, DecisionKeyError.codes);
+  }
 }

@@ -1,5 +1,5 @@
 import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
-import type { RunOutcome } from '@openmanus/core';
+import { type RunError, type RunOutcome, runErrorOf } from '@openmanus/core';
 import { RunCancelledError } from './cancelled.js';
 import type { RunProgress } from './durableRun.js';
 import { FLOW_WORKFLOW, isContinuation, laterPartsPrefix, NEW_RUN_PRIORITY, RUN_QUEUE, RUN_WORKFLOW } from './names.js';
@@ -9,7 +9,8 @@ export type RunInfo<Outcome = RunOutcome, Progress = RunProgress> =
   | { readonly runId: string; readonly status: 'queued' }
   | { readonly runId: string; readonly status: 'running'; readonly workerId?: string; readonly progress?: Progress }
   | { readonly runId: string; readonly status: 'ended'; readonly workerId?: string; readonly outcome: Outcome }
-  | { readonly runId: string; readonly status: 'errored' | 'cancelled'; readonly error: string };
+  /** Cancelled (`RUN_CANCELLED`), or its workflow threw (a family error's code, else `INTERNAL`). */
+  | { readonly runId: string; readonly status: 'errored' | 'cancelled'; readonly error: RunError };
 
 /**
  * The runs and flows in the system database, one id each: a long run is several workflows (it
@@ -77,9 +78,9 @@ export function runsOf(
         case 'SUCCESS':
           return { runId, status: 'ended', ...workerId, outcome: head.output as Outcome };
         case 'CANCELLED':
-          return { runId, status: 'cancelled', error: `the ${what} was cancelled` };
+          return { runId, status: 'cancelled', error: { code: 'RUN_CANCELLED', message: `the ${what} was cancelled` } };
         default:
-          return { runId, status: 'errored', error: describe(head.error) };
+          return { runId, status: 'errored', error: runErrorOf(head.error, 'INTERNAL') };
       }
     },
     result: async <Outcome>(runId: string, what: RunKind): Promise<Outcome> => {
@@ -122,5 +123,3 @@ export function runsOf(
     },
   };
 }
-
-const describe = (error: unknown): string => (error instanceof Error ? error.message : String(error));

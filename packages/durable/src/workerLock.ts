@@ -1,8 +1,16 @@
+import { hasErrorCode, OpenManusError } from '@openmanus/core';
 import pg from 'pg';
 
 /** Thrown when another live worker holds the id: two live workers must never share one. */
-export class WorkerIdInUseError extends Error {
+export class WorkerIdInUseError extends OpenManusError<'WORKER_ID_IN_USE'> {
+  static readonly codes = ['WORKER_ID_IN_USE'] as const;
   override readonly name = 'WorkerIdInUseError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('WORKER_ID_IN_USE', message, options);
+  }
+  static override isInstance(value: unknown): value is WorkerIdInUseError {
+    return hasErrorCode(value, WorkerIdInUseError.codes);
+  }
 }
 
 /**

@@ -20,7 +20,11 @@ describe('cancelling a run from another process', () => {
     const has = (line: string) => async () => ((await harness.lines(log)).includes(line) ? true : undefined);
     await until(has('cancel-run running-1-0 holding cancel-worker'), 'the tool to start');
 
-    expect(await durable.cancel(runId)).toEqual({ runId, status: 'cancelled', error: 'the run was cancelled' });
+    expect(await durable.cancel(runId)).toEqual({
+      runId,
+      status: 'cancelled',
+      error: { code: 'RUN_CANCELLED', message: 'the run was cancelled' },
+    });
     // The worker hears of it and stops the tool: it never finishes, and no model call follows.
     await until(has('cancel-run running-1-0 stopped cancel-worker'), 'the tool to be stopped');
     worker.child.kill('SIGTERM');

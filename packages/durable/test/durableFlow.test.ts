@@ -155,7 +155,7 @@ describe('a worker killed during a flow step', () => {
     expect(outcome).toMatchObject({
       status: 'finished',
       finishReason: 'timeout',
-      error: 'the flow ran out of time (8 s)',
+      error: { code: 'FLOW_TIMEOUT', message: 'the flow ran out of time (8 s)' },
     });
     // A replay that started the limit over would have let the step finish and the flow complete
     // (its summary asked for), or, on a machine too slow for that, timed out no sooner than 8 s
@@ -201,7 +201,7 @@ describe('flows a worker is given', () => {
     await expect(durable.waitForFlow(flowId)).rejects.toThrow('this worker has no flow named "no-such-flow"');
     expect(await durable.getFlow(flowId)).toMatchObject({
       status: 'errored',
-      error: expect.stringContaining('no-such-flow'),
+      error: { code: 'INTERNAL', message: expect.stringContaining('no-such-flow') },
     });
     expect(server.requests).toEqual([]);
   });
@@ -325,7 +325,7 @@ describe('cancelling a flow from another process', () => {
     expect(await durable.cancelFlow(flowId)).toEqual({
       runId: flowId,
       status: 'cancelled',
-      error: 'the flow was cancelled',
+      error: { code: 'RUN_CANCELLED', message: 'the flow was cancelled' },
     });
     // The worker hears of it and stops the step's tool.
     await until(logged(log, 'held/step-2 running-1-0 stopped flow-cancel-worker'), 'the tool to be stopped');
@@ -364,7 +364,7 @@ describe('cancelling a flow from another process', () => {
     await until(logged(log, 'overdue/step-2 running-1-0 holding flow-timeout-worker'), "the step's tool to start");
     expect(await durable.waitForFlow(flowId)).toMatchObject({
       finishReason: 'timeout',
-      error: 'the flow ran out of time (10 s)',
+      error: { code: 'FLOW_TIMEOUT', message: 'the flow ran out of time (10 s)' },
     });
     await until(logged(log, 'overdue/step-2 running-1-0 stopped flow-timeout-worker'), 'the tool to be stopped');
     expect(await durable.getRun('overdue/step-2')).toMatchObject({ status: 'cancelled' });

@@ -67,8 +67,31 @@ const flowState = z.strictObject({
   usage,
   finishReason: z.enum(['completed', 'stopped', 'timeout', 'cancelled', 'error']).optional(),
   answer: z.string().optional(),
-  error: z.string().optional(),
+  error: z
+    .object({
+      code: z.string(),
+      message: z.string(),
+      status: z.number().optional(),
+      retryAfterMs: z.number().optional(),
+    })
+    .optional(),
 });
+
+/**
+ * v2 gives the flow's error a code, as a run's (`RunError`); v1 had only its message, which becomes
+ * `{ code: 'LEGACY', message }`. Anything else is left for the schema to judge.
+ */
+function migrateFlow(saved: unknown): unknown {
+  if (typeof saved !== 'object' || saved === null || (saved as { schemaVersion?: unknown }).schemaVersion !== 1) {
+    return saved;
+  }
+  const { error, ...rest } = saved as { readonly error?: unknown };
+  return {
+    ...rest,
+    schemaVersion: 2,
+    ...(error === undefined ? {} : { error: typeof error === 'string' ? { code: 'LEGACY', message: error } : error }),
+  };
+}
 
 /**
  * A saved flow checked whole before anything is sent: its own fields, and every executor's
@@ -79,9 +102,10 @@ export async function restoreFlow(saved: unknown): Promise<FlowState> {
   if (typeof version === 'number' && version > FLOW_SCHEMA_VERSION) {
     throw new InvalidStateError(
       `the saved flow has schemaVersion ${version}, newer than this package's ${FLOW_SCHEMA_VERSION}: upgrade @openmanus/flow`,
+      'STATE_NEWER',
     );
   }
-  const parsed = flowState.safeParse(saved);
+  const parsed = flowState.safeParse(migrateFlow(saved));
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new InvalidStateError(`the saved flow is invalid at ${issue?.path.join('.') || '(root)'}: ${issue?.message}`);

@@ -4,6 +4,7 @@ import type {
   AgentState,
   LlmCallAnswer,
   LlmRequest,
+  RunError,
   RunStatus,
   ToolSpec,
   Usage,
@@ -11,7 +12,7 @@ import type {
 import type { PlanBook } from './plans.js';
 
 /** Version of the saved flow format. */
-export const FLOW_SCHEMA_VERSION = 1;
+export const FLOW_SCHEMA_VERSION = 2;
 
 /** An agent the flow may hand steps to, as the planner reads about it. */
 export interface ExecutorInfo {
@@ -73,7 +74,7 @@ export interface AgentReport {
   readonly status: RunStatus;
   readonly finishReason?: AgentFinishReason;
   readonly answer: string;
-  readonly error?: string;
+  readonly error?: RunError;
   /** Usage of this run only. */
   readonly usage: Usage;
   /** The executor's state at the end of the run (kept as its memory when the flow keeps memory). */
@@ -106,7 +107,8 @@ export interface FlowState {
   readonly usage: Usage;
   readonly finishReason?: FlowFinishReason;
   readonly answer?: string;
-  readonly error?: string;
+  /** Why the flow failed or stopped early, coded as a run's error (`FLOW_TIMEOUT`, `LLM_RATE_LIMIT`, …). */
+  readonly error?: RunError;
 }
 
 /** What a flow's model call is for. */
@@ -147,6 +149,6 @@ export type FlowEvent =
   | { readonly type: 'agentFailed'; readonly effectId: string; readonly error: string }
   | { readonly type: 'timedOut'; readonly afterMs: number }
   | { readonly type: 'cancelled'; readonly reason: string }
-  | { readonly type: 'faulted'; readonly error: string };
+  | { readonly type: 'faulted'; readonly error: RunError };
 
 export const isFlowFinal = (state: FlowState): boolean => state.status === 'finished' || state.status === 'failed';

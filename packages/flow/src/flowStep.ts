@@ -9,9 +9,12 @@ import {
   addUsage,
   emptyUsage,
   err,
+  hasErrorCode,
   isFinal,
+  OpenManusError,
   ok,
   type Result,
+  type RunError,
   type ToolCall,
 } from '@openmanus/core/kernel';
 import {
@@ -46,8 +49,15 @@ import {
 export type FlowTransition = readonly [FlowState, readonly FlowEffect[]];
 
 /** An event the flow cannot take in the state it is in (a start of a flow already started). */
-export class InvalidFlowEventError extends Error {
+export class InvalidFlowEventError extends OpenManusError<'INVALID_FLOW_EVENT'> {
+  static readonly codes = ['INVALID_FLOW_EVENT'] as const;
   override readonly name = 'InvalidFlowEventError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('INVALID_FLOW_EVENT', message, options);
+  }
+  static override isInstance(value: unknown): value is InvalidFlowEventError {
+    return hasErrorCode(value, InvalidFlowEventError.codes);
+  }
 }
 
 export function initialFlowState(): FlowState {
@@ -133,9 +143,11 @@ export function flowStep(config: FlowConfig, state: FlowState, event: FlowEvent)
       return judged(config, remembered, work.stepIndex, verdict);
     }
     case 'timedOut':
-      return finish(state, 'timeout', { error: `the flow ran out of time (${event.afterMs / 1000} s)` });
+      return finish(state, 'timeout', {
+        error: { code: 'FLOW_TIMEOUT', message: `the flow ran out of time (${event.afterMs / 1000} s)` },
+      });
     case 'cancelled':
-      return finish(state, 'cancelled', { error: event.reason });
+      return finish(state, 'cancelled', { error: { code: 'CANCELLED', message: event.reason } });
     case 'faulted':
       return finish(state, 'error', { error: event.error });
   }
@@ -159,7 +171,7 @@ export function verdictOf(report: AgentReport): Verdict {
     return { kind: 'done', answer: report.answer.trim() || '(the step ended without an answer)' };
   }
   if (report.status === 'finished' || report.status === 'failed') {
-    const why = report.error ?? `the run ended (${report.finishReason ?? report.status})`;
+    const why = report.error?.message ?? `the run ended (${report.finishReason ?? report.status})`;
     return { kind: 'failed', reason: why };
   }
   return {
@@ -205,9 +217,12 @@ export function planOf(state: FlowState): Plan {
 
 /** The plan from the model's answer, or OpenManus's default plan (with why) when the answer holds none. */
 function planned(config: FlowConfig, state: FlowState, event: FlowEvent): FlowTransition {
-  if (event.type !== 'llmResponded') {
-    return finish(state, 'error', { error: `could not make a plan: ${event.type === 'llmFailed' ? event.error : ''}` });
+  if (event.type === 'llmFailed') {
+    return finish(state, 'error', {
+      error: { ...event.error, message: `could not make a plan: ${event.error.message}` },
+    });
   }
+  if (event.type !== 'llmResponded') return [state, []];
   const made = applyPlanningCall(state.plans, state.planId, event.toolCalls, 'create');
   if (made.ok) return nextStep(config, { ...state, plans: made.value });
   const plan = fallbackPlan(state.planId, state.input);
@@ -219,7 +234,7 @@ function planned(config: FlowConfig, state: FlowState, event: FlowEvent): FlowTr
 function replanned(config: FlowConfig, state: FlowState, event: FlowEvent): FlowTransition {
   const { blocked: _done, ...rest } = state;
   if (event.type !== 'llmResponded') {
-    const reason = `the replanning request failed: ${event.type === 'llmFailed' ? event.error : ''}`;
+    const reason = `the replanning request failed: ${event.type === 'llmFailed' ? event.error.message : ''}`;
     return nextStep(config, rest, [{ kind: 'planKept', reason }]);
   }
   const changed = applyPlanningCall(state.plans, state.planId, event.toolCalls, 'update');
@@ -343,7 +358,9 @@ function blocked(config: FlowConfig, state: FlowState, index: number, reason: st
   const note: FlowEffect = { type: 'emit', observation: { kind: 'stepBlocked', index, reason } };
   if (config.whenBlocked === 'stop') {
     const text = planOf(state).steps[index]?.text ?? '';
-    const [next, effects] = finish(rest, 'stopped', { error: `step ${index} ("${text}") is blocked: ${reason}` });
+    const [next, effects] = finish(rest, 'stopped', {
+      error: { code: 'STEP_BLOCKED', message: `step ${index} ("${text}") is blocked: ${reason}` },
+    });
     return [next, [note, ...effects]];
   }
   if (config.whenBlocked === 'replan' && state.replans < config.maxReplans) {
@@ -405,7 +422,7 @@ function settled(state: FlowState): FlowState {
 function finish(
   state: FlowState,
   reason: FlowFinishReason,
-  { answer, error }: { readonly answer?: string; readonly error?: string },
+  { answer, error }: { readonly answer?: string; readonly error?: RunError },
 ): FlowTransition {
   if (isFlowFinal(state)) return [state, []];
   const { awaiting: _dropped, ...rest } = state;

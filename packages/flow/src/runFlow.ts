@@ -18,6 +18,7 @@ import {
   messageOf,
   type Performer,
   type ResourcePool,
+  type RunError,
   type RunItem,
   type RunOutcome,
   run,
@@ -97,7 +98,8 @@ export interface FlowOutcome {
   readonly finishReason?: FlowFinishReason;
   /** The summary (`Plan completed: …`), or each step's result when the flow stopped early. */
   readonly answer: string;
-  readonly error?: string;
+  /** Why the flow failed or stopped early: `code` as in a run's error (`FLOW_TIMEOUT`, `LLM_AUTH`, `CANCELLED`, …). */
+  readonly error?: RunError;
   readonly usage: Usage;
   readonly plan: Plan;
   /** Each finished step's answer, or why it was blocked. */

@@ -81,7 +81,7 @@ export function executorRun(agent: Agent, prompt: string, replies: readonly Repl
       turn++;
       [state, effects] =
         'error' in reply
-          ? reduce(state, { type: 'llmFailed', effectId: llm.id, error: reply.error })
+          ? reduce(state, { type: 'llmFailed', effectId: llm.id, error: { code: 'LLM_SERVER', message: reply.error } })
           : reduce(state, {
               type: 'llmResponded',
               effectId: llm.id,
@@ -155,8 +155,8 @@ export class FlowDriver {
       ...(usage ? { usage } : {}),
     });
   }
-  llmFails(error = 'HTTP 503') {
-    return this.on({ type: 'llmFailed', effectId: this.awaiting.id, error });
+  llmFails(message = 'HTTP 503') {
+    return this.on({ type: 'llmFailed', effectId: this.awaiting.id, error: { code: 'LLM_OVERLOADED', message } });
   }
   /** Makes the plan: started, then the model creates it. */
   plan(steps: readonly string[], input?: string): this {

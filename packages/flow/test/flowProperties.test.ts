@@ -118,7 +118,8 @@ function answerTo(flow: PlanningFlow, effect: Exclude<FlowEffect, { type: 'emit'
     return { type: 'agentFinished', effectId: effect.id, report };
   }
   const effectId = effect.id;
-  if (action.model === 'failed') return { type: 'llmFailed', effectId, error: 'HTTP 503' };
+  if (action.model === 'failed')
+    return { type: 'llmFailed', effectId, error: { code: 'LLM_OVERLOADED', message: 'HTTP 503' } };
   const responded = (content: string, toolCalls: readonly ToolCall[] = []): FlowEvent => ({
     type: 'llmResponded',
     effectId,
@@ -266,7 +267,7 @@ function play(scenario: Scenario, flow = flowFor(scenario), limit = 300): FlowSt
           ? { type: 'timedOut', afterMs: 1000 }
           : action.how === 'cancelled'
             ? { type: 'cancelled', reason: 'stop' }
-            : { type: 'faulted', error: 'broken' },
+            : { type: 'faulted', error: { code: 'INTERNAL', message: 'broken' } },
       );
       expect(isFlowFinal(state)).toBe(true);
       if (isFlowFinal(from)) expect(state).toBe(from);
@@ -309,7 +310,10 @@ describe('flow invariants', () => {
             expect(planOf(state).steps.some((s) => s.status === 'blocked')).toBe(true);
           } else {
             // Only a failed planning request ends a flow otherwise.
-            expect(state).toMatchObject({ finishReason: 'error', error: 'could not make a plan: HTTP 503' });
+            expect(state).toMatchObject({
+              finishReason: 'error',
+              error: { code: 'LLM_OVERLOADED', message: 'could not make a plan: HTTP 503' },
+            });
           }
         },
       ),

@@ -164,7 +164,7 @@ describe('the plan', () => {
   it('a failed planning request ends the flow with a clear error', () => {
     const d = driver().start().llmFails('HTTP 503: overloaded');
     expect(d.state).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(d.state.error).toBe('could not make a plan: HTTP 503: overloaded');
+    expect(d.state.error).toEqual({ code: 'LLM_OVERLOADED', message: 'could not make a plan: HTTP 503: overloaded' });
     expect(d.state.awaiting).toBeUndefined();
     expect(d.effects).toEqual([]);
   });
@@ -331,7 +331,10 @@ describe('when a step is blocked', () => {
     const d = driver({ whenBlocked: 'stop' }).plan(['Find data', 'Compare', 'Write']).run(says('Found.'));
     d.run(terminates('failure', 'Nothing to compare.'));
     expect(d.state).toMatchObject({ status: 'finished', finishReason: 'stopped' });
-    expect(d.state.error).toBe('step 1 ("Compare") is blocked: Nothing to compare.');
+    expect(d.state.error).toEqual({
+      code: 'STEP_BLOCKED',
+      message: 'step 1 ("Compare") is blocked: Nothing to compare.',
+    });
     expect(d.state.answer).toBe('Found.\nStep 1 blocked: Nothing to compare.');
     expect(d.state.awaiting).toBeUndefined();
     expect(d.effects).toEqual([
@@ -559,9 +562,24 @@ describe('the summary', () => {
 
 describe('interruptions and stale answers', () => {
   it.each([
-    [{ type: 'timedOut', afterMs: 3_600_000 } as const, 'finished', 'timeout', 'the flow ran out of time (3600 s)'],
-    [{ type: 'cancelled', reason: 'the user left' } as const, 'finished', 'cancelled', 'the user left'],
-    [{ type: 'faulted', error: 'the store is full' } as const, 'failed', 'error', 'the store is full'],
+    [
+      { type: 'timedOut', afterMs: 3_600_000 } as const,
+      'finished',
+      'timeout',
+      { code: 'FLOW_TIMEOUT', message: 'the flow ran out of time (3600 s)' },
+    ],
+    [
+      { type: 'cancelled', reason: 'the user left' } as const,
+      'finished',
+      'cancelled',
+      { code: 'CANCELLED', message: 'the user left' },
+    ],
+    [
+      { type: 'faulted', error: { code: 'INTERNAL', message: 'the store is full' } } as const,
+      'failed',
+      'error',
+      { code: 'INTERNAL', message: 'the store is full' },
+    ],
   ])('%o mid-step ends the flow, and the step’s late answer changes nothing', (event, status, reason, error) => {
     const d = driver().plan(['Find data', 'Compare']).run(says('Found.'));
     const step = agentRun(d.effects);
@@ -586,7 +604,7 @@ describe('interruptions and stale answers', () => {
       { type: 'agentFailed', effectId: 'step-1', error: 'x' },
       { type: 'llmResponded', effectId: 'step-2', content: 'Summary', toolCalls: [] },
       { type: 'llmResponded', effectId: 'plan-1', content: '', toolCalls: [create(['Again'])] },
-      { type: 'llmFailed', effectId: 'step-2', error: 'x' },
+      { type: 'llmFailed', effectId: 'step-2', error: { code: 'LLM_SERVER', message: 'x' } },
     ] as const;
     for (const event of stale) {
       const [next, effects] = d.flow.step(state, event);

@@ -189,8 +189,12 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     const dir = await workspace();
     const llm = await model([{ error: { status: 400, message: 'bad request' } }]);
     const outcome = await runFlow(flowOf(dir), 'Anything', { llm });
-    expect(outcome).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(outcome.error).toMatch(/^could not make a plan: .*400/);
+    expect(outcome).toMatchObject({
+      status: 'failed',
+      finishReason: 'error',
+      error: { code: 'LLM_BAD_REQUEST', status: 400 },
+    });
+    expect(outcome.error?.message).toMatch(/^could not make a plan: .*400/);
   });
 
   it('runs a step again when its executor fails midway, and completes it on the second attempt', async () => {
@@ -223,7 +227,9 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     ]);
     const outcome = await runFlow(flowOf(dir, { whenBlocked: 'stop' }), 'Book a hotel', { llm });
     expect(outcome).toMatchObject({ status: 'finished', finishReason: 'stopped' });
-    expect(outcome.error).toBe('step 0 ("[WRITER] Book the hotel") is blocked: No hotel has rooms on those dates.');
+    expect(outcome.error?.message).toBe(
+      'step 0 ("[WRITER] Book the hotel") is blocked: No hotel has rooms on those dates.',
+    );
     expect(outcome.plan.steps).toEqual([
       { text: '[WRITER] Book the hotel', status: 'blocked', notes: 'No hotel has rooms on those dates.' },
       { text: '[CHECKER] Confirm the booking', status: 'not_started', notes: '' },
@@ -288,7 +294,7 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     expect(outcome).toMatchObject({
       status: 'finished',
       finishReason: 'timeout',
-      error: 'the flow ran out of time (5 s)',
+      error: { code: 'FLOW_TIMEOUT', message: 'the flow ran out of time (5 s)' },
     });
     expect(outcome.plan.steps[0]?.status).toBe('in_progress');
     expect(server?.requests).toHaveLength(2);
@@ -299,7 +305,10 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     const llm = await model([plan(['Wait for rain'])]);
     const flow = createPlanningFlow({ agents: { waiter }, timeoutMs: 60_000 });
     const outcome = await runFlow(flow, 'Wait', { llm, startedAt: Date.now() - 61_000 });
-    expect(outcome).toMatchObject({ finishReason: 'timeout', error: 'the flow ran out of time (60 s)' });
+    expect(outcome).toMatchObject({
+      finishReason: 'timeout',
+      error: { code: 'FLOW_TIMEOUT', message: 'the flow ran out of time (60 s)' },
+    });
     expect(outcome.plan.steps.every((s) => s.status !== 'completed')).toBe(true);
   });
 
@@ -318,7 +327,10 @@ describe('a planning flow through the local OpenAI-compatible server', () => {
     const llm = await model([plan(['Work slowly', 'Rest']), { toolCalls: [{ name: 'slow', arguments: {} }] }]);
     const flow = createPlanningFlow({ agents: { worker } });
     const outcome = await runFlow(flow, 'Work', { llm, signal: stop.signal });
-    expect(outcome).toMatchObject({ finishReason: 'cancelled', error: 'the user pressed Ctrl-C' });
+    expect(outcome).toMatchObject({
+      finishReason: 'cancelled',
+      error: { code: 'CANCELLED', message: 'the user pressed Ctrl-C' },
+    });
     expect(outcome.plan.steps.map((s) => s.status)).toEqual(['in_progress', 'not_started']);
     expect(server?.requests).toHaveLength(2);
 

@@ -2,14 +2,23 @@
 // freezing, a daemon under load) fails the call instead of hanging the run, the next provider's
 // orphan reaping, or the next sandbox.
 
+import { hasErrorCode, OpenManusError } from '@openmanus/core';
+
 /** How long a control request (exec create/start/inspect, pause, kill, remove, list…) may take. */
 export const ENGINE_CALL_MS = 20_000;
 /** How long starting or stopping a container may take (the daemon sets up or tears down its mounts and cgroups). */
 export const CONTAINER_CALL_MS = 60_000;
 
 /** A request the daemon did not answer in time. */
-export class EngineTimeoutError extends Error {
+export class EngineTimeoutError extends OpenManusError<'ENGINE_TIMEOUT'> {
+  static readonly codes = ['ENGINE_TIMEOUT'] as const;
   override readonly name = 'EngineTimeoutError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('ENGINE_TIMEOUT', message, options);
+  }
+  static override isInstance(value: unknown): value is EngineTimeoutError {
+    return hasErrorCode(value, EngineTimeoutError.codes);
+  }
 }
 
 /**

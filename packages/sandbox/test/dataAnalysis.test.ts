@@ -117,7 +117,7 @@ describe.each(subjects)('data_analysis on $name', ({ make, ready }) => {
     const llm = createOpenAiLlm({ model: 'gpt-4o', apiKey: 'k', baseURL: server.baseURL, maxRetries: 0 });
     const agent = createDataAnalysis({ workspace: inside, sandboxProvider: provider });
     const result = await run(agent, 'Which region sells more? Chart sales by month.', { llm, workspace: host });
-    expect(result.finishReason, result.error).toBe('terminated');
+    expect(result.finishReason, result.error?.message).toBe('terminated');
     server.assertConsumed();
 
     const observed = server.requests

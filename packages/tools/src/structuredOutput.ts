@@ -6,9 +6,11 @@ import {
   defineTool,
   describeLlmError,
   err,
+  hasErrorCode,
   type LlmError,
   type LlmPort,
   type Message,
+  OpenManusError,
   ok,
   type Result,
   type Tool,
@@ -85,7 +87,9 @@ export type StructuredOutputFailure =
   /** Its arguments did not match the schema. */
   | 'invalid_arguments';
 
-export class StructuredOutputError extends Error {
+/** No structured answer was had: `reason` says why, `llmError` what the port said when it could not ask. */
+export class StructuredOutputError extends OpenManusError<'STRUCTURED_OUTPUT'> {
+  static readonly codes = ['STRUCTURED_OUTPUT'] as const;
   override readonly name = 'StructuredOutputError';
   constructor(
     message: string,
@@ -94,7 +98,10 @@ export class StructuredOutputError extends Error {
     readonly attempts: number,
     readonly llmError?: LlmError,
   ) {
-    super(message);
+    super('STRUCTURED_OUTPUT', message);
+  }
+  static override isInstance(value: unknown): value is StructuredOutputError {
+    return hasErrorCode(value, StructuredOutputError.codes);
   }
 }
 

@@ -5,7 +5,16 @@
 import type { FileHandle } from 'node:fs/promises';
 import { lstat } from 'node:fs/promises';
 import { isAbsolute, resolve } from 'node:path';
-import { confineIn, NotRegularFileError, type OpenMode, openInside, WorkspaceError, writeAll } from '@openmanus/core';
+import {
+  confineIn,
+  hasErrorCode,
+  NotRegularFileError,
+  OpenManusError,
+  type OpenMode,
+  openInside,
+  WorkspaceError,
+  writeAll,
+} from '@openmanus/core';
 
 /** A preset's workspace: the one given, else `./workspace` (Manus's default), as an absolute path. */
 export const workspaceDir = (given: string | undefined): string => resolve(given ?? 'workspace');
@@ -18,8 +27,15 @@ export const workspaceOf = (configured: string | undefined, scope: { readonly wo
   configured ?? workspaceDir(scope.workspace);
 
 /** A file the model named cannot be used as asked; the message says why, for the model. */
-export class WorkspaceFileError extends Error {
+export class WorkspaceFileError extends OpenManusError<'WORKSPACE_FILE'> {
+  static readonly codes = ['WORKSPACE_FILE'] as const;
   override readonly name = 'WorkspaceFileError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('WORKSPACE_FILE', message, options);
+  }
+  static override isInstance(value: unknown): value is WorkspaceFileError {
+    return hasErrorCode(value, WorkspaceFileError.codes);
+  }
 }
 
 /** What to tell the model about an error met at `path`, or undefined for one that is not about the path. */

@@ -55,8 +55,6 @@ const keyOf = (origin: readonly ItemOrigin[]) => origin.map((o) => o.effectId).j
 const within = (key: string, ancestor: string) => ancestor === '' || key === ancestor || key.startsWith(`${ancestor}/`);
 
 /** `server (HTTP 500): …` → `server`: the LLM port's error kind, low-cardinality as `error.type` wants. */
-const errorKind = (message: string) => /^([a-z_]+)(?: \(HTTP \d+\))?: /.exec(message)?.[1] ?? '_OTHER';
-
 /**
  * Turns one run's items into spans as they arrive: `invoke_agent` for the run (and for each child
  * agent, under the tool call that ran it), a span per step, `chat` per model call and
@@ -143,7 +141,7 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
         });
         return;
       case 'llmFailed':
-        finishCall(run, event.effectId, (span) => fail(span, errorKind(event.error), event.error));
+        finishCall(run, event.effectId, (span) => fail(span, event.error.code, event.error.message));
         return;
       case 'toolCompleted':
         finishCall(run, event.effectId, (span) => {
@@ -229,7 +227,8 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
         ...(outcome.finishReason ? { [OPENMANUS.finishReason]: outcome.finishReason } : {}),
         ...(capture && outcome.answer ? { [GEN_AI.outputMessages]: outputMessages(outcome.answer, [], 'stop') } : {}),
       });
-      if (outcome.status === 'failed') fail(run.span, outcome.finishReason ?? '_OTHER', outcome.error);
+      if (outcome.status === 'failed')
+        fail(run.span, outcome.error?.code ?? outcome.finishReason ?? '_OTHER', outcome.error?.message);
     } else {
       fail(run.span, why.type, why.message);
     }

@@ -212,11 +212,11 @@ describe('withTracing: a run as spans', () => {
     const chat = spans.one(`chat ${MODEL}`);
     expect(chat.status.code).toBe(SpanStatusCode.ERROR);
     expect(chat.status.message).toMatch(/^bad_request \(HTTP 400\): .*the prompt is malformed/);
-    expect(chat.attributes['error.type']).toBe('bad_request');
+    expect(chat.attributes['error.type']).toBe('LLM_BAD_REQUEST');
     const root = spans.one('invoke_agent helper');
-    expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: outcome.error });
+    expect(root.status).toEqual({ code: SpanStatusCode.ERROR, message: outcome.error?.message });
     expect(root.attributes).toMatchObject({
-      'error.type': 'error',
+      'error.type': 'LLM_BAD_REQUEST',
       'openmanus.run.status': 'failed',
       'openmanus.run.finish_reason': 'error',
     });

@@ -1,6 +1,7 @@
 import type { ToolChoice } from './agent.js';
 import type { HostAnswer } from './events.js';
 import type { Message, ToolCall } from './messages.js';
+import type { RunError } from './runError.js';
 import type { FinishReason, Usage } from './state.js';
 import type { ToolSpec } from './tool.js';
 
@@ -28,7 +29,7 @@ export interface RunResult {
   readonly finishReason: FinishReason;
   readonly answer: string;
   readonly usage: Usage;
-  readonly error?: string;
+  readonly error?: RunError;
 }
 
 /** Outputs of the reducer: what should happen next. Ids derive from the state, so they are stable across a resume. */

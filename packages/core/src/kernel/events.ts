@@ -1,4 +1,5 @@
 import type { ImageData, ReasoningPart, ToolCall } from './messages.js';
+import type { RunError } from './runError.js';
 import type { PendingInput } from './state.js';
 import type { ToolSpec } from './tool.js';
 
@@ -24,7 +25,8 @@ export type LlmCallAnswer =
       /** The model's reasoning as the provider returned it, kept with the reply (see `ReasoningPart`). */
       readonly reasoning?: readonly ReasoningPart[];
     }
-  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: string };
+  /** The call failed: `error.code` is the port's kind as a code (`LLM_RATE_LIMIT`), with its status and Retry-After. */
+  | { readonly type: 'llmFailed'; readonly effectId: string; readonly error: RunError };
 
 /**
  * Inputs to the reducer: what happened. An event that answers an effect names it by
@@ -68,13 +70,15 @@ export type AgentEvent =
     }
   /**
    * A person was to be asked about a call (its approval, its question) whose arguments the tool's
-   * schema refuses: the call is answered with that error instead, and nobody is asked.
+   * schema refuses: the call is answered with that error instead, and nobody is asked. `error` is the
+   * call's result as the model reads it (a tool message), not a run's error.
    */
   | { readonly type: 'callRefused'; readonly effectId: string; readonly error: string }
   | { readonly type: 'humanReplied'; readonly effectId: string; readonly answer: string }
   | { readonly type: 'approvalGiven'; readonly effectId: string }
   | { readonly type: 'approvalDenied'; readonly effectId: string; readonly reason?: string }
-  | { readonly type: 'contextGathered'; readonly effectId: string; readonly data?: unknown; readonly error?: string }
+  /** A provider's context, or why it could not be had (the request goes without it). */
+  | { readonly type: 'contextGathered'; readonly effectId: string; readonly data?: unknown; readonly error?: RunError }
   /** The tools the model may call changed (an MCP server's list changed, a server died). */
   /**
    * The run's tools are now `tools`: merged into the list the model saw (order kept, new ones at the
@@ -83,7 +87,7 @@ export type AgentEvent =
   | { readonly type: 'toolsChanged'; readonly tools: readonly ToolSpec[]; readonly exact?: boolean }
   | { readonly type: 'cancelled'; readonly reason?: string }
   /** The shell could not go on (no performer for an effect, a checkpoint conflict): the run fails. */
-  | { readonly type: 'faulted'; readonly error: string };
+  | { readonly type: 'faulted'; readonly error: RunError };
 
 export type AgentEventType = AgentEvent['type'];
 

@@ -1,6 +1,15 @@
 // @openmanus/core/kernel: the pure agent loop and its data — no I/O, nothing from the shell.
 // Other packages' reducers (flows) import from here so that they stay pure too.
 
+export {
+  hasErrorCode,
+  type LlmFailureCode,
+  OpenManusError,
+  type OpenManusErrorCode,
+  type RunStopCode,
+  runErrorOf,
+  type ThrownErrorCode,
+} from '../errors.js';
 export { err, ok, type Result } from '../result.js';
 export type {
   Agent,
@@ -71,6 +80,7 @@ export {
   type Transition,
 } from './reducer.js';
 export { buildRequest } from './request.js';
+export type { RunError } from './runError.js';
 export type {
   AgentState,
   CallPhase,

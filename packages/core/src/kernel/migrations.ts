@@ -6,11 +6,11 @@ export type SavedState = Readonly<Record<string, unknown>>;
 
 /** Why a saved state cannot be run: a later version of the package wrote it, or it is damaged. */
 export interface StateRefusal {
-  readonly code: 'newer' | 'damaged';
+  readonly code: 'STATE_NEWER' | 'STATE_DAMAGED';
   readonly message: string;
 }
 
-const damagedAt = (message: string): StateRefusal => ({ code: 'damaged', message });
+const damagedAt = (message: string): StateRefusal => ({ code: 'STATE_DAMAGED', message });
 
 /** Turns a state of schema version n into version n + 1. Pure: builds a new object, never changes its input. */
 export type Migration = (state: SavedState) => Record<string, unknown>;
@@ -26,9 +26,20 @@ const policiesFromStuck: Migration = ({ stuck, ...rest }) => ({
   policies: stuck === undefined ? {} : { stuck },
 });
 
+/**
+ * v3 gives a run's error a code (`RunError`); v2 had only its message. A v2 error becomes
+ * `{ code: 'LEGACY', message }`: what failed cannot be told from the words alone.
+ */
+const codedError: Migration = ({ error, ...rest }) => ({
+  ...rest,
+  schemaVersion: 3,
+  ...(error === undefined ? {} : { error: typeof error === 'string' ? { code: 'LEGACY', message: error } : error }),
+});
+
 /** By schema version n: the step from n to n + 1. Every released version below SCHEMA_VERSION has one. */
 export const migrations: Readonly<Record<number, Migration>> = {
   1: policiesFromStuck,
+  2: codedError,
 };
 
 /**
@@ -44,7 +55,7 @@ export function migrate(saved: SavedState): Result<SavedState, StateRefusal> {
   }
   if (version > SCHEMA_VERSION) {
     return err({
-      code: 'newer',
+      code: 'STATE_NEWER',
       message:
         `saved state has schemaVersion ${version}, newer than this version of @openmanus/core reads ` +
         `(${SCHEMA_VERSION}); upgrade the package`,

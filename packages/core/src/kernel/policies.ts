@@ -1,6 +1,7 @@
 import type { AgentConfig } from './agent.js';
 import type { LlmRequest, Observation } from './effects.js';
 import { type AssistantMessage, lastAnswer, type ToolCall } from './messages.js';
+import type { RunError } from './runError.js';
 import type { AgentState, FinishReason, PendingCall } from './state.js';
 import { recordTurn, STUCK_WINDOW, type StuckMemory, type StuckThresholds } from './stuck.js';
 import { requestTokens, tokenizerReady } from './tokens.js';
@@ -18,10 +19,13 @@ export interface PolicyContext<Memory = unknown> {
 export interface Stop {
   readonly reason: FinishReason;
   /** Why, for the host (`RunResult.error`). */
-  readonly error?: string;
+  readonly error?: RunError;
   /** The run's answer; by default the last thing the assistant said. */
   readonly answer?: string;
-  /** Also recorded as an assistant message, answer and error: the user reads why it stopped. */
+  /**
+   * Also recorded as an assistant message and answer: the user reads why it stopped. It is the
+   * error's message too when `error` is not given (code `POLICY_STOP`).
+   */
   readonly say?: string;
 }
 
@@ -83,7 +87,9 @@ export function stepLimit(maxSteps: number): StepLimit {
     name: 'stepLimit',
     maxSteps,
     beforeStep: ({ state }) =>
-      state.step >= maxSteps ? { reason: 'max_steps', error: `reached the step limit (${maxSteps})` } : undefined,
+      state.step >= maxSteps
+        ? { reason: 'max_steps', error: { code: 'MAX_STEPS', message: `reached the step limit (${maxSteps})` } }
+        : undefined,
   };
 }
 
@@ -127,7 +133,7 @@ export function tokenBudget(options: TokenBudgetOptions): InputTokenBudget {
       const say =
         `Stopped before step ${state.step}: the request needs ${needed} input tokens${estimateNote(config, exact, count)}, ` +
         `more than the limit of ${maxInputTokens}. It was not sent.`;
-      return { reason: 'token_limit', say };
+      return { reason: 'token_limit', say, error: { code: 'TOKEN_LIMIT', message: say } };
     },
   };
 }

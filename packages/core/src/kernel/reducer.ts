@@ -1,3 +1,4 @@
+import { hasErrorCode, OpenManusError } from '../errors.js';
 import type { AgentConfig } from './agent.js';
 import { compactionRequest, dueCompaction, withHistoryTokens } from './compaction.js';
 import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
@@ -22,6 +23,7 @@ import {
   type Stop,
 } from './policies.js';
 import { buildRequest } from './request.js';
+import type { RunError } from './runError.js';
 import {
   type AgentState,
   addUsage,
@@ -53,8 +55,15 @@ export type StepFunction = (
 ) => readonly [AgentState, readonly AnyEffect[]];
 
 /** Thrown for an event the current state cannot take (a bug in the driver, not in the run). */
-export class InvalidEventError extends Error {
+export class InvalidEventError extends OpenManusError<'INVALID_EVENT'> {
+  static readonly codes = ['INVALID_EVENT'] as const;
   override readonly name = 'InvalidEventError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('INVALID_EVENT', message, options);
+  }
+  static override isInstance(value: unknown): value is InvalidEventError {
+    return hasErrorCode(value, InvalidEventError.codes);
+  }
 }
 
 interface Rules {
@@ -155,7 +164,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       return [next, next === named ? effects.filter((e) => e.type === 'callLlm') : effects];
     }
     case 'cancelled':
-      return close(rules, state, 'cancelled', event.reason);
+      return close(rules, state, 'cancelled', event.reason ? { code: 'CANCELLED', message: event.reason } : undefined);
     case 'faulted':
       return close(rules, state, 'error', event.error);
     case 'llmResponded':
@@ -172,12 +181,10 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
     case 'llmFailed':
       if (awaitsCompaction(state, event.effectId)) return compacted(rules, state, event);
       if (!awaitsLlm(state, event.effectId)) return [state, []];
-      return finish(
-        { ...state, usage: { ...state.usage, llmCalls: state.usage.llmCalls + 1 } },
-        'error',
-        '',
-        `the model request failed: ${event.error}`,
-      );
+      return finish({ ...state, usage: { ...state.usage, llmCalls: state.usage.llmCalls + 1 } }, 'error', '', {
+        ...event.error,
+        message: `the model request failed: ${event.error.message}`,
+      });
     case 'toolCompleted': {
       const found = runningCall(state, event.effectId);
       if (!found) return [state, []];
@@ -365,7 +372,7 @@ function compacted(
     llmCalls: 1,
   });
   if (!text) {
-    const error = event.type === 'llmFailed' ? event.error : 'the model wrote an empty summary';
+    const error = event.type === 'llmFailed' ? event.error.message : 'the model wrote an empty summary';
     const [next, effects] = sendRequest(rules, { ...rest, usage });
     return [next, [{ type: 'emit', observation: { kind: 'compactionFailed', error } }, ...effects]];
   }
@@ -436,12 +443,10 @@ function act(
         const [next, effects] = request(rules, { ...acted, reprompted: true, requestSeq: state.requestSeq + 1 });
         return [next, [...notes, ...effects]];
       }
-      return finish(
-        acted,
-        'error',
-        content,
-        'tool_choice is "required" but the model answered twice without a tool call',
-      );
+      return finish(acted, 'error', content, {
+        code: 'NO_TOOL_CALL',
+        message: 'tool_choice is "required" but the model answered twice without a tool call',
+      });
     }
     if (config.finishOnText && content.trim() !== '') {
       const [next, effects] = finish(acted, 'answered', content);
@@ -634,14 +639,14 @@ function stopRun(rules: Rules, state: AgentState, stop: Stop): Transition {
       }),
       stop.reason,
       stop.say,
-      stop.say,
+      stop.error ?? { code: 'POLICY_STOP', message: stop.say },
     );
   }
   return finish(state, stop.reason, stop.answer ?? lastAnswer(state.messages), stop.error);
 }
 
 /** Ends a run from outside (cancel, a shell fault): open calls are answered, so the history stays valid. */
-function close(rules: Rules, state: AgentState, reason: FinishReason, why: string | undefined): Transition {
+function close(rules: Rules, state: AgentState, reason: FinishReason, why: RunError | undefined): Transition {
   if (isFinal(state)) return [state, []];
   const { turn, compacting: _unwritten, ...rest } = state;
   const closed = turn
@@ -650,7 +655,7 @@ function close(rules: Rules, state: AgentState, reason: FinishReason, why: strin
   return finish(closed, reason, lastAnswer(state.messages), why);
 }
 
-function finish(state: AgentState, reason: FinishReason, answer: string, error?: string): Transition {
+function finish(state: AgentState, reason: FinishReason, answer: string, error?: RunError): Transition {
   const next: AgentState = {
     ...state,
     status: reason === 'error' ? 'failed' : 'finished',

@@ -2,10 +2,11 @@ import type { HistorySummary, HistoryTokens } from './compaction.js';
 import type { ContextState } from './context.js';
 import type { HistoryWindow } from './historyWindow.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
+import type { RunError } from './runError.js';
 import type { ToolSpec } from './tool.js';
 
 /** Version of the saved-state format; older ones load through `migrations.ts`. */
-export const SCHEMA_VERSION = 2;
+export const SCHEMA_VERSION = 3;
 
 export type RunStatus =
   | 'idle'
@@ -108,7 +109,8 @@ export interface AgentState {
   readonly reprompted: boolean;
   readonly finishReason?: FinishReason;
   readonly answer?: string;
-  readonly error?: string;
+  /** Why the run failed or stopped early (not for an answer or a terminate). */
+  readonly error?: RunError;
 }
 
 export const emptyUsage: Usage = {

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import type { OpenManusErrorCode } from '../errors.js';
 import { err, ok, type Result } from '../result.js';
 import type { TokenizerName } from './agent.js';
 import type { Role } from './messages.js';
@@ -150,7 +151,15 @@ export const agentStateSchema = z.object({
   reprompted: z.boolean(),
   finishReason: z.enum(FINISH_REASONS).optional(),
   answer: z.string().optional(),
-  error: z.string().optional(),
+  error: z
+    .object({
+      // Any string: a code a later version adds still loads (codes are only ever added).
+      code: z.string() as z.ZodType<OpenManusErrorCode>,
+      message: z.string(),
+      status: z.number().int().optional(),
+      retryAfterMs: z.number().nonnegative().optional(),
+    })
+    .optional(),
 });
 
 // Compiled once, on first use: a long history is checked by one generated function, without per-node dispatch.
@@ -172,7 +181,7 @@ interface Damage {
 }
 
 const damaged = ({ path, problem }: Damage): StateRefusal => ({
-  code: 'damaged',
+  code: 'STATE_DAMAGED',
   message: `saved state is damaged at ${path}: ${problem}`,
 });
 
@@ -286,7 +295,7 @@ export function restoreState(saved: unknown): Result<AgentState, StateRefusal> {
     // The usual slip: the saved text itself, not parsed yet.
     const hint = typeof saved === 'string' ? ' (parse the saved text with JSON.parse first)' : '';
     return err({
-      code: 'damaged',
+      code: 'STATE_DAMAGED',
       message: `a saved state must be a JSON object, received ${describeValue(saved)}${hint}`,
     });
   }

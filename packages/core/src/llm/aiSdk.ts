@@ -149,7 +149,7 @@ interface FinishReason {
   readonly unified: string;
 }
 
-/** A stream's error part: what the provider said went wrong (kept as sent, read by `toLlmError`). */
+/** A stream's error part: what the provider said went wrong (kept as sent, read by `toLlmError`; internal, never escapes). */
 class StreamFailed extends Error {
   override readonly name = 'StreamFailed';
   constructor(readonly failure: unknown) {

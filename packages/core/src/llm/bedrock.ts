@@ -80,7 +80,7 @@ export function bedrockEndpoint(endpoint: string): { readonly url: string; reado
 
 type BedrockSdk = typeof import('@aws-sdk/client-bedrock-runtime');
 
-/** A reply's stream broke off after the headers, where the SDK does not retry. */
+/** A reply's stream broke off after the headers, where the SDK does not retry (internal: retried, or an `LlmError`). */
 class BrokeOffMidway extends Error {
   override readonly name = 'BrokeOffMidway';
 }

@@ -1,6 +1,8 @@
+import type { LlmFailureCode } from '../errors.js';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
+import type { RunError } from '../kernel/runError.js';
 import type { Result } from '../result.js';
 
 /** Why the model stopped: done, to call tools, at its output limit, filtered, or for another reason. */
@@ -73,3 +75,28 @@ export interface LlmPort {
 
 export const describeLlmError = (error: LlmError): string =>
   `${error.kind}${error.status ? ` (HTTP ${error.status})` : ''}: ${error.message}`;
+
+/** Each failure kind's code in the error family. */
+const LLM_FAILURE_CODES: Readonly<Record<LlmErrorKind, LlmFailureCode>> = {
+  rate_limit: 'LLM_RATE_LIMIT',
+  overloaded: 'LLM_OVERLOADED',
+  server: 'LLM_SERVER',
+  network: 'LLM_NETWORK',
+  timeout: 'LLM_TIMEOUT',
+  aborted: 'LLM_ABORTED',
+  bad_request: 'LLM_BAD_REQUEST',
+  auth: 'LLM_AUTH',
+  context_length: 'LLM_CONTEXT_LENGTH',
+  config: 'LLM_CONFIG',
+  malformed_response: 'LLM_MALFORMED_RESPONSE',
+};
+
+/** A port's failure as a run's error: its kind as a code, its status and Retry-After kept, described as before. */
+export function runErrorOfLlm(error: LlmError): RunError {
+  return {
+    code: LLM_FAILURE_CODES[error.kind] ?? 'LLM_MALFORMED_RESPONSE',
+    message: describeLlmError(error),
+    ...(error.status !== undefined ? { status: error.status } : {}),
+    ...(error.retryAfterMs !== undefined ? { retryAfterMs: error.retryAfterMs } : {}),
+  };
+}

@@ -2,6 +2,9 @@
  * The server sent an error where the reply should be, after its headers said all was well: a
  * 200 whose body, or one of whose stream events, is `{"error": {…}}` (an overloaded or
  * rate-limited upstream, as proxies report them).
+ *
+ * Internal to the LLM ports, so not of the OpenManusError family: the port turns it into an `LlmError`
+ * value before its result leaves it.
  */
 export class ReplyError extends Error {
   override readonly name = 'ReplyError';

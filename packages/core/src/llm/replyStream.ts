@@ -3,12 +3,19 @@ import type { EventSourceMessage } from 'eventsource-parser';
 import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta } from './llm.js';
 
-/** The stream closed without the reply's end (no finish reason, no stop event): as good as a cut connection. */
+/**
+ * The stream closed without the reply's end (no finish reason, no stop event): as good as a cut connection.
+ * Internal to the LLM ports, so not of the OpenManusError family: the port turns it into an `LlmError`
+ * value before its result leaves it.
+ */
 export class ReplyCutShortError extends Error {
   override readonly name = 'ReplyCutShortError';
 }
 
-/** A delta listener failed: the caller's fault, not the reply's. */
+/**
+ * A delta listener failed: the caller's fault, not the reply's. Internal to the LLM ports, so not of the
+ * OpenManusError family: the port throws the listener's own error (`cause`) to the caller.
+ */
 export class DeltaListenerError extends Error {
   override readonly name = 'DeltaListenerError';
 }

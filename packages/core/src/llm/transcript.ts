@@ -1,5 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import type * as Zod from 'zod';
+import { hasErrorCode, OpenManusError } from '../errors.js';
 import type { ToolChoice } from '../kernel/agent.js';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ToolCall } from '../kernel/messages.js';
@@ -63,8 +64,15 @@ export interface Transcript {
 }
 
 /** A transcript that cannot be used: not JSON, cut short, damaged, or from a newer version. */
-export class TranscriptError extends Error {
+export class TranscriptError extends OpenManusError<'TRANSCRIPT_INVALID'> {
+  static readonly codes = ['TRANSCRIPT_INVALID'] as const;
   override readonly name = 'TranscriptError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('TRANSCRIPT_INVALID', message, options);
+  }
+  static override isInstance(value: unknown): value is TranscriptError {
+    return hasErrorCode(value, TranscriptError.codes);
+  }
 }
 
 const isFailure = (reply: RecordedReply): reply is RecordedFailure => 'error' in reply;

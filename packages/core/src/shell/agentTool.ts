@@ -104,11 +104,14 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
             : await resume(agent, scope.progress, child);
       count(outcome.state);
       if (!isFinal(outcome.state)) return { suspend: { progress: outcome.state, waiting: outcome.pending } };
-      if (outcome.status === 'failed') return err(`${agent.config.name} failed: ${outcome.error ?? 'no reason given'}`);
+      if (outcome.status === 'failed')
+        return err(`${agent.config.name} failed: ${outcome.error?.message ?? 'no reason given'}`);
       const answer = outcome.answer || `${agent.config.name} finished (${outcome.finishReason ?? 'no answer'}).`;
       // A finished run carries an error only when it stopped short of its task (the step limit, the
       // token budget): the parent's model must not take what it had for a full answer.
-      return outcome.error ? `${answer}\n(${agent.config.name} stopped before finishing: ${outcome.error})` : answer;
+      return outcome.error
+        ? `${answer}\n(${agent.config.name} stopped before finishing: ${outcome.error.message})`
+        : answer;
     },
   });
 }

@@ -5,7 +5,8 @@
  * durable runs are all this driver with different machines and performers.
  */
 
-import { messageOf } from '../messageOf.js';
+import { runErrorOf } from '../errors.js';
+import type { RunError } from '../kernel/runError.js';
 
 /** A reducer and the few events the driver itself needs from it. */
 export interface Machine<S, E, F extends { readonly type: string }> {
@@ -14,7 +15,7 @@ export interface Machine<S, E, F extends { readonly type: string }> {
   /** The event that ends the run when its signal aborts. */
   readonly cancelled: (reason: string) => E;
   /** The event that ends the run when the shell cannot go on (an effect nobody performs). */
-  readonly faulted: (error: string) => E;
+  readonly faulted: (error: RunError) => E;
 }
 
 /** The run as seen from outside the loop: its signal, its state now, and a way to feed it an event. */
@@ -69,7 +70,7 @@ export interface DriveOptions<S, E, F extends { readonly type: string }> {
 export interface Driven<S> {
   readonly state: S;
   /** Set when the run ended because the shell could not go on. */
-  readonly fault?: string;
+  readonly fault?: RunError;
 }
 
 /**
@@ -85,7 +86,7 @@ export async function drive<S, E, F extends { readonly type: string }>(
   const { machine, performers } = options;
   const run = new AbortController();
   let state = from;
-  let fault: string | undefined;
+  let fault: RunError | undefined;
   let closed = false;
   let inFlight = 0;
   let queued = 0;
@@ -112,10 +113,11 @@ export async function drive<S, E, F extends { readonly type: string }>(
   const perform = (effect: F, batch: readonly F[]) => {
     const performer = performers[effect.type as F['type']] as Performer<S, E, F> | undefined;
     if (!performer) {
-      void apply(machine.faulted(`no performer for effect "${effect.type}"`));
+      void apply(machine.faulted({ code: 'NO_PERFORMER', message: `no performer for effect "${effect.type}"` }));
       return;
     }
-    const fail = (error: unknown) => apply(machine.faulted(`the ${effect.type} performer threw: ${messageOf(error)}`));
+    const fail = (error: unknown) =>
+      apply(machine.faulted(runErrorOf(error, 'PERFORMER_THREW', `the ${effect.type} performer threw: `)));
     let answer: E | undefined | Promise<E | undefined>;
     try {
       // Called synchronously, so notes (observations) are announced in the order they were emitted.
@@ -167,9 +169,9 @@ export async function drive<S, E, F extends { readonly type: string }>(
 
   // A host callback (an emitter listener, a checkpoint hook) threw past its guard: stop here.
   function shellFailed(error: unknown): void {
-    fault = `the run's shell failed: ${messageOf(error)}`;
+    fault = runErrorOf(error, 'INTERNAL', "the run's shell failed: ");
     closed = true;
-    run.abort(new Error(fault));
+    run.abort(new Error(fault.message));
     settle();
   }
 
@@ -180,7 +182,8 @@ export async function drive<S, E, F extends { readonly type: string }>(
     try {
       [next, effects] = machine.step(state, event);
     } catch (error) {
-      [next, effects] = machine.step(state, machine.faulted(`the reducer rejected an event: ${messageOf(error)}`));
+      const rejected = runErrorOf(error, 'REDUCER_REJECTED', 'the reducer rejected an event: ');
+      [next, effects] = machine.step(state, machine.faulted(rejected));
     }
     state = next;
     const told = options.announce?.({ type: 'event', event, state });
@@ -195,11 +198,11 @@ export async function drive<S, E, F extends { readonly type: string }>(
       try {
         await options.save(state);
       } catch (error) {
-        fault = `could not save a checkpoint: ${messageOf(error)}`;
+        fault = runErrorOf(error, 'CHECKPOINT_FAILED', 'could not save a checkpoint: ');
         state = machine.step(state, machine.faulted(fault))[0];
         closed = true;
         await options.announce?.({ type: 'event', event: machine.faulted(fault), state });
-        run.abort(new Error(fault));
+        run.abort(new Error(fault.message));
         settle();
         return;
       }

@@ -1,7 +1,7 @@
+import { runErrorOf } from '../errors.js';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmCallAnswer } from '../kernel/events.js';
-import { describeLlmError, type LlmDelta, type LlmPort } from '../llm/llm.js';
-import { messageOf } from '../messageOf.js';
+import { type LlmDelta, type LlmPort, runErrorOfLlm } from '../llm/llm.js';
 
 /**
  * Performs one model call and answers it as an event: the reply, or the failure with its reason
@@ -25,10 +25,12 @@ export async function answerLlmCall(
         ...(reasoning?.length ? { reasoning } : {}),
       };
     }
-    return signal.aborted
-      ? undefined
-      : { type: 'llmFailed', effectId: effect.id, error: describeLlmError(result.error) };
+    return signal.aborted ? undefined : { type: 'llmFailed', effectId: effect.id, error: runErrorOfLlm(result.error) };
   } catch (error) {
-    return { type: 'llmFailed', effectId: effect.id, error: `the LLM port threw: ${messageOf(error)}` };
+    return {
+      type: 'llmFailed',
+      effectId: effect.id,
+      error: runErrorOf(error, 'LLM_PORT_THREW', 'the LLM port threw: '),
+    };
   }
 }

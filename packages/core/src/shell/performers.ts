@@ -1,3 +1,4 @@
+import { runErrorOf } from '../errors.js';
 import type { Agent } from '../kernel/agent.js';
 import type { AnyEffect, Effect } from '../kernel/effects.js';
 import type { AnyEvent } from '../kernel/events.js';
@@ -54,7 +55,7 @@ export function agentPerformers(deps: PerformerDeps): AgentPerformers {
         if (!gather) throw new Error(`no gatherer is registered for context provider "${effect.provider}"`);
         return { type: 'contextGathered', effectId: effect.id, data: await gather({ ...scope, signal }) };
       } catch (error) {
-        return { type: 'contextGathered', effectId: effect.id, error: messageOf(error) };
+        return { type: 'contextGathered', effectId: effect.id, error: runErrorOf(error, 'CONTEXT_FAILED') };
       }
     },
     askHuman: async (effect) => {

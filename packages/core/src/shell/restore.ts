@@ -1,23 +1,31 @@
+import { hasErrorCode, OpenManusError } from '../errors.js';
 import type { AgentState } from '../kernel/state.js';
 
 /**
  * Why a run was refused before anything was sent:
- * - `damaged`: the saved state fails the schema, or its fields leave nothing to run;
- * - `newer`: a newer version of the package wrote it;
- * - `not_found`: the store has no run of that id (or no store was given to load it from);
- * - `unfinished`: a new task on a run still running or paused (it would be lost);
- * - `not_waiting`: an answer to something the run does not wait for (it has finished, or waits for another input).
+ * - `STATE_DAMAGED`: the saved state fails the schema, or its fields leave nothing to run;
+ * - `STATE_NEWER`: a newer version of the package wrote it;
+ * - `RUN_NOT_FOUND`: the store has no run of that id (or no store was given to load it from);
+ * - `RUN_UNFINISHED`: a new task on a run still running or paused (it would be lost);
+ * - `RUN_NOT_WAITING`: an answer to something the run does not wait for (it has finished, or waits for another input).
  */
-export type InvalidStateCode = 'damaged' | 'newer' | 'not_found' | 'unfinished' | 'not_waiting';
+export type InvalidStateCode = 'STATE_DAMAGED' | 'STATE_NEWER' | 'RUN_NOT_FOUND' | 'RUN_UNFINISHED' | 'RUN_NOT_WAITING';
 
 /** A saved state, or an input to it, that cannot be run; `code` says which way. Nothing was sent or saved. */
-export class InvalidStateError extends Error {
+export class InvalidStateError extends OpenManusError<InvalidStateCode> {
+  static readonly codes: readonly InvalidStateCode[] = [
+    'STATE_DAMAGED',
+    'STATE_NEWER',
+    'RUN_NOT_FOUND',
+    'RUN_UNFINISHED',
+    'RUN_NOT_WAITING',
+  ];
   override readonly name = 'InvalidStateError';
-  constructor(
-    message: string,
-    readonly code: InvalidStateCode = 'damaged',
-  ) {
-    super(message);
+  constructor(message: string, code: InvalidStateCode = 'STATE_DAMAGED', options?: { readonly cause?: unknown }) {
+    super(code, message, options);
+  }
+  static override isInstance(value: unknown): value is InvalidStateError {
+    return hasErrorCode(value, InvalidStateError.codes);
   }
 }
 

@@ -1,3 +1,4 @@
+import { hasErrorCode, OpenManusError } from '../errors.js';
 import type { Agent } from '../kernel/agent.js';
 import { type ApprovalRule, withApprovals } from '../kernel/approvals.js';
 import type { AnyEffect } from '../kernel/effects.js';
@@ -56,8 +57,16 @@ export interface RunOptions extends HostCallbacks {
 /** A new task: from scratch, or continuing `state` (multi-turn), optionally with an image. */
 export type StartOptions = RunOptions & { readonly state?: AgentState; readonly image?: ImageData };
 
-export class RunInProgressError extends Error {
+/** A run of this state is already going on in this process: two runs of one state would overwrite each other. */
+export class RunInProgressError extends OpenManusError<'RUN_IN_PROGRESS'> {
+  static readonly codes = ['RUN_IN_PROGRESS'] as const;
   override readonly name = 'RunInProgressError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('RUN_IN_PROGRESS', message, options);
+  }
+  static override isInstance(value: unknown): value is RunInProgressError {
+    return hasErrorCode(value, RunInProgressError.codes);
+  }
 }
 
 // The state each run in this process is at (each run removes its own when it ends): a Set, as
@@ -92,7 +101,7 @@ function ready(start: Start, options: RunOptions): Start {
   const which = options.runId ? `run "${options.runId}"` : 'the state';
   throw new InvalidStateError(
     `cannot start a new task: ${which} is ${status}; continue it with resume() or answer it with resumeWith()`,
-    'unfinished',
+    'RUN_UNFINISHED',
   );
 }
 
@@ -131,7 +140,7 @@ function waitsFor(agent: Agent, start: Start, event: AnyEvent, options: RunOptio
     throw new InvalidStateError(
       `${which} has ${state.status === 'failed' ? 'failed' : 'finished'} (${state.finishReason ?? 'no reason'}); ` +
         `it waits for no ${event.type} (start a new task with run())`,
-      'not_waiting',
+      'RUN_NOT_WAITING',
     );
   }
   if (!isAnswer(event)) return;
@@ -141,7 +150,7 @@ function waitsFor(agent: Agent, start: Start, event: AnyEvent, options: RunOptio
   const listed = waiting.map((input) => `${input.kind} ${input.effectId}`).join(', ') || 'nothing';
   throw new InvalidStateError(
     `${which} waits for no ${kind} "${event.effectId}" (it waits for: ${listed}); nothing was changed`,
-    'not_waiting',
+    'RUN_NOT_WAITING',
   );
 }
 
@@ -172,9 +181,9 @@ async function startingPoint(options: StartOptions): Promise<Start> {
 async function restored(saved: unknown, options: RunOptions): Promise<Start> {
   if (typeof saved === 'string') {
     if (!options.store)
-      throw new InvalidStateError(`resuming run "${saved}" needs a store to load it from`, 'not_found');
+      throw new InvalidStateError(`resuming run "${saved}" needs a store to load it from`, 'RUN_NOT_FOUND');
     const stored = await options.store.load(saved);
-    if (!stored) throw new InvalidStateError(`run "${saved}" is not in the store`, 'not_found');
+    if (!stored) throw new InvalidStateError(`run "${saved}" is not in the store`, 'RUN_NOT_FOUND');
     return { state: await restore(stored.state), read: { runId: saved, version: stored.version } };
   }
   return { state: await restore(saved) };

@@ -1,6 +1,7 @@
 import type { EventEmitter } from 'eventemitter3';
 import type { Effect, Observation } from '../kernel/effects.js';
 import type { AgentEvent } from '../kernel/events.js';
+import type { RunError } from '../kernel/runError.js';
 import type { AgentState, FinishReason, PendingInput, RunStatus, Usage } from '../kernel/state.js';
 import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta } from '../llm/llm.js';
@@ -32,7 +33,8 @@ export interface RunOutcome {
   readonly status: RunStatus;
   readonly finishReason?: FinishReason;
   readonly answer: string;
-  readonly error?: string;
+  /** Why the run failed or stopped early: `code` tells a rate limit (`LLM_RATE_LIMIT`) from an auth failure (`LLM_AUTH`). */
+  readonly error?: RunError;
   readonly usage: Usage;
   /** What the paused run waits for from people, with the effect ids to answer. */
   readonly pending: readonly PendingInput[];

@@ -1,3 +1,4 @@
+import { hasErrorCode, OpenManusError } from '../errors.js';
 import type { AgentState } from '../kernel/state.js';
 
 /** A saved run as a store returns it: the state and the version it was saved as. */
@@ -8,14 +9,18 @@ export interface StoredRun<S extends object = AgentState> {
 }
 
 /** Another writer saved the run since the version this one expected. */
-export class CheckpointConflictError extends Error {
+export class CheckpointConflictError extends OpenManusError<'CHECKPOINT_CONFLICT'> {
+  static readonly codes = ['CHECKPOINT_CONFLICT'] as const;
   override readonly name = 'CheckpointConflictError';
   constructor(
     readonly runId: string,
     readonly expected: number,
     readonly actual: number,
   ) {
-    super(`run ${runId} is at version ${actual}, not ${expected}: another writer saved it`);
+    super('CHECKPOINT_CONFLICT', `run ${runId} is at version ${actual}, not ${expected}: another writer saved it`);
+  }
+  static override isInstance(value: unknown): value is CheckpointConflictError {
+    return hasErrorCode(value, CheckpointConflictError.codes);
   }
 }
 

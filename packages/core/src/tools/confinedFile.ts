@@ -1,6 +1,7 @@
 import { constants, type Dirent, type Stats } from 'node:fs';
 import { access, type FileHandle, lstat, mkdir, open, readdir, readlink, realpath, rm, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { hasErrorCode, OpenManusError } from '../errors.js';
 import { inside, outsideError } from './workspace.js';
 
 // Opening files inside the workspace so that the check holds for what is actually opened.
@@ -37,10 +38,14 @@ export interface ConfinedOptions {
 }
 
 /** A path that names something other than a regular file or a directory. */
-export class NotRegularFileError extends Error {
+export class NotRegularFileError extends OpenManusError<'NOT_REGULAR_FILE'> {
+  static readonly codes = ['NOT_REGULAR_FILE'] as const;
   override readonly name = 'NotRegularFileError';
   constructor(readonly kind: string) {
-    super(`not a regular file (${kind})`);
+    super('NOT_REGULAR_FILE', `not a regular file (${kind})`);
+  }
+  static override isInstance(value: unknown): value is NotRegularFileError {
+    return hasErrorCode(value, NotRegularFileError.codes);
   }
 }
 

@@ -1,9 +1,17 @@
 import { mkdir, realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { hasErrorCode, OpenManusError } from '../errors.js';
 
 /** Thrown for a path a tool must not touch; its message is shown to the model. */
-export class WorkspaceError extends Error {
+export class WorkspaceError extends OpenManusError<'PATH_REFUSED'> {
+  static readonly codes = ['PATH_REFUSED'] as const;
   override readonly name = 'WorkspaceError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('PATH_REFUSED', message, options);
+  }
+  static override isInstance(value: unknown): value is WorkspaceError {
+    return hasErrorCode(value, WorkspaceError.codes);
+  }
 }
 
 /** Whether `target` is `root` or below it (both absolute, normalized). */

@@ -160,7 +160,7 @@ describe('one deadline per model request, body included', () => {
     const server = await serve([{ content: 'x'.repeat(2_000), trickleMs: 50 }]);
     const result = await run(createAgent({ name: 'calc' }), 'hi', { llm: llmFor(server, { timeoutMs: 500 }) });
     expect(result).toMatchObject({ status: 'failed', finishReason: 'error' });
-    expect(result.error).toBe(
+    expect(result.error?.message).toBe(
       'the model request failed: timeout: no complete reply within 500 ms (the configured timeout)',
     );
   });

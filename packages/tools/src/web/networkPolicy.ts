@@ -1,5 +1,5 @@
 import { isIP } from 'node:net';
-import { allowedHostOf } from '@openmanus/core';
+import { allowedHostOf, hasErrorCode, OpenManusError } from '@openmanus/core';
 import { whyNotPublic } from './publicAddress.js';
 
 /**
@@ -62,10 +62,15 @@ export function hostAllowed(policy: NetworkPolicy, hostname: string, protocol: s
 }
 
 /** A connection to an address that is not public, refused before it was made. */
-export class AddressRefusedError extends Error {
+export class AddressRefusedError extends OpenManusError<'ADDRESS_REFUSED'> {
+  static readonly codes = ['ADDRESS_REFUSED'] as const;
   override readonly name = 'AddressRefusedError';
+  static override isInstance(value: unknown): value is AddressRefusedError {
+    return hasErrorCode(value, AddressRefusedError.codes);
+  }
   constructor(host: string, address: string, why: string) {
     super(
+      'ADDRESS_REFUSED',
       `refused: ${host === address ? host : `${host} resolves to ${address}, which`} is ${why}; ` +
         'the web tools only reach public addresses (set allowHosts or allowPrivateNetwork to change this)',
     );

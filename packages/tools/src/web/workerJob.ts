@@ -3,7 +3,7 @@
 // stays in the worker: the host's event loop keeps running, the time limit holds (the worker is
 // terminated), and the caller gets an Error that says what happened.
 import { parentPort, Worker } from 'node:worker_threads';
-import { linkAbort, messageOf } from '@openmanus/core';
+import { hasErrorCode, linkAbort, messageOf, OpenManusError } from '@openmanus/core';
 import { SOURCE_LOADER } from './sourceLoader.js';
 
 export interface WorkerJobLimits {
@@ -18,8 +18,15 @@ export interface WorkerJobLimits {
 }
 
 /** The job did not answer within its time limit, and was stopped. */
-export class WorkerTimeoutError extends Error {
+export class WorkerTimeoutError extends OpenManusError<'WORKER_TIMEOUT'> {
+  static readonly codes = ['WORKER_TIMEOUT'] as const;
   override readonly name = 'WorkerTimeoutError';
+  constructor(message: string, options?: { readonly cause?: unknown }) {
+    super('WORKER_TIMEOUT', message, options);
+  }
+  static override isInstance(value: unknown): value is WorkerTimeoutError {
+    return hasErrorCode(value, WorkerTimeoutError.codes);
+  }
 }
 
 type Answer<O> = { readonly ok: true; readonly value: O } | { readonly ok: false; readonly message: string };
