@@ -168,7 +168,7 @@ describe('policies carry their own settings', () => {
     const step = createStep([stepLimit(2)]);
     const { state, trace } = drive(looping, 'go', replies(3), step);
     expect(state).toMatchObject({ status: 'finished', finishReason: 'max_steps', step: 2 });
-    expect(state.error).toBe('reached the step limit (2)');
+    expect(state.error).toEqual({ code: 'MAX_STEPS', message: 'reached the step limit (2)' });
     expect(ofType(trace[1]?.effects ?? [], 'emit').map((e) => e.observation)).toEqual([
       { kind: 'stepStarted', step: 2, maxSteps: 2 },
     ]);
