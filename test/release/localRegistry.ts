@@ -9,6 +9,7 @@ import { createRequire } from 'node:module';
 import { createServer } from 'node:net';
 import { dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
+import { nodeOf } from './runtimes.js';
 import { repoRoot } from './workspace.js';
 
 export interface PublishedManifest {
@@ -36,6 +37,12 @@ const verdaccioBin = join(
   'bin',
   'verdaccio',
 );
+
+/** A Node for Verdaccio, which wants 22 or newer, whichever Node runs the tests. */
+const verdaccioNode = () => {
+  const [major = 0] = process.versions.node.split('.').map(Number);
+  return major >= 22 ? process.execPath : nodeOf(22, 0);
+};
 
 const config = (dir: string) => `storage: ${JSON.stringify(join(dir, 'storage'))}
 auth:
@@ -102,7 +109,13 @@ async function ready(child: ChildProcess, url: string, output: () => string): Pr
   throw new Error(`Verdaccio did not answer on ${url} within a minute:\n${output()}`);
 }
 
-/** The npm and pnpm settings of the registry, with none of the host's (nor of the pnpm running the tests). */
+/**
+ * The npm and pnpm settings of the registry, with none of the host's (nor of the pnpm running the
+ * tests). npm's cache is the registry folder's own, gone with it: nothing lands in ~/.npm, and no
+ * run can read another's documents of our scope (a cache shared across runs would hold them under
+ * 127.0.0.1:<port>, and --prefer-offline would trust them when a later registry gets that port).
+ * Only the first install of a run downloads; the second reads that cache.
+ */
 function environment(dir: string): NodeJS.ProcessEnv {
   const inherited = Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name) && !/^pnpm_/i.test(name));
   return {
@@ -121,7 +134,7 @@ export async function startLocalRegistry(dir: string): Promise<LocalRegistry> {
   await writeFile(join(dir, 'config.yaml'), config(dir));
   const port = await freePort();
   const url = `http://127.0.0.1:${port}/`;
-  const child = spawn(process.execPath, [verdaccioBin, '--config', join(dir, 'config.yaml'), '--listen', url], {
+  const child = spawn(verdaccioNode(), [verdaccioBin, '--config', join(dir, 'config.yaml'), '--listen', url], {
     cwd: dir,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

@@ -1,7 +1,9 @@
-// Every package published to a local registry (Verdaccio on 127.0.0.1), then installed by name into
-// two projects outside the repository, an ESM one and a CommonJS one, each TypeScript strict with
-// skipLibCheck off: they type-check against the published types, then run a scripted agent with a
-// tool of @openmanus/tools, and Manus's python_execute. Needs the packages built (`pnpm test` builds).
+// Every package we release (packages/* and the CLI) published to a local registry (Verdaccio on
+// 127.0.0.1), then @openmanus/core and @openmanus/tools installed by name into two projects outside
+// the repository, an ESM one and a CommonJS one, each TypeScript strict with skipLibCheck off: they
+// type-check against the published types, then run a scripted agent with a tool of
+// @openmanus/tools, and Manus's python_execute (the CommonJS one on Node 20 too, the oldest we
+// support). Needs the packages built (`pnpm test` builds).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -10,12 +12,13 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type LocalRegistry, startLocalRegistry } from './localRegistry.js';
-import { internalDependencies, type Manifest, repoRoot, workspacePackages } from './workspace.js';
+import { nodeOf, SUPPORTED_NODES } from './runtimes.js';
+import { internalDependencies, isPublished, type Manifest, repoRoot, workspacePackages } from './workspace.js';
 
 const exec = promisify(execFile);
 const minutes = (n: number) => n * 60_000;
 
-const packages = workspacePackages().filter(({ dir }) => dir.startsWith('packages/'));
+const packages = workspacePackages().filter(isPublished);
 const versionOf = (name: string) => packages.find(({ manifest }) => manifest.name === name)?.manifest.version;
 const rootManifest = JSON.parse(await readFile(join(repoRoot, 'package.json'), 'utf8')) as Manifest;
 
@@ -60,7 +63,8 @@ beforeAll(async () => {
     throw new Error(`not built: ${unbuilt.map(({ dir }) => dir).join(', ')}; run pnpm build first`);
   work = await mkdtemp(join(tmpdir(), 'openmanus-release-'));
   registry = await startLocalRegistry(join(work, 'registry'));
-  await succeed('pnpm', ['-r', '--filter', './packages/*', 'publish', '--registry', registry.url, '--no-git-checks'], {
+  const filters = packages.flatMap(({ dir }) => ['--filter', `./${dir}`]);
+  await succeed('pnpm', ['-r', ...filters, 'publish', '--registry', registry.url, '--no-git-checks'], {
     cwd: repoRoot,
     env: registry.env,
     timeout: minutes(5),
@@ -87,10 +91,21 @@ describe('publishing to a local registry', () => {
   );
 });
 
-describe.each(['module', 'commonjs'] as const)('an outside %s project', (type) => {
+const [thisMajor = 0, thisMinor = 0] = process.versions.node.split('.').map(Number);
+const thisNode = { major: thisMajor, minor: thisMinor };
+const oldestNode = SUPPORTED_NODES[0];
+// The Node that runs the tests runs both projects; the CommonJS one, which needs require() of an ES
+// module graph, runs on the oldest Node we support too.
+const projects = [
+  { type: 'module', nodes: [thisNode] },
+  { type: 'commonjs', nodes: [thisNode, oldestNode] },
+] as const;
+
+describe.each(projects)('an outside $type project', ({ type, nodes }) => {
   let project: string;
   let compiled: Awaited<ReturnType<typeof attempt>>;
-  const node = (script: string) => succeed(process.execPath, [script], { cwd: project, timeout: minutes(1) });
+  const runOn = ({ major, minor }: { major: number; minor: number }, script: string) =>
+    succeed(nodeOf(major, minor), [script], { cwd: project, timeout: minutes(1) });
 
   beforeAll(async () => {
     project = join(work, `outside-${type}`);
@@ -113,7 +128,6 @@ describe.each(['module', 'commonjs'] as const)('an outside %s project', (type) =
       cwd: project,
       timeout: minutes(3),
     });
-    await writeFile(`/tmp/h2-tsc-${type}.txt`, compiled.stdout); // DEBUG
   }, minutes(12));
 
   it('installs @openmanus/core and @openmanus/tools by name from the local registry', async () => {
@@ -135,16 +149,20 @@ describe.each(['module', 'commonjs'] as const)('an outside %s project', (type) =
     else expect(emitted).toMatch(/^import .* from '@openmanus\/core';$/m);
   });
 
-  it('runs a scripted agent that saves a file with file_saver and terminates', async () => {
-    expect(JSON.parse(await node('dist/agent.js'))).toEqual({
-      finishReason: 'terminated',
-      answer: 'Saved the note.',
-      note: 'saved from outside\n',
-    });
-  });
+  it.each(nodes)(
+    'runs a scripted agent that saves a file with file_saver and terminates, on Node $major',
+    async (node) => {
+      await rm(join(project, 'workspace'), { recursive: true, force: true });
+      expect(JSON.parse(await runOn(node, 'dist/agent.js'))).toEqual({
+        finishReason: 'terminated',
+        answer: 'Saved the note.',
+        note: 'saved from outside\n',
+      });
+    },
+  );
 
-  it("runs Manus's python_execute", async () => {
-    const printed = JSON.parse(await node('dist/python.js'));
+  it.each(nodes)("runs Manus's python_execute, on Node $major", async (node) => {
+    const printed = JSON.parse(await runOn(node, 'dist/python.js'));
     expect(printed).toMatchObject({ finishReason: 'terminated', answer: 'Six times seven is 42.' });
     expect(String(printed.observation)).toContain('42');
   });

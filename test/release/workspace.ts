@@ -11,6 +11,8 @@ export interface Manifest {
   readonly devDependencies?: Readonly<Record<string, string>>;
   readonly peerDependencies?: Readonly<Record<string, string>>;
   readonly optionalDependencies?: Readonly<Record<string, string>>;
+  readonly exports?: Readonly<Record<string, unknown>>;
+  readonly engines?: { readonly node?: string };
 }
 
 export interface WorkspacePackage {
