@@ -29,9 +29,10 @@ async function project(toml?: string) {
   return dir;
 }
 
-const errorOf = (result: ReturnType<typeof loadConfig>) => (result.ok ? 'no error' : describeConfigError(result.error));
+const errorOf = (result: ReturnType<typeof loadConfig>) =>
+  result.isOk() ? 'no error' : describeConfigError(result.error);
 const configOf = (result: ReturnType<typeof loadConfig>) => {
-  if (!result.ok) throw new Error(describeConfigError(result.error));
+  if (!result.isOk()) throw new Error(describeConfigError(result.error));
   return result.value;
 };
 
@@ -305,7 +306,7 @@ password = "secret"
     const cwd = await project(
       '[llm]\napi_type = "ollama"\nmodel = "qwen2.5"\nbase_url = "http://127.0.0.1:11434/v1"\n',
     );
-    expect(loadConfig({ cwd, env: {} }).ok).toBe(true);
+    expect(loadConfig({ cwd, env: {} }).isOk()).toBe(true);
   });
 
   it('the example config file is valid once a key is given', () => {

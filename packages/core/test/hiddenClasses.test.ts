@@ -49,7 +49,7 @@ function toolScopeShapes(calls: number): { classes: number; fast: boolean } {
     const { defineTool, executeTool } = await import(${JSON.stringify(coreDist)});
     const scopes = [];
     const look = defineTool({ name: 'look', description: 'Look', parameters: { type: 'object', properties: {} }, execute: (_args, scope) => { scopes.push(scope); return 'ok'; } });
-    const run = { runId: 'r', signal: new AbortController().signal, llm: { model: 'm', complete: async () => ({ ok: false, error: { kind: 'config', message: 'none' } }) }, workspace: '/w', resource: async (_k, open) => open(), emit: () => {}, changeTools: async () => {}, takesDeltas: () => false };
+    const run = { runId: 'r', signal: new AbortController().signal, llm: { model: 'm', complete: async () => (err({ kind: 'config', message: 'none' })) }, workspace: '/w', resource: async (_k, open) => open(), emit: () => {}, changeTools: async () => {}, takesDeltas: () => false };
     for (let i = 0; i < ${calls}; i++) await executeTool({ type: 'callTool', id: 'running-' + i + '-0', call: { id: 'c' + i, name: 'look', arguments: '{}' }, args: {}, parallelSafe: true }, look, run);
     const classes = scopes.reduce((seen, s) => (seen.some((o) => %HaveSameMap(o, s)) ? seen : [...seen, s]), []).length;
     console.log(JSON.stringify({ classes, fast: scopes.every((s) => %HasFastProperties(s)) }));

@@ -10,7 +10,7 @@ export {
   runErrorOf,
   type ThrownErrorCode,
 } from '../errors.js';
-export { err, ok, type Result } from '../result.js';
+export { err, errAsync, ok, okAsync, Result, ResultAsync } from '../result.js';
 export type {
   Agent,
   AgentConfig,

@@ -311,17 +311,17 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   }
   // Only an environment-only config gets a default model; a file must name its model.
   const llm = validate(withEnv(hasFile ? base : { model: 'gpt-4o-mini' }, env), '[llm]', where);
-  if (!llm.ok) return err(llm.error);
+  if (!llm.isOk()) return err(llm.error);
 
   const profiles: Record<string, LlmSettings> = {};
   for (const [name, table] of Object.entries(named)) {
     const merged = validate(withEnv({ ...base, ...table }, env), `[llm.${name}]`, where);
-    if (!merged.ok) return err(merged.error);
+    if (!merged.isOk()) return err(merged.error);
     profiles[name.toLowerCase()] = merged.value;
   }
 
   const prices = pricesFrom(pricesTable, where);
-  if (!prices.ok) return err(prices.error);
+  if (!prices.isOk()) return err(prices.error);
   const agent = schemas().agentSection.safeParse(agentTable ?? {});
   if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]', schemas().agentSection) });
   const search = schemas().searchSection.safeParse(searchTable ?? {});
