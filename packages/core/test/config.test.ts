@@ -101,6 +101,18 @@ daytona_api_key = ""
     );
   });
 
+  it("a config's error is a value with a stable code: read with match, or a fallback with unwrapOr", async () => {
+    const cwd = await project();
+    const loaded = loadConfig({ cwd, env: {}, path: 'missing.toml' });
+    expect(
+      loaded.match(
+        () => 'loaded',
+        (error) => error.code,
+      ),
+    ).toBe('CONFIG_INVALID');
+    expect(loaded.map((config) => config.llm.model).unwrapOr('fallback')).toBe('fallback');
+  });
+
   it('names the file, the key and what was expected', async () => {
     const cases: [string, RegExp][] = [
       ['[llm\nmodel = "x"', /config\.toml: not valid TOML: /],

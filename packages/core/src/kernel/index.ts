@@ -6,6 +6,7 @@ export {
   type LlmFailureCode,
   OpenManusError,
   type OpenManusErrorCode,
+  type ResultErrorCode,
   type RunStopCode,
   runErrorOf,
   type ThrownErrorCode,
