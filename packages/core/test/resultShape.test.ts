@@ -1,6 +1,6 @@
 // The one result shape (neverthrow's) where the shell meets code of the host's: results made by
 // another copy of neverthrow, and the plain `{ ok, value | error }` objects of 0.1.
-import { copyFile, mkdtemp, rm } from 'node:fs/promises';
+import { copyFile, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -120,5 +120,24 @@ describe('the plain { ok, value | error } result of 0.1 (still taken)', () => {
     expect(resultOf({ output: 'x' })).toBeUndefined();
     expect(resultOf({ ok: 'yes', value: 1 })).toBeUndefined();
     expect(resultOf(err('x'))).toEqual(err('x'));
+  });
+});
+
+describe('one copy of neverthrow', () => {
+  it('only core imports it: every other package takes the result shape from @openmanus/core', async () => {
+    const repo = join(import.meta.dirname, '..', '..', '..');
+    const importers: string[] = [];
+    for (const group of ['packages', 'examples']) {
+      for (const name of await readdir(join(repo, group))) {
+        const src = join(repo, group, name, 'src');
+        const files = await readdir(src, { recursive: true }).catch(() => []);
+        for (const file of files.filter((f) => /\.m?[jt]sx?$/.test(f))) {
+          const text = await readFile(join(src, file), 'utf8');
+          if (/from 'neverthrow'|import\('neverthrow'\)|require\('neverthrow'\)/.test(text))
+            importers.push(`${group}/${name}/src/${file}`);
+        }
+      }
+    }
+    expect(importers).toEqual(['packages/core/src/result.ts']);
   });
 });
