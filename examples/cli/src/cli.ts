@@ -121,16 +121,16 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
     return 0;
   }
   const maxSteps = maxStepsOption(values['max-steps']);
-  if (!maxSteps.ok) return fail(maxSteps.error);
+  if (!maxSteps.isOk()) return fail(maxSteps.error);
   const agentName = values.agent;
   if (!isAgentName(agentName)) {
     const choices = AGENT_NAMES.map((name) => `"${name}"`);
     return fail(`--agent must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${agentName}"`);
   }
   const sandbox = runSandboxOption(values.sandbox);
-  if (!sandbox.ok) return fail(sandbox.error);
+  if (!sandbox.isOk()) return fail(sandbox.error);
   const config = loadCliConfig(values, io, 'openmanus');
-  if (!config.ok) return fail(describeConfigError(config.error));
+  if (!config.isOk()) return fail(describeConfigError(config.error));
 
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
@@ -156,7 +156,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
         onNotice: (line) => io.stderr.write(`${line}\n`),
       })
     : undefined;
-  if (sandboxed && !sandboxed.ok) return fail(sandboxed.error);
+  if (sandboxed && !sandboxed.isOk()) return fail(sandboxed.error);
   const agent = createCliAgent(agentName, {
     workspace,
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,

@@ -133,11 +133,11 @@ export async function demo(io: SessionIo, cwd = process.cwd(), options: DemoOpti
       existsSync(resolve(cwd, 'config/config.toml')),
   );
   const config = live ? loadConfig({ cwd, env: io.env }) : undefined;
-  if (config && !config.ok) {
+  if (config && !config.isOk()) {
     io.stderr.write(`openmanus demo: ${describeConfigError(config.error)}\n`);
     return 2;
   }
-  const browser = withChrome(config?.ok ? browserOptionsFrom(config.value.browser) : {}, io.env);
+  const browser = withChrome(config?.isOk() ? browserOptionsFrom(config.value.browser) : {}, io.env);
 
   await rm(workspace, { recursive: true, force: true });
   await mkdir(workspace, { recursive: true });
@@ -161,7 +161,7 @@ export async function demo(io: SessionIo, cwd = process.cwd(), options: DemoOpti
     });
     job = travelCase(workspace, site, () => pages, browser);
   }
-  const model = await modelFor(config?.ok ? config.value : undefined, job, io);
+  const model = await modelFor(config?.isOk() ? config.value : undefined, job, io);
   io.stderr.write(`${job.title}\nWorkspace: ${workspace}\n\n`);
 
   const cancel = cancelOnSigint(io, (code) => process.exit(code));

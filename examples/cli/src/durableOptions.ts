@@ -54,7 +54,7 @@ export function databaseUrlOption(values: DurableValues, io: SessionIo): Result<
   let url = given ?? io.env.OPENMANUS_DATABASE_URL;
   if (file !== undefined) {
     const read = readSecretFile(file, '--database-url-file');
-    if (!read.ok) return read;
+    if (read.isErr()) return err(read.error.message);
     url = read.value;
   }
   if (!url)
@@ -89,7 +89,8 @@ export function decisionKeyOption(values: DurableValues, io: SessionIo): Result<
   const source = keySource(values, io);
   if ('key' in source) return ok(source.key);
   const read = readSecretFile(source.file, 'the decision key file');
-  if (read.ok || !read.missing) return read;
+  if (read.isOk()) return ok(read.value);
+  if (!read.error.missing) return err(read.error.message);
   return source.explicit ? err(`the decision key file ${source.file} does not exist`) : ok(undefined);
 }
 
@@ -101,8 +102,8 @@ export function workerKeyOption(
   const source = keySource(values, io);
   if ('key' in source) return ok({ key: source.key });
   const read = readSecretFile(source.file, 'the decision key file');
-  if (read.ok) return ok({ key: read.value });
-  if (!read.missing) return read;
+  if (read.isOk()) return ok({ key: read.value });
+  if (!read.error.missing) return err(read.error.message);
   const key = generateDecisionKey();
   try {
     mkdirSync(dirname(source.file), { recursive: true, mode: 0o700 });
@@ -118,28 +119,34 @@ export function workerKeyOption(
   return ok({ key, created: source.file });
 }
 
+/** Why a secret file could not be read; `missing` when it does not exist. */
+interface SecretFileError {
+  readonly message: string;
+  readonly missing?: boolean;
+}
+
 /**
  * A secret read from a file, trimmed: the file must be ours and readable by no one else (as ssh
  * asks of a private key), and short. `missing` when there is no such file.
  */
-function readSecretFile(file: string, what: string): Result<string, string> & { missing?: boolean } {
+function readSecretFile(file: string, what: string): Result<string, SecretFileError> {
   let fd: number;
   try {
     fd = openSync(file, 'r');
   } catch (error) {
     const missing = (error as { code?: string }).code === 'ENOENT';
-    return { ...err(`could not read ${what} ${file}: ${messageOf(error)}`), missing };
+    return err({ message: `could not read ${what} ${file}: ${messageOf(error)}`, missing });
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) return err(`${what} ${file} is not a file`);
-    if (process.getuid && stat.uid !== process.getuid()) return err(`${what} ${file} is not yours`);
-    if ((stat.mode & 0o077) !== 0) return err(`${what} ${file} is readable by others: chmod 600 ${file}`);
+    if (!stat.isFile()) return err({ message: `${what} ${file} is not a file` });
+    if (process.getuid && stat.uid !== process.getuid()) return err({ message: `${what} ${file} is not yours` });
+    if ((stat.mode & 0o077) !== 0) return err({ message: `${what} ${file} is readable by others: chmod 600 ${file}` });
     const buffer = Buffer.alloc(MAX_SECRET_FILE + 1);
     const length = readSync(fd, buffer, 0, buffer.length, 0);
-    if (length > MAX_SECRET_FILE) return err(`${what} ${file} is over ${MAX_SECRET_FILE} bytes`);
+    if (length > MAX_SECRET_FILE) return err({ message: `${what} ${file} is over ${MAX_SECRET_FILE} bytes` });
     const value = buffer.subarray(0, length).toString('utf8').trim();
-    return value ? ok(value) : err(`${what} ${file} is empty`);
+    return value ? ok(value) : err({ message: `${what} ${file} is empty` });
   } finally {
     closeSync(fd);
   }
@@ -161,9 +168,9 @@ export interface DurableConnection {
 /** The database and, when there is one, the decision key of a client command; a message when either is wrong. */
 export function connectionOf(values: DurableValues, io: SessionIo): Result<DurableConnection, string> {
   const databaseUrl = databaseUrlOption(values, io);
-  if (!databaseUrl.ok) return databaseUrl;
+  if (!databaseUrl.isOk()) return err(databaseUrl.error);
   const key = decisionKeyOption(values, io);
-  if (!key.ok) return key;
+  if (!key.isOk()) return err(key.error);
   return ok({ databaseUrl: databaseUrl.value, ...(key.value ? { decisionKey: key.value } : {}) });
 }
 
@@ -176,7 +183,7 @@ export async function withDurableClient(
   options: Omit<DurableClientOptions, 'databaseUrl' | 'decisionKey'> = {},
 ): Promise<number> {
   const connection = connectionOf(values, io);
-  if (!connection.ok) return failure(io, command)(connection.error);
+  if (!connection.isOk()) return failure(io, command)(connection.error);
   return withConnectedClient(io, command, connection.value, work, options);
 }
 

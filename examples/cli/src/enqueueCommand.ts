@@ -65,7 +65,7 @@ export async function enqueueCommand(argv: string[], io: SessionIo): Promise<num
   if (!isAgentName(agent)) return fail(`--agent must be one of ${AGENT_NAMES.join(', ')}, got "${agent}"`);
   // Enqueueing decides nothing: no key is read.
   const databaseUrl = databaseUrlOption(values, io);
-  if (!databaseUrl.ok) return fail(databaseUrl.error);
+  if (!databaseUrl.isOk()) return fail(databaseUrl.error);
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');
 

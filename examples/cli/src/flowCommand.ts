@@ -106,17 +106,17 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
     return 0;
   }
   const maxSteps = maxStepsOption(values['max-steps']);
-  if (!maxSteps.ok) return fail(maxSteps.error);
+  if (!maxSteps.isOk()) return fail(maxSteps.error);
   const sandbox = runSandboxOption(values.sandbox);
-  if (!sandbox.ok) return fail(sandbox.error);
+  if (!sandbox.isOk()) return fail(sandbox.error);
   const whenBlocked = whenBlockedOption(values['when-blocked']);
-  if (!whenBlocked.ok) return fail(whenBlocked.error);
+  if (!whenBlocked.isOk()) return fail(whenBlocked.error);
   const timeoutMs = timeoutOption(values.timeout);
-  if (!timeoutMs.ok) return fail(timeoutMs.error);
+  if (!timeoutMs.isOk()) return fail(timeoutMs.error);
   const config = loadCliConfig(values, io, 'openmanus flow');
-  if (!config.ok) return fail(describeConfigError(config.error));
+  if (!config.isOk()) return fail(describeConfigError(config.error));
   const dataAnalysis = useDataAnalysisAgent(config.value);
-  if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));
+  if (!dataAnalysis.isOk()) return fail(describeConfigError(dataAnalysis.error));
   const workspace = values.workspace ?? config.value.agent.workspace ?? 'workspace';
   const isolation = isolationOf(sandbox.value, config.value.agent.sandbox);
   // One provider for every executor: each step's run gets its own sandbox of it, on the same workspace.
@@ -124,7 +124,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
   const sandboxed = providerName
     ? await sandboxProviderFor(providerName, { workspace, isolation, config: config.value })
     : undefined;
-  if (sandboxed && !sandboxed.ok) return fail(sandboxed.error);
+  if (sandboxed && !sandboxed.isOk()) return fail(sandboxed.error);
 
   const task = values.prompt !== undefined ? values.prompt.trim() : await readTask(positionals, io);
   if (!task) return fail('the task is empty: give one as an argument, or type it at the prompt.');

@@ -26,11 +26,12 @@ export function useDataAnalysisAgent(config: OpenManusConfig): Result<boolean, C
   const section = config.sections.runflow;
   if (section === undefined) return ok(false);
   if (typeof section !== 'object' || section === null || Array.isArray(section)) {
-    return err({ ...where, key: '[runflow]', message: 'expected a table' });
+    return err({ code: 'CONFIG_INVALID', ...where, key: '[runflow]', message: 'expected a table' });
   }
   const value = (section as Record<string, unknown>).use_data_analysis_agent;
   if (value === undefined || typeof value === 'boolean') return ok(value ?? false);
   return err({
+    code: 'CONFIG_INVALID',
     ...where,
     key: '[runflow].use_data_analysis_agent',
     message: `expected true or false, got ${JSON.stringify(value)}`,

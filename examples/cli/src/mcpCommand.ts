@@ -192,14 +192,14 @@ export async function mcpCommand(argv: string[], io: SessionIo, options: McpComm
     return 0;
   }
   const maxSteps = maxStepsOption(values['max-steps']);
-  if (!maxSteps.ok) return fail(maxSteps.error);
+  if (!maxSteps.isOk()) return fail(maxSteps.error);
   const sandbox = sandboxOption(values.sandbox);
-  if (!sandbox.ok) return fail(sandbox.error);
+  if (!sandbox.isOk()) return fail(sandbox.error);
   if (values.interactive && (values.prompt !== undefined || positionals.length > 0)) {
     return fail('--interactive asks for the tasks: give no task with it');
   }
   const config = loadCliConfig(values, io, 'openmanus mcp');
-  if (!config.ok) return fail(describeConfigError(config.error));
+  if (!config.isOk()) return fail(describeConfigError(config.error));
   const server = serverTarget(values, io, options.cliScript, values.workspace ?? config.value.agent.workspace);
   if (typeof server === 'string') return fail(server);
 
@@ -215,7 +215,7 @@ export async function mcpCommand(argv: string[], io: SessionIo, options: McpComm
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
     ...(maxInputTokens ? { maxInputTokens } : {}),
   });
-  if (!connected.ok) return fail(connected.error, 1);
+  if (!connected.isOk()) return fail(connected.error, 1);
   for (const note of connected.value.notes ?? []) io.stderr.write(`openmanus mcp: ${terminalText(note)}\n`);
   const llm = createLlmFromConfig(config.value, MCP_AGENT_NAME);
   const cancel = cancelOnSigint(io, (code) => process.exit(code));

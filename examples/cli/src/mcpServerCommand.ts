@@ -90,7 +90,7 @@ export async function mcpServerCommand(
   const token = values.token ?? (io.env.OPENMANUS_MCP_TOKEN || undefined);
   if (token !== undefined && token.trim() === '') return fail('--token is empty');
   const sandbox = sandboxOption(values.sandbox);
-  if (!sandbox.ok) return fail(sandbox.error);
+  if (!sandbox.isOk()) return fail(sandbox.error);
 
   const workspace = resolve(values.workspace ?? 'workspace');
   await mkdir(workspace, { recursive: true });

@@ -36,7 +36,8 @@ export function loadCliConfig(
 ): Result<OpenManusConfig, ConfigError> {
   const env = values.model ? { ...io.env, OPENMANUS_MODEL: values.model } : io.env;
   const config = loadConfig({ ...(values.config ? { path: values.config } : {}), env });
-  if (config.ok) for (const warning of config.value.warnings) io.stderr.write(`${command}: ${terminalText(warning)}\n`);
+  if (config.isOk())
+    for (const warning of config.value.warnings) io.stderr.write(`${command}: ${terminalText(warning)}\n`);
   return config;
 }
 
@@ -47,7 +48,7 @@ export type RunSandbox = { readonly isolation: SandboxMode } | { readonly provid
 export function runSandboxOption(value: string | undefined): Result<RunSandbox | undefined, string> {
   if (value !== undefined && isProviderName(value)) return ok({ provider: value });
   const isolation = sandboxOption(value);
-  if (isolation.ok) return ok(isolation.value === undefined ? undefined : { isolation: isolation.value });
+  if (isolation.isOk()) return ok(isolation.value === undefined ? undefined : { isolation: isolation.value });
   const choices = ['auto', 'bwrap', 'none', ...PROVIDER_NAMES].map((name) => `"${name}"`);
   return err(`--sandbox must be ${choices.slice(0, -1).join(', ')} or ${choices.at(-1)}, got "${value}"`);
 }

@@ -104,7 +104,7 @@ function dockerProvider(module: SandboxPackage, config: ProviderConfig): Result<
   const { createDockerSandboxProvider: create, sandboxSettingsFrom: settingsFrom } = module;
   if (!create || !settingsFrom) return err(`--sandbox docker: ${SANDBOX_PACKAGE} has no createDockerSandboxProvider`);
   const settings = settingsFrom(config.config ?? emptyConfig);
-  if (!settings.ok) return err(`--sandbox docker: ${describeConfigError(settings.error)}`);
+  if (!settings.isOk()) return err(`--sandbox docker: ${describeConfigError(settings.error)}`);
   const provider = create({ ...settings.value, workspace: resolve(config.workspace) });
   return ok({ provider, workspace: settings.value.workDir });
 }
@@ -119,9 +119,9 @@ function daytonaProvider(module: SandboxPackage, config: ProviderConfig): Result
     return err(`--sandbox daytona: ${SANDBOX_PACKAGE} has no createDaytonaSandboxProvider`);
   const loaded = config.config ?? emptyConfig;
   const daytona = daytonaSettingsFrom(loaded);
-  if (!daytona.ok) return err(`--sandbox daytona: ${describeConfigError(daytona.error)}`);
+  if (!daytona.isOk()) return err(`--sandbox daytona: ${describeConfigError(daytona.error)}`);
   const sandbox = sandboxSettingsFrom(loaded);
-  if (!sandbox.ok) return err(`--sandbox daytona: ${describeConfigError(sandbox.error)}`);
+  if (!sandbox.isOk()) return err(`--sandbox daytona: ${describeConfigError(sandbox.error)}`);
   const provider = create(daytona.value, {
     workspace: sandbox.value.workDir,
     defaultTimeoutMs: sandbox.value.timeout * 1000,

@@ -89,7 +89,7 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
     return 0;
   }
   const databaseUrl = databaseUrlOption(values, io);
-  if (!databaseUrl.ok) return fail(databaseUrl.error);
+  if (!databaseUrl.isOk()) return fail(databaseUrl.error);
   const concurrency = Number(values.concurrency ?? 10);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     return fail(`--concurrency must be a positive whole number, got "${values.concurrency}"`);
@@ -105,13 +105,13 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
   const workerId = values['worker-id'] ?? hostname();
   if (!workerId.trim()) return fail('--worker-id is empty');
   const maxSteps = maxStepsOption(values['max-steps']);
-  if (!maxSteps.ok) return fail(maxSteps.error);
+  if (!maxSteps.isOk()) return fail(maxSteps.error);
   const sandbox = sandboxOption(values.sandbox);
-  if (!sandbox.ok) return fail(sandbox.error);
+  if (!sandbox.isOk()) return fail(sandbox.error);
   const config = loadCliConfig(values, io, 'openmanus worker');
-  if (!config.ok) return fail(describeConfigError(config.error));
+  if (!config.isOk()) return fail(describeConfigError(config.error));
   const dataAnalysis = useDataAnalysisAgent(config.value);
-  if (!dataAnalysis.ok) return fail(describeConfigError(dataAnalysis.error));
+  if (!dataAnalysis.isOk()) return fail(describeConfigError(dataAnalysis.error));
 
   const settings: AgentSettings = {
     workspace: values.workspace ?? config.value.agent.workspace ?? 'workspace',
@@ -139,7 +139,7 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
     },
   };
   const key = workerKeyOption(values, io);
-  if (!key.ok) return fail(key.error);
+  if (!key.isOk()) return fail(key.error);
   if (key.value.created)
     io.stderr.write(
       `openmanus worker: created the decision key file ${key.value.created} (0600): give the same key to every worker and to whoever approves, answers or cancels (--key-file or OPENMANUS_DURABLE_KEY)\n`,

@@ -3,7 +3,7 @@
 // Daytona's cloud cannot be reached from here), pointed at by `[daytona] daytona_server_url`.
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadConfig, type Sandbox } from '@openmanus/core';
+import { err, loadConfig, type Sandbox } from '@openmanus/core';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type DaytonaStandIn, startDaytonaStandIn } from '../../../packages/sandbox/test/daytonaStandIn.js';
@@ -206,36 +206,36 @@ describe('sandboxProviderFor daytona', () => {
     const file = join(await tempDir(), 'config.toml');
     await writeFile(file, `[llm]\nmodel = "m"\napi_key = "k"\n${text}`);
     const loaded = loadConfig({ path: file, env: {} });
-    if (!loaded.ok) throw new Error(loaded.error.message);
+    if (!loaded.isOk()) throw new Error(loaded.error.message);
     return loaded.value;
   };
 
   it("tells the model [sandbox]'s work_dir, and names a bad key of either table", async () => {
     const config = await configOf('[sandbox]\nwork_dir = "/home/daytona/work"\n[daytona]\ndaytona_api_key = "k"\n');
     const made = await sandboxProviderFor('daytona', { workspace: '/host', config });
-    expect(made.ok && made.value.workspace).toBe('/home/daytona/work');
-    expect(made.ok && made.value.provider.name).toBe('daytona');
+    expect(made.isOk() && made.value.workspace).toBe('/home/daytona/work');
+    expect(made.isOk() && made.value.provider.name).toBe('daytona');
     const badDaytona = await sandboxProviderFor('daytona', {
       workspace: '/host',
       config: await configOf('[daytona]\ndaytona_api_key = "k"\ndaytona_server_url = "ftp://x"\n'),
     });
-    expect(badDaytona.ok ? '' : badDaytona.error).toMatch(/^--sandbox daytona: .*\[daytona\]\.daytona_server_url/);
+    expect(badDaytona.isOk() ? '' : badDaytona.error).toMatch(/^--sandbox daytona: .*\[daytona\]\.daytona_server_url/);
     const badSandbox = await sandboxProviderFor('daytona', {
       workspace: '/host',
       config: await configOf('[sandbox]\ntimeout = "soon"\n[daytona]\ndaytona_api_key = "k"\n'),
     });
-    expect(badSandbox.ok ? '' : badSandbox.error).toMatch(/^--sandbox daytona: .*\[sandbox\]\.timeout/);
+    expect(badSandbox.isOk() ? '' : badSandbox.error).toMatch(/^--sandbox daytona: .*\[sandbox\]\.timeout/);
   });
 
   it('needs @openmanus/sandbox, and says so', async () => {
     const notFound = async () => {
       throw Object.assign(new Error("Cannot find package '@openmanus/sandbox'"), { code: 'ERR_MODULE_NOT_FOUND' });
     };
-    expect(await sandboxProviderFor('daytona', { workspace: '/w', load: notFound })).toEqual({
-      ok: false,
-      error:
+    expect(await sandboxProviderFor('daytona', { workspace: '/w', load: notFound })).toEqual(
+      err(
         '--sandbox daytona needs the @openmanus/sandbox package, which is not installed (pnpm add @openmanus/sandbox)',
-    });
+      ),
+    );
   });
 
   it('announces a new sandbox’s links when it has them, says why when it cannot, and nothing for others', async () => {

@@ -1,7 +1,7 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Writable } from 'node:stream';
-import { loadConfig } from '@openmanus/core';
+import { loadConfig, ok } from '@openmanus/core';
 import { processesMatching, type RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { flowCommand } from '../src/flowCommand.js';
@@ -284,7 +284,7 @@ describe('openmanus flow', () => {
     );
     // The example config file's [runflow] is read as it says.
     const example = loadConfig({ path: join(import.meta.dirname, '../../../config/config.example.toml'), env: {} });
-    expect(example.ok && useDataAnalysisAgent(example.value)).toEqual({ ok: true, value: false });
+    expect(example.isOk() && useDataAnalysisAgent(example.value)).toEqual(ok(false));
     expect((await flow(['--when-blocked', 'panic', 'x'], {})).stderr).toBe(
       'openmanus flow: --when-blocked must be "continue", "replan" or "stop", got "panic"\n',
     );

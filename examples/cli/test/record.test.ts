@@ -34,7 +34,7 @@ describe('openmanus --record', () => {
     // The same agent, offline, from another workspace: it replays without diverging.
     const elsewhere = await tempDir();
     const config = loadConfig({ cwd: elsewhere, env });
-    if (!config.ok) throw new Error('the test config does not load');
+    if (!config.isOk()) throw new Error('the test config does not load');
     const { search, browser } = config.value;
     const agent = createCliAgent('manus', { workspace: elsewhere, maxSteps: 20, sandbox: 'none', search, browser });
     const replay = replayLlm(transcript, { placeholders: { workspace: elsewhere } });

@@ -1,4 +1,4 @@
-import type { OpenManusConfig, SandboxProvider } from '@openmanus/core';
+import { err, type OpenManusConfig, ok, type SandboxProvider } from '@openmanus/core';
 import { describe, expect, it } from 'vitest';
 import { providerOf, runSandboxOption } from '../src/options.js';
 import { sandboxProviderFor } from '../src/sandboxProvider.js';
@@ -12,7 +12,7 @@ describe('sandboxProviderFor', () => {
   it('local: the workspace on this host, as the model is told it', async () => {
     const workspace = await tempDir();
     const local = await sandboxProviderFor('local', { workspace, isolation: 'none' });
-    if (!local.ok) throw new Error(local.error);
+    if (!local.isOk()) throw new Error(local.error);
     expect(local.value.workspace).toBe(workspace);
     const sandbox = await local.value.provider.create({ runId: 'r', signal: new AbortController().signal });
     try {
@@ -24,15 +24,14 @@ describe('sandboxProviderFor', () => {
   });
 
   it('docker: a clear error when @openmanus/sandbox is not installed, or does not have the provider', async () => {
-    expect(await sandboxProviderFor('docker', { workspace: '/w', load: notFound })).toEqual({
-      ok: false,
-      error:
+    expect(await sandboxProviderFor('docker', { workspace: '/w', load: notFound })).toEqual(
+      err(
         '--sandbox docker needs the @openmanus/sandbox package, which is not installed (pnpm add @openmanus/sandbox)',
-    });
-    expect(await sandboxProviderFor('docker', { workspace: '/w', load: async () => ({}) })).toEqual({
-      ok: false,
-      error: '--sandbox docker: @openmanus/sandbox has no createDockerSandboxProvider',
-    });
+      ),
+    );
+    expect(await sandboxProviderFor('docker', { workspace: '/w', load: async () => ({}) })).toEqual(
+      err('--sandbox docker: @openmanus/sandbox has no createDockerSandboxProvider'),
+    );
   });
 
   it('docker: made from [sandbox] with the host workspace; the model is told its work_dir', async () => {
@@ -43,32 +42,30 @@ describe('sandboxProviderFor', () => {
         given.push(options);
         return provider;
       },
-      sandboxSettingsFrom: (config: OpenManusConfig) => ({
-        ok: true,
-        value: {
+      sandboxSettingsFrom: (config: OpenManusConfig) =>
+        ok({
           image: String(config.sections.sandbox && (config.sections.sandbox as { image: string }).image),
           workDir: '/work',
-        },
-      }),
+        }),
     });
     const config = { sections: { sandbox: { image: 'python:3.12-slim' } } } as unknown as OpenManusConfig;
     const docker = await sandboxProviderFor('docker', { workspace: '/host/ws', config, load });
-    expect(docker).toEqual({ ok: true, value: { provider, workspace: '/work' } });
+    expect(docker).toEqual(ok({ provider, workspace: '/work' }));
     expect(given).toEqual([{ image: 'python:3.12-slim', workDir: '/work', workspace: '/host/ws' }]);
   });
 
   it('docker: a bad [sandbox] key is a clear error naming it, from the real package', async () => {
     const config = { file: 'config.toml', sections: { sandbox: { memory_limit: 12 } } } as unknown as OpenManusConfig;
     const docker = await sandboxProviderFor('docker', { workspace: '/w', config });
-    expect(docker.ok).toBe(false);
-    expect(docker.ok ? '' : docker.error).toMatch(/^--sandbox docker: config\.toml: \[sandbox\]\.memory_limit/);
+    expect(docker.isOk()).toBe(false);
+    expect(docker.isOk() ? '' : docker.error).toMatch(/^--sandbox docker: config\.toml: \[sandbox\]\.memory_limit/);
   });
 });
 
 describe('--sandbox and [sandbox] use_sandbox', () => {
   const option = (value?: string) => {
     const parsed = runSandboxOption(value);
-    if (!parsed.ok) throw new Error(parsed.error);
+    if (!parsed.isOk()) throw new Error(parsed.error);
     return parsed.value;
   };
 
@@ -76,10 +73,9 @@ describe('--sandbox and [sandbox] use_sandbox', () => {
     expect(option('bwrap')).toEqual({ isolation: 'bwrap' });
     expect(option('local')).toEqual({ provider: 'local' });
     expect(option(undefined)).toBeUndefined();
-    expect(runSandboxOption('podman')).toEqual({
-      ok: false,
-      error: '--sandbox must be "auto", "bwrap", "none", "local", "docker" or "daytona", got "podman"',
-    });
+    expect(runSandboxOption('podman')).toEqual(
+      err('--sandbox must be "auto", "bwrap", "none", "local", "docker" or "daytona", got "podman"'),
+    );
   });
 
   it('use_sandbox = true puts Manus, Python and bash included, in Docker unless --sandbox says otherwise', () => {

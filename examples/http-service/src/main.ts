@@ -32,7 +32,7 @@ async function model(): Promise<LlmPort> {
     return createOpenAiLlm({ model: 'scripted-demo', apiKey: 'offline', baseURL: server.baseURL, maxRetries: 0 });
   }
   const config = loadConfig();
-  return config.ok ? createLlmFromConfig(config.value, 'manus') : fail(describeConfigError(config.error));
+  return config.isOk() ? createLlmFromConfig(config.value, 'manus') : fail(describeConfigError(config.error));
 }
 
 const port = Number(env.PORT ?? 8080);

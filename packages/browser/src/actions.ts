@@ -91,7 +91,8 @@ async function click(target: Locator, ref: string, double: boolean, session: Ses
 }
 
 /** Once a newer page state is in memory, an action's result shrinks to what it did (core's `keepFullObservations`). */
-const STATE_LEFT_OUT = '[the page state after this action is left out: the current one follows while the browser is in use]';
+const STATE_LEFT_OUT =
+  '[the page state after this action is left out: the current one follows while the browser is in use]';
 
 /**
  * What the action did, then the page state; its brief is what it did and the page it left the tab
@@ -276,7 +277,7 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
 
   async web_search({ query }, { session, search, scope }) {
     const found = await search(query, { signal: scope.signal });
-    if (!found.ok)
+    if (!found.isOk())
       throw new ActionError(`the search for ${JSON.stringify(query)} gave no results: ${found.error.message}`);
     const { results, engine } = found.value;
     const first = results[0];
@@ -318,7 +319,7 @@ export const ACTIONS: { readonly [A in ActionName]: Handler<A> } = {
 
   async extract_content({ goal, start_from_char }, { session, scope, maxContentLength }) {
     const extracted = await extractContent(await session.page(), goal, start_from_char ?? 0, maxContentLength, scope);
-    if (!extracted.ok) throw new ActionError(extracted.error);
+    if (!extracted.isOk()) throw new ActionError(extracted.error);
     return extracted.value;
   },
 

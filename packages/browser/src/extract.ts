@@ -64,7 +64,7 @@ export async function extractContent(
     system: SYSTEM_PROMPT,
     prompt: `Goal: ${goal}\n\n${pageContent(`Page: ${title || '(untitled)'} — ${url} (${span})\n\n${chunk.text}`)}`,
   });
-  if (!answer.ok) return err(`extract_content could not extract: ${answer.error.message}`);
+  if (!answer.isOk()) return err(`extract_content could not extract: ${answer.error.message}`);
   const more = chunk.more
     ? `\n[The page goes on: extract_content with start_from_char=${chunk.end} reads the next part.]`
     : '';

@@ -5,11 +5,11 @@ import type { Browser, BrowserContext } from 'playwright-core';
 /** How JavaScript dialogs (alert, confirm, prompt) are answered. */
 export type DialogPolicy = 'accept' | 'dismiss' | 'ask';
 
-/** A web search for the `web_search` action: the results, or why there are none. */
+/** A web search for the `web_search` action: the results, or why there are none (a `ResultAsync`, or a promise of a `Result`). */
 export type BrowserSearch = (
   query: string,
   options: { readonly signal: AbortSignal },
-) => Promise<Result<SearchResponse, SearchFailure>>;
+) => PromiseLike<Result<SearchResponse, SearchFailure>>;
 
 export interface BrowserUseOptions extends NetworkAccess {
   /** Where downloads are saved (`downloads/`) and uploads come from (default: the run's workspace, else `./workspace`). */

@@ -257,7 +257,8 @@ describe.skipIf(!chrome)('browser_use in a real Chromium', () => {
     // Without vision, a result has no image; a page state comes with its brief (what the action did).
     expect(await direct.call({ action: 'get_current_state' })).toEqual({
       output: expect.stringMatching(/^<page_content untrusted="true">\nURL: http:\/\/127/),
-      brief: 'Read the page state.\n[the page state after this action is left out: the current one follows while the browser is in use]',
+      brief:
+        'Read the page state.\n[the page state after this action is left out: the current one follows while the browser is in use]',
     });
     const vision = await h.direct(h.tool({ vision: true }));
     expect(await vision.call({ action: 'go_to_url', url: home() })).toMatchObject({

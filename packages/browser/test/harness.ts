@@ -201,7 +201,7 @@ export function browserHarness(executablePath: string): Harness {
       return {
         async call(args) {
           const parsed = tool.parse(args);
-          if (!parsed.ok) throw new Error(parsed.error);
+          if (!parsed.isOk()) throw new Error(parsed.error);
           return tool.execute(parsed.value, scope(`call-${++seq}`));
         },
         session: () => tool.session(scope('host')),

@@ -1,5 +1,7 @@
 // The tool's other pure parts, without a browser: parameters per action, tab ids, extract chunks,
 // the lock, download names, finding Chrome, and [browser] of config.toml as options.
+
+import { err, ok } from '@openmanus/core';
 import { describe, expect, it } from 'vitest';
 import { ACTION_NAMES, browserUseParameters, parseAction } from '../src/actionSchema.js';
 import { chunkAt } from '../src/chunk.js';
@@ -17,7 +19,7 @@ import { addTab, focusTab, noTabs, removeTab } from '../src/tabs.js';
 
 const errorOf = (args: unknown) => {
   const parsed = parseAction(args);
-  return parsed.ok ? 'no error' : parsed.error;
+  return parsed.isOk() ? 'no error' : parsed.error;
 };
 
 describe('browser_use parameters', () => {
@@ -76,21 +78,17 @@ describe('browser_use parameters', () => {
     expect(errorOf({ action: 'click_element', index: 3 })).toBe(
       "click_element takes ref (the element's ref from the page state, such as e12), not index.",
     );
-    expect(parseAction({ action: 'go_back', url: null, ref: 'e1', seconds: 3 })).toEqual({
-      ok: true,
-      value: { action: 'go_back' },
-    });
-    expect(parseAction({ action: 'click_element', ref: 'f2e15' })).toEqual({
-      ok: true,
-      value: { action: 'click_element', ref: 'f2e15' },
-    });
+    expect(parseAction({ action: 'go_back', url: null, ref: 'e1', seconds: 3 })).toEqual(ok({ action: 'go_back' }));
+    expect(parseAction({ action: 'click_element', ref: 'f2e15' })).toEqual(
+      ok({ action: 'click_element', ref: 'f2e15' }),
+    );
   });
 
   it('is the schema the tool gives the model, and the tool validates with it', () => {
     const tool = createBrowserUse();
     expect(tool.spec.name).toBe('browser_use');
     expect(tool.spec.parameters).toEqual(browserUseParameters);
-    expect(tool.parse({ action: 'hover' })).toEqual({ ok: false, error: 'hover: ref is required.' });
+    expect(tool.parse({ action: 'hover' })).toEqual(err('hover: ref is required.'));
   });
 });
 

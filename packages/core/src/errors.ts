@@ -59,6 +59,9 @@ export type LlmFailureCode =
   | 'LLM_CONFIG'
   | 'LLM_MALFORMED_RESPONSE';
 
+/** The code of a result's error that is neither thrown nor a run's: a config that cannot be used (`ConfigError`). */
+export type ResultErrorCode = 'CONFIG_INVALID';
+
 /** The codes of why a run ended early or failed (`RunError.code`), besides the model's failures and thrown codes. */
 export type RunStopCode =
   /** The LLM port threw instead of returning its failure. */
@@ -92,8 +95,8 @@ export type RunStopCode =
   /** A state saved before errors had codes: its error was only a message. */
   | 'LEGACY';
 
-/** Every code of the family: of a thrown `OpenManusError`, or of a run's `RunError`. */
-export type OpenManusErrorCode = ThrownErrorCode | LlmFailureCode | RunStopCode;
+/** Every code of the family: of a thrown `OpenManusError`, of a run's `RunError`, or of a result's error. */
+export type OpenManusErrorCode = ThrownErrorCode | LlmFailureCode | RunStopCode | ResultErrorCode;
 
 /** The base of every error an @openmanus package throws at a host. */
 export class OpenManusError<C extends OpenManusErrorCode = OpenManusErrorCode> extends Error {

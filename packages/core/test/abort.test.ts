@@ -2,6 +2,8 @@ import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import { createAgent, defineTool, type LlmPort, run } from '../src/index.js';
+import { portComplete } from '../src/llm/llm.js';
+import { err } from '../src/result.js';
 import { linkAbort } from '../src/shell/abort.js';
 import { scriptedLlm } from '../src/testing/index.js';
 
@@ -184,13 +186,13 @@ function hangingLlm() {
   });
   const llm: LlmPort = {
     model: 'hanging',
-    complete: (_request, options) =>
-      new Promise((resolve) => {
-        options?.signal?.addEventListener('abort', () =>
-          resolve({ ok: false, error: { kind: 'aborted', message: 'aborted' } }),
-        );
-        ask(options?.signal);
-      }),
+    complete: portComplete(
+      (_request, options) =>
+        new Promise((resolve) => {
+          options?.signal?.addEventListener('abort', () => resolve(err({ kind: 'aborted', message: 'aborted' })));
+          ask(options?.signal);
+        }),
+    ),
   };
   return { llm, asked };
 }

@@ -14,6 +14,7 @@ import {
 import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { describe, expect, it } from 'vitest';
 import { fromAiSdk, type LlmDelta, type Message, run } from '../src/index.js';
+import { err, ok } from '../src/result.js';
 import {
   type AnthropicServer,
   type BedrockServer,
@@ -117,9 +118,8 @@ describe('fromAiSdk with the AI SDK mock model', () => {
       { toolCall: { index: 0, arguments: '"Kyoto"}' } },
     ]);
     // claude-sonnet-4-5 at $3 in, $0.30 cached, $3.75 written, $15 out per million.
-    expect(result).toEqual({
-      ok: true,
-      value: {
+    expect(result).toEqual(
+      ok({
         content: 'Let me look.',
         toolCalls: [{ id: 'call-1', name: 'get_weather', arguments: '{"city":"Kyoto"}' }],
         reasoning: [{ text: 'They want the weather.', signature: 'sig-1' }],
@@ -132,8 +132,8 @@ describe('fromAiSdk with the AI SDK mock model', () => {
           reasoningTokens: 20,
           costUsd: (100 * 3 + 800 * 0.3 + 100 * 3.75 + 50 * 15) / 1e6,
         },
-      },
-    });
+      }),
+    );
     expect(model.doStreamCalls[0]).toMatchObject({
       tools: [
         {
@@ -225,16 +225,15 @@ describe('fromAiSdk with the AI SDK mock model', () => {
         { tools: [weather], toolChoice: 'none' },
       ),
     );
-    expect(result).toEqual({
-      ok: true,
-      value: {
+    expect(result).toEqual(
+      ok({
         content: 'One pixel.',
         toolCalls: [],
         reasoning: [{ text: 'A tiny image.' }],
         finishReason: 'stop',
         usage: { inputTokens: 30, outputTokens: 3 },
-      },
-    });
+      }),
+    );
     const call = model.doGenerateCalls[0];
     expect(call).toMatchObject({ maxOutputTokens: 100, temperature: 0.5, toolChoice: { type: 'none' } });
     const prompt = call?.prompt ?? [];
@@ -289,10 +288,9 @@ describe('fromAiSdk with the AI SDK mock model', () => {
     ]);
     const llm = fromAiSdk(model, { stream: true });
     const deltas: LlmDelta[] = [];
-    expect(await llm.complete(question('hi'), { onDelta: (d) => deltas.push(d) })).toMatchObject({
-      ok: true,
-      value: { content: 'Whole.' },
-    });
+    expect(await llm.complete(question('hi'), { onDelta: (d) => deltas.push(d) })).toMatchObject(
+      ok({ content: 'Whole.' }),
+    );
     expect(deltas).toEqual([
       { restart: true },
       { text: 'Half' },
@@ -301,7 +299,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
       { restart: true },
       { text: 'Whole.' },
     ]);
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: false, error: { kind: 'auth', status: 401 } });
+    expect(await llm.complete(question('hi'))).toMatchObject(err({ kind: 'auth', status: 401 }));
     expect(model.doStreamCalls).toHaveLength(5);
   });
 
@@ -325,7 +323,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
       new LoadAPIKeyError({ message: 'Anthropic API key is missing.' }),
     ]) {
       const result = await failing(error).complete(question('hi'));
-      kinds.push(result.ok ? undefined : [result.error.kind, result.error.retryAfterMs]);
+      kinds.push(result.isOk() ? undefined : [result.error.kind, result.error.retryAfterMs]);
     }
     expect(kinds).toEqual([
       ['rate_limit', 7000],
@@ -356,7 +354,7 @@ describe('fromAiSdk with the AI SDK mock model', () => {
         controller.abort();
       },
     });
-    expect(result).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+    expect(result).toMatchObject(err({ kind: 'aborted' }));
     expect(deltas).toEqual([{ text: 'Never ' }]);
   });
 
@@ -380,14 +378,13 @@ describe('fromAiSdk with the AI SDK mock model', () => {
         ]),
     });
     const result = await fromAiSdk(model, { toolMode: 'prompt' }).complete({ ...question('Kyoto?'), tools: [weather] });
-    expect(result).toMatchObject({
-      ok: true,
-      value: {
+    expect(result).toMatchObject(
+      ok({
         content: '',
         toolCalls: [{ name: 'get_weather', arguments: '{"city":"Kyoto"}' }],
         finishReason: 'tool_calls',
-      },
-    });
+      }),
+    );
     const call = model.doGenerateCalls[0];
     expect(call?.tools).toBeUndefined();
     expect(call?.prompt[0]).toMatchObject({ role: 'system', content: expect.stringContaining('get_weather') });
@@ -442,9 +439,8 @@ describe('fromAiSdk over @ai-sdk/openai-compatible, against the local OpenAI-com
       { onDelta: (d) => deltas.push(d) },
     );
     // gpt-4o-mini at $0.15 in, $0.075 cached, $0.60 out per million.
-    expect(result).toEqual({
-      ok: true,
-      value: {
+    expect(result).toEqual(
+      ok({
         content: 'Looking it up for you now.',
         toolCalls: [{ id: 'call_0_0', name: 'get_weather', arguments: '{"city":"Kyoto, the old capital"}' }],
         finishReason: 'tool_calls',
@@ -454,8 +450,8 @@ describe('fromAiSdk over @ai-sdk/openai-compatible, against the local OpenAI-com
           cachedInputTokens: 1_500,
           costUsd: (500 * 0.15 + 1_500 * 0.075 + 40 * 0.6) / 1e6,
         },
-      },
-    });
+      }),
+    );
     const pieces = deltas.flatMap((d) => (d.toolCall?.arguments ? [d.toolCall.arguments] : []));
     expect(pieces.length).toBeGreaterThan(1);
     expect(pieces.join('')).toBe('{"city":"Kyoto, the old capital"}');
@@ -481,9 +477,9 @@ describe('fromAiSdk over @ai-sdk/openai-compatible, against the local OpenAI-com
       },
     ]);
     const llm = fromAiSdk(modelOf(server), { stream: true });
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: true, value: { content: 'Whole.' } });
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: false, error: { kind: 'auth', status: 401 } });
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: false, error: { kind: 'context_length' } });
+    expect(await llm.complete(question('hi'))).toMatchObject(ok({ content: 'Whole.' }));
+    expect(await llm.complete(question('hi'))).toMatchObject(err({ kind: 'auth', status: 401 }));
+    expect(await llm.complete(question('hi'))).toMatchObject(err({ kind: 'context_length' }));
     expect(server.hits).toBe(5);
   });
 
@@ -523,7 +519,7 @@ describe('fromAiSdk over @ai-sdk/anthropic, against the local Anthropic server',
     const llm = fromAiSdk(modelOf(server), { stream: true });
     const history: Message[] = [{ role: 'user', content: 'Weather in Kyoto?' }];
     const first = await llm.complete(askBriefly(history, { tools: [weather], cache: { stableMessages: 2 } }));
-    if (!first.ok) throw new Error(first.error.message);
+    if (!first.isOk()) throw new Error(first.error.message);
     expect(first.value.reasoning).toEqual([{ text: 'They want the weather.', signature: 'sig-thinking' }]);
     expect(first.value.usage).toEqual({
       inputTokens: 3_000,
@@ -598,7 +594,7 @@ describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock serve
     const llm = fromAiSdk(model, { stream: true });
     const history: Message[] = [{ role: 'user', content: 'Weather in Kyoto?' }];
     const first = await llm.complete(askBriefly(history, { tools: [weather], cache: { stableMessages: 2 } }));
-    if (!first.ok) throw new Error(first.error.message);
+    if (!first.isOk()) throw new Error(first.error.message);
     expect(first.value).toMatchObject({
       toolCalls: [{ name: 'get_weather', arguments: '{"city":"Kyoto"}' }],
       reasoning: [{ text: 'They want the weather.', signature: 'sig-bedrock' }],
@@ -628,7 +624,7 @@ describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock serve
         { tools: [weather] },
       ),
     );
-    expect(second).toMatchObject({ ok: true, value: { content: 'Sunny.' } });
+    expect(second).toMatchObject(ok({ content: 'Sunny.' }));
     expect(server.requests[1]?.messages[1]?.content).toEqual([
       { reasoningContent: { reasoningText: { text: 'They want the weather.', signature: 'sig-bedrock' } } },
       { toolUse: { toolUseId: toolCalls[0]?.id, name: 'get_weather', input: { city: 'Kyoto' } } },
@@ -655,8 +651,8 @@ describe('fromAiSdk over @ai-sdk/amazon-bedrock, against the local Bedrock serve
       },
     ]);
     const llm = fromAiSdk(model, { stream: true });
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: true, value: { content: 'Whole.' } });
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: false, error: { kind: 'auth', status: 403 } });
+    expect(await llm.complete(question('hi'))).toMatchObject(ok({ content: 'Whole.' }));
+    expect(await llm.complete(question('hi'))).toMatchObject(err({ kind: 'auth', status: 403 }));
     expect(server.hits).toBe(4);
   });
 

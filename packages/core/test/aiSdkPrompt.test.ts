@@ -3,6 +3,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { createGoogleLlm, systemMessage, userMessage } from '../src/index.js';
 import { toAiSdkPrompt } from '../src/llm/aiSdkPrompt.js';
+import { ok } from '../src/result.js';
 import { type GeminiServer, startGeminiServer } from '../src/testing/index.js';
 
 let server: GeminiServer | undefined;
@@ -25,6 +26,6 @@ it('Gemini gets a request with a later system message, instead of the SDK refusi
     tools: [],
     toolChoice: 'auto',
   });
-  expect(result).toMatchObject({ ok: true, value: { content: 'Noted.' } });
+  expect(result).toMatchObject(ok({ content: 'Noted.' }));
   expect(server.hits).toBe(1);
 });

@@ -12,6 +12,7 @@ import {
   type Message,
   run,
 } from '../src/index.js';
+import { err, ok } from '../src/result.js';
 import {
   type AnthropicServer,
   checkLlmPort,
@@ -44,15 +45,14 @@ describe('the Anthropic port', () => {
         { role: 'user', content: 'Hi' },
       ]),
     );
-    expect(result).toEqual({
-      ok: true,
-      value: {
+    expect(result).toEqual(
+      ok({
         content: 'Hello there.',
         toolCalls: [],
         finishReason: 'stop',
         usage: { inputTokens: 20, outputTokens: 3, cachedInputTokens: 0, cacheWriteTokens: 0, costUsd: 0.000105 },
-      },
-    });
+      }),
+    );
     const [body] = server.requests;
     expect(body).toMatchObject({
       model: 'claude-sonnet-4-5',
@@ -83,7 +83,7 @@ describe('the Anthropic port', () => {
       { role: 'user', content: 'Weather in Oslo and time in Lima?' },
     ];
     const first = await llm.complete(ask(history, { tools: [weather, clock] }));
-    if (!first.ok) throw new Error(first.error.message);
+    if (!first.isOk()) throw new Error(first.error.message);
     expect(first.value.finishReason).toBe('tool_calls');
     expect(first.value.toolCalls).toEqual([
       { id: 'toolu_weather', name: 'get_weather', arguments: '{"city":"Oslo"}' },
@@ -101,7 +101,7 @@ describe('the Anthropic port', () => {
         { tools: [weather, clock] },
       ),
     );
-    expect(second.ok && second.value.content).toBe('Oslo is cold; it is noon in Lima.');
+    expect(second.isOk() && second.value.content).toBe('Oslo is cold; it is noon in Lima.');
     const body = server.requests[1];
     expect(body?.tools).toEqual([
       { name: 'get_weather', description: 'The weather in a city.', input_schema: weather.parameters },
@@ -137,7 +137,7 @@ describe('the Anthropic port', () => {
         { tools: [weather] },
       ),
     );
-    expect(result.ok).toBe(true);
+    expect(result.isOk()).toBe(true);
     expect(blocksOf(server.requests[0], 1)).toEqual([
       { type: 'tool_use', id: 'toolu_bad', name: 'get_weather', input: {} },
     ]);
@@ -194,14 +194,14 @@ describe('the Anthropic port', () => {
     const streamed = await llmFor(server, { stream: true }).complete(request);
     // 1,000 fresh × $3 + 9,000 read × $0.30 + 2,000 written × $3.75 + 500 out × $15, per million.
     const expected = { ...usage, costUsd: 0.0207 };
-    expect(whole.ok && whole.value.usage).toEqual(expected);
-    expect(streamed.ok && streamed.value.usage).toEqual(expected);
+    expect(whole.isOk() && whole.value.usage).toEqual(expected);
+    expect(streamed.isOk() && streamed.value.usage).toEqual(expected);
   });
 
   it('an unpriced model’s usage has no cost', async () => {
     const server = await serve([{ content: 'Hi', usage: { inputTokens: 5, outputTokens: 1 } }]);
     const result = await llmFor(server, { model: 'claude-unknown' }).complete(ask([{ role: 'user', content: 'Hi' }]));
-    expect(result.ok && result.value.usage).toEqual({
+    expect(result.isOk() && result.value.usage).toEqual({
       inputTokens: 5,
       outputTokens: 1,
       cachedInputTokens: 0,
@@ -292,7 +292,7 @@ describe('the Anthropic port', () => {
         { tools: [weather] },
       ),
     );
-    expect(result.ok && result.value).toMatchObject({
+    expect(result.isOk() && result.value).toMatchObject({
       content: 'Sure.',
       toolCalls: [{ name: 'get_weather', arguments: '{"city":"Oslo"}' }],
       finishReason: 'tool_calls',
@@ -333,7 +333,7 @@ describe('the Anthropic port', () => {
   it('a reply cut at max_tokens says `length`', async () => {
     const server = await serve([{ content: 'The beginning of a long', finishReason: 'length' }]);
     const result = await llmFor(server).complete(ask([{ role: 'user', content: 'Write a lot.' }]));
-    expect(result.ok && result.value).toMatchObject({ content: 'The beginning of a long', finishReason: 'length' });
+    expect(result.isOk() && result.value).toMatchObject({ content: 'The beginning of a long', finishReason: 'length' });
   });
 });
 
@@ -350,7 +350,7 @@ describe('extended thinking', () => {
     const options = { thinking: { budgetTokens: 2048 }, temperature: 0.2 };
     const whole = await llmFor(server, options).complete(request);
     const streamed = await llmFor(server, { ...options, stream: true }).complete(request);
-    expect(whole.ok && whole.value.reasoning).toEqual([
+    expect(whole.isOk() && whole.value.reasoning).toEqual([
       { text: 'The user wants the weather; I should call the tool.', signature: 'sig-abc' },
       { text: '', redacted: 'ENCRYPTED==' },
     ]);
@@ -405,7 +405,7 @@ describe('failures', () => {
   it('a 429 with Retry-After is retried by the SDK, then succeeds', async () => {
     const server = await serve([{ error: { status: 429, retryAfterMs: 1 } }, { content: 'Finally.' }]);
     const result = await llmFor(server, { maxRetries: 2 }).complete(request);
-    expect(result.ok && result.value.content).toBe('Finally.');
+    expect(result.isOk() && result.value.content).toBe('Finally.');
     expect(server.hits).toBe(2);
   });
 
@@ -420,28 +420,29 @@ describe('failures', () => {
   ] as const)('HTTP %j is a %s error with the API’s message', async (failure, kind, retryAfterMs) => {
     const server = await serve([{ error: failure }]);
     const result = await llmFor(server).complete(request);
-    expect(result).toEqual({
-      ok: false,
-      error: {
+    expect(result).toEqual(
+      err({
         kind,
         message: failure.message,
         status: failure.status,
         ...(retryAfterMs !== undefined ? { retryAfterMs } : {}),
-      },
-    });
+      }),
+    );
   });
 
   it('a context-length error the stand-in words itself reads as context_length', async () => {
     const server = await serve([{ error: { status: 400, code: 'context_length_exceeded' } }]);
     const result = await llmFor(server).complete(request);
-    expect(result.ok === false && result.error).toMatchObject({ kind: 'context_length', status: 400 });
-    expect(result.ok === false && result.error.message).toMatch(/^prompt is too long: \d+ tokens > 200000 maximum$/);
+    expect(result.isOk() === false && result.error).toMatchObject({ kind: 'context_length', status: 400 });
+    expect(result.isOk() === false && result.error.message).toMatch(
+      /^prompt is too long: \d+ tokens > 200000 maximum$/,
+    );
   });
 
   it('a dropped connection is a network error', async () => {
     const server = await serve([{ error: {} }]);
     const result = await llmFor(server).complete(request);
-    expect(result.ok === false && result.error.kind).toBe('network');
+    expect(result.isOk() === false && result.error.kind).toBe('network');
   });
 
   it('an overloaded error in the stream is retried: the listener hears a restart, then the whole reply', async () => {
@@ -451,7 +452,7 @@ describe('failures', () => {
     const result = await llmFor(server, { stream: true, maxRetries: 1 }).complete(request, {
       onDelta: (d) => deltas.push(d),
     });
-    expect(result.ok && result.value.content).toBe(answer);
+    expect(result.isOk() && result.value.content).toBe(answer);
     const restart = deltas.findIndex((d) => d.restart);
     expect(restart).toBeGreaterThan(0);
     expect(
@@ -466,7 +467,7 @@ describe('failures', () => {
   it('an overloaded error in the stream, with no retries left, is an overloaded error', async () => {
     const server = await serve([{ content: 'Half of it', midStreamError: { after: 4, message: 'Overloaded' } }]);
     const result = await llmFor(server, { stream: true }).complete(request);
-    expect(result).toEqual({ ok: false, error: { kind: 'overloaded', message: 'Overloaded' } });
+    expect(result).toEqual(err({ kind: 'overloaded', message: 'Overloaded' }));
   });
 
   it('an invalid-request error in the stream is not retried', async () => {
@@ -475,7 +476,7 @@ describe('failures', () => {
       { content: 'never asked for' },
     ]);
     const result = await llmFor(server, { stream: true, maxRetries: 2 }).complete(request);
-    expect(result).toEqual({ ok: false, error: { kind: 'bad_request', message: 'bad tool input' } });
+    expect(result).toEqual(err({ kind: 'bad_request', message: 'bad tool input' }));
     expect(server.hits).toBe(1);
   });
 
@@ -483,14 +484,14 @@ describe('failures', () => {
     const answer = 'The answer, at last, after the first reply broke off.';
     const server = await serve([{ content: answer, cutAfter: 4 }, { content: answer }]);
     const result = await llmFor(server, { stream: streamed, maxRetries: 1 }).complete(request);
-    expect(result.ok && result.value.content).toBe(answer);
+    expect(result.isOk() && result.value.content).toBe(answer);
     expect(server.hits).toBe(2);
   });
 
   it('a stream that ends before message_stop is cut short: a network error once retries are spent', async () => {
     const server = await serve([{ content: 'Half an answer that goes on.', endAfter: 4 }]);
     const result = await llmFor(server, { stream: true }).complete(request);
-    expect(result.ok === false && result.error.kind).toBe('network');
+    expect(result.isOk() === false && result.error.kind).toBe('network');
   });
 
   it('an abort ends the request at once as `aborted`', async () => {
@@ -503,7 +504,7 @@ describe('failures', () => {
       },
     ]);
     const result = await llmFor(server, { stream: true }).complete(request, { signal: controller.signal });
-    expect(result).toEqual({ ok: false, error: { kind: 'aborted', message: 'the request was aborted' } });
+    expect(result).toEqual(err({ kind: 'aborted', message: 'the request was aborted' }));
   });
 
   it('a delta listener that throws ends the request with its error', async () => {
@@ -519,7 +520,7 @@ describe('failures', () => {
   it('the script running out is a server error, not retried', async () => {
     const server = await serve([]);
     const result = await llmFor(server, { maxRetries: 2 }).complete(request);
-    expect(result.ok === false && result.error).toMatchObject({ kind: 'server', status: 500 });
+    expect(result.isOk() === false && result.error).toMatchObject({ kind: 'server', status: 500 });
     expect(server.hits).toBe(1);
   });
 });
@@ -565,7 +566,7 @@ describe('setup', () => {
     try {
       const llm = createAnthropicLlm({ model: 'claude-sonnet-4-5', baseURL: server.baseURL, maxRetries: 0 });
       const result = await llm.complete(ask([{ role: 'user', content: 'Hi' }]));
-      expect(result.ok === false && result.error.kind).toBe('config');
+      expect(result.isOk() === false && result.error.kind).toBe('config');
       expect(server.hits).toBe(0);
     } finally {
       if (saved !== undefined) process.env.ANTHROPIC_API_KEY = saved;
@@ -577,10 +578,7 @@ describe('setup', () => {
     const result = await llmFor(server, { stream: true, idleTimeoutMs: 200 }).complete(
       ask([{ role: 'user', content: 'Hi' }]),
     );
-    expect(result).toEqual({
-      ok: false,
-      error: { kind: 'timeout', message: 'the reply stream went quiet for 200 ms' },
-    });
+    expect(result).toEqual(err({ kind: 'timeout', message: 'the reply stream went quiet for 200 ms' }));
   });
 });
 

@@ -16,6 +16,7 @@ import {
 } from '../src/index.js';
 import { bedrockEndpoint, cachesPrompts } from '../src/llm/bedrock.js';
 import { toLlmError } from '../src/llm/bedrockErrors.js';
+import { err, ok, type Result } from '../src/result.js';
 import {
   type BedrockServer,
   checkLlmPort,
@@ -54,8 +55,8 @@ const afterTwoCalls: Message[] = [
   { role: 'tool', toolCallId: 'tooluse_time', name: 'get_time', content: '12:00' },
 ];
 
-const unwrap = <T>(result: { ok: true; value: T } | { ok: false; error: { kind: string; message: string } }): T => {
-  if (!result.ok) throw new Error(`${result.error.kind}: ${result.error.message}`);
+const unwrap = <T>(result: Result<T, { kind: string; message: string }>): T => {
+  if (result.isErr()) throw new Error(`${result.error.kind}: ${result.error.message}`);
   return result.value;
 };
 
@@ -68,16 +69,15 @@ describe('the Bedrock port', () => {
         { role: 'user', content: 'Hi' },
       ]),
     );
-    expect(result).toEqual({
-      ok: true,
-      value: {
+    expect(result).toEqual(
+      ok({
         content: 'Hello there.',
         toolCalls: [],
         finishReason: 'stop',
         // Claude 3.7 Sonnet at Anthropic's price: 20 × $3 + 3 × $15 per million.
         usage: { inputTokens: 20, outputTokens: 3, costUsd: 0.000105 },
-      },
-    });
+      }),
+    );
     const [body] = server.requests;
     expect(body).toEqual({
       modelId: MODEL,
@@ -453,11 +453,11 @@ describe('the Bedrock port failing', () => {
     for (const [failure, kind, status] of cases) {
       const server = await serve([failure]);
       const result = await llmFor(server).complete(question);
-      expect(result.ok ? 'a reply' : [result.error.kind, result.error.status], JSON.stringify(failure)).toEqual([
+      expect(result.isOk() ? 'a reply' : [result.error.kind, result.error.status], JSON.stringify(failure)).toEqual([
         kind,
         status,
       ]);
-      if (!result.ok) expect(result.error.message).toMatch(/Exception: /);
+      if (!result.isOk()) expect(result.error.message).toMatch(/Exception: /);
     }
   });
 
@@ -492,7 +492,7 @@ describe('the Bedrock port failing', () => {
     expect(unwrap(await llmFor(server, { stream: true, maxRetries: 1 }).complete(question)).content).toBe('Whole.');
     const cut = await serve([{ content: 'Ends early.', endAfter: 2 }]);
     const result = await llmFor(cut, { stream: true }).complete(question);
-    expect(result.ok ? 'a reply' : result.error.kind).toBe('network');
+    expect(result.isOk() ? 'a reply' : result.error.kind).toBe('network');
   });
 
   it('retries a reply whose exception frame says the model stream failed or was throttled', async () => {
@@ -511,7 +511,7 @@ describe('the Bedrock port failing', () => {
       { content: 'Half of it', midStreamError: { after: 2, type: 'ThrottlingException', message: 'Slow down' } },
     ]);
     const result = await llmFor(failing, { stream: true }).complete(question);
-    expect(result.ok ? 'a reply' : [result.error.kind, result.error.message]).toEqual([
+    expect(result.isOk() ? 'a reply' : [result.error.kind, result.error.message]).toEqual([
       'rate_limit',
       'ThrottlingException: Slow down',
     ]);
@@ -523,7 +523,7 @@ describe('the Bedrock port failing', () => {
       { content: 'never' },
     ]);
     const result = await llmFor(server, { stream: true, maxRetries: 2 }).complete(question);
-    expect(result.ok ? 'a reply' : result.error.kind).toBe('bad_request');
+    expect(result.isOk() ? 'a reply' : result.error.kind).toBe('bad_request');
     expect(server.hits).toBe(1);
   });
 
@@ -547,9 +547,9 @@ describe('the Bedrock port failing', () => {
       signal: controller.signal,
       onDelta: () => controller.abort(),
     });
-    expect(await pending).toEqual({ ok: false, error: { kind: 'aborted', message: 'the request was aborted' } });
+    expect(await pending).toEqual(err({ kind: 'aborted', message: 'the request was aborted' }));
     const idle = await llmFor(server, { stream: true, idleTimeoutMs: 100 }).complete(question);
-    expect(idle.ok ? 'a reply' : idle.error).toEqual({
+    expect(idle.isOk() ? 'a reply' : idle.error).toEqual({
       kind: 'timeout',
       message: 'the reply stream went quiet for 100 ms',
     });
@@ -566,7 +566,7 @@ describe('the Bedrock port failing', () => {
       credentials,
       maxRetries: 0,
     }).complete(question);
-    expect(result.ok ? 'a reply' : result.error.kind).toBe('network');
+    expect(result.isOk() ? 'a reply' : result.error.kind).toBe('network');
   });
 
   it('says what is missing when the SDK finds no credentials or no region', () => {

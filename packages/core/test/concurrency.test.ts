@@ -9,6 +9,7 @@ import {
   terminate,
 } from '../src/index.js';
 import { limitConcurrency } from '../src/llm/concurrency.js';
+import { err, ok, ResultAsync } from '../src/result.js';
 import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
 
 const request: LlmRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' };
@@ -23,11 +24,13 @@ function heldPort() {
     complete: () => {
       inFlight++;
       most = Math.max(most, inFlight);
-      return new Promise((resolve) =>
-        held.push(() => {
-          inFlight--;
-          resolve({ ok: true, value: { content: 'ok', toolCalls: [] } });
-        }),
+      return new ResultAsync(
+        new Promise((resolve) =>
+          held.push(() => {
+            inFlight--;
+            resolve(ok({ content: 'ok', toolCalls: [] }));
+          }),
+        ),
       );
     },
   };
@@ -46,7 +49,7 @@ describe('limitConcurrency: at most N requests of a port in flight', () => {
     await new Promise((resolve) => setImmediate(resolve));
     expect(held).toHaveLength(2);
     for (let i = 0; i < 5; i++) await releaseOne();
-    expect((await Promise.all(replies)).every((r) => r.ok)).toBe(true);
+    expect((await Promise.all(replies)).every((r) => r.isOk())).toBe(true);
     expect(most()).toBe(2);
   });
 
@@ -58,14 +61,11 @@ describe('limitConcurrency: at most N requests of a port in flight', () => {
     const second = limited.complete(request, { signal: stop.signal });
     const third = limited.complete(request);
     stop.abort();
-    expect(await second).toEqual({
-      ok: false,
-      error: { kind: 'aborted', message: 'the request was aborted before it was sent' },
-    });
+    expect(await second).toEqual(err({ kind: 'aborted', message: 'the request was aborted before it was sent' }));
     await releaseOne();
     await releaseOne();
-    expect((await first).ok).toBe(true);
-    expect((await third).ok).toBe(true);
+    expect((await first).isOk()).toBe(true);
+    expect((await third).isOk()).toBe(true);
     expect(held).toHaveLength(0);
   });
 

@@ -29,9 +29,10 @@ async function project(toml?: string) {
   return dir;
 }
 
-const errorOf = (result: ReturnType<typeof loadConfig>) => (result.ok ? 'no error' : describeConfigError(result.error));
+const errorOf = (result: ReturnType<typeof loadConfig>) =>
+  result.isOk() ? 'no error' : describeConfigError(result.error);
 const configOf = (result: ReturnType<typeof loadConfig>) => {
-  if (!result.ok) throw new Error(describeConfigError(result.error));
+  if (!result.isOk()) throw new Error(describeConfigError(result.error));
   return result.value;
 };
 
@@ -98,6 +99,18 @@ daytona_api_key = ""
     expect(errorOf(loadConfig({ cwd, env: {}, path: 'missing.toml' }))).toBe(
       `${join(cwd, 'missing.toml')}: the config file does not exist`,
     );
+  });
+
+  it("a config's error is a value with a stable code: read with match, or a fallback with unwrapOr", async () => {
+    const cwd = await project();
+    const loaded = loadConfig({ cwd, env: {}, path: 'missing.toml' });
+    expect(
+      loaded.match(
+        () => 'loaded',
+        (error) => error.code,
+      ),
+    ).toBe('CONFIG_INVALID');
+    expect(loaded.map((config) => config.llm.model).unwrapOr('fallback')).toBe('fallback');
   });
 
   it('names the file, the key and what was expected', async () => {
@@ -305,7 +318,7 @@ password = "secret"
     const cwd = await project(
       '[llm]\napi_type = "ollama"\nmodel = "qwen2.5"\nbase_url = "http://127.0.0.1:11434/v1"\n',
     );
-    expect(loadConfig({ cwd, env: {} }).ok).toBe(true);
+    expect(loadConfig({ cwd, env: {} }).isOk()).toBe(true);
   });
 
   it('the example config file is valid once a key is given', () => {

@@ -38,10 +38,11 @@ async function project(toml: string) {
 }
 
 const configOf = (result: ReturnType<typeof loadConfig>) => {
-  if (!result.ok) throw new Error(describeConfigError(result.error));
+  if (!result.isOk()) throw new Error(describeConfigError(result.error));
   return result.value;
 };
-const errorOf = (result: ReturnType<typeof loadConfig>) => (result.ok ? 'no error' : describeConfigError(result.error));
+const errorOf = (result: ReturnType<typeof loadConfig>) =>
+  result.isOk() ? 'no error' : describeConfigError(result.error);
 const greeter = createAgent({ name: 'greeter', policies: defaultPolicies({ maxSteps: 2 }) });
 
 describe('config.toml providers', () => {

@@ -88,7 +88,7 @@ describe('the OpenAI port reports what the reply used', () => {
         },
       ]);
       const result = await llmFor(server, { model: 'gpt-4o-mini', stream }).complete(request());
-      expect(result.ok && result.value.usage).toEqual({
+      expect(result.isOk() && result.value.usage).toEqual({
         inputTokens: 2_000,
         outputTokens: 300,
         cachedInputTokens: 1_500,
@@ -121,14 +121,14 @@ describe('the OpenAI port reports what the reply used', () => {
     ]);
     const deepseek = await llmFor(server, { model: 'deepseek-chat' }).complete(request());
     // 100 × 0.28 + 900 × 0.028 + 10 × 0.42, per million.
-    expect(deepseek.ok && deepseek.value.usage).toEqual({
+    expect(deepseek.isOk() && deepseek.value.usage).toEqual({
       inputTokens: 1_000,
       outputTokens: 10,
       cachedInputTokens: 900,
       costUsd: 0.0000574,
     });
     const written = await llmFor(server, { model: 'gpt-4.1' }).complete(request());
-    expect(written.ok && written.value.usage).toEqual({
+    expect(written.isOk() && written.value.usage).toEqual({
       inputTokens: 1_000,
       outputTokens: 10,
       cachedInputTokens: 0,
@@ -146,9 +146,9 @@ describe('the OpenAI port reports what the reply used', () => {
     const priced = await llmFor(server, { model: 'local-llama', price: { input: 0.5, output: 1.5 } }).complete(
       request(),
     );
-    expect(priced.ok && priced.value.usage?.costUsd).toBe(2);
+    expect(priced.isOk() && priced.value.usage?.costUsd).toBe(2);
     const unpriced = await llmFor(server, { model: 'local-llama' }).complete(request());
-    expect(unpriced.ok && unpriced.value.usage).toEqual({ inputTokens: 10, outputTokens: 1 });
+    expect(unpriced.isOk() && unpriced.value.usage).toEqual({ inputTokens: 10, outputTokens: 1 });
   });
 });
 
@@ -185,7 +185,7 @@ describe("a run's usage", () => {
       parameters: z.object({}),
       execute: async (_args, scope) => {
         const reply = await scope.llm.complete(request());
-        return reply.ok ? reply.value.content : 'failed';
+        return reply.isOk() ? reply.value.content : 'failed';
       },
     });
     const asker = createAgent({

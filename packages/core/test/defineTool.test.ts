@@ -40,7 +40,7 @@ describe('a tool defined with a plain JSON Schema (no zod)', () => {
       },
       execute: ({ a, b }) => String(a + b),
     });
-    expect(add.parse({ a: 1, b: 2 })).toEqual({ ok: true, value: { a: 1, b: 2 } });
+    expect(add.parse({ a: 1, b: 2 })).toEqual(ok({ a: 1, b: 2 }));
     const llm = scriptedLlm([{ toolCalls: [{ name: 'add', arguments: { a: 'x' } }] }, { content: 'sorry' }]);
     await run(createAgent({ name: 'a', tools: [add] }), 'add', { llm });
     expect(llm.requests[1]?.messages.find((m) => m.role === 'tool')?.content).toBe(

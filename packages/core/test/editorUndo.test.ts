@@ -13,6 +13,7 @@ import {
   run,
   type Tool,
 } from '../src/index.js';
+import { portComplete } from '../src/llm/llm.js';
 import { type ScriptedReply, scriptedLlm } from '../src/testing/index.js';
 
 let workspace: string;
@@ -61,10 +62,10 @@ const byTurn = (replies: readonly ScriptedReply[]) =>
 function waitingAt(llm: LlmPort, before: (turn: number) => Promise<void> | undefined): LlmPort {
   return {
     model: llm.model,
-    complete: async (request, options) => {
+    complete: portComplete(async (request, options) => {
       await before(turnOf(request));
       return llm.complete(request, options);
-    },
+    }),
   };
 }
 

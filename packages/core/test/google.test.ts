@@ -1,6 +1,7 @@
 // Gemini through the AI SDK's Google provider (@ai-sdk/google), against the Gemini stand-in.
 import { describe, expect, it } from 'vitest';
 import { createGoogleLlm, type GoogleLlmOptions, type LlmDelta, type Message, run } from '../src/index.js';
+import { err, ok } from '../src/result.js';
 import {
   checkLlmPort,
   type GeminiPart,
@@ -25,10 +26,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     const result = await llmFor(server, { stream: true }).complete(question('Where to go?'), {
       onDelta: (d) => deltas.push(d),
     });
-    expect(result).toMatchObject({
-      ok: true,
-      value: { content: 'Kyoto is lovely in autumn, they say.', finishReason: 'stop' },
-    });
+    expect(result).toMatchObject(ok({ content: 'Kyoto is lovely in autumn, they say.', finishReason: 'stop' }));
     expect(deltas.length).toBeGreaterThan(1);
     expect(deltas.map((d) => d.text).join('')).toBe('Kyoto is lovely in autumn, they say.');
     expect(server.paths).toEqual(['/v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse']);
@@ -39,7 +37,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
   it('asks generateContent when not streaming, and says when the reply hit the output limit', async () => {
     const server = await serve([{ content: 'Kyoto is', finishReason: 'length' }]);
     const result = await llmFor(server, { maxTokens: 3, temperature: 0.2 }).complete(question('Where to go?'));
-    expect(result).toMatchObject({ ok: true, value: { content: 'Kyoto is', finishReason: 'length' } });
+    expect(result).toMatchObject(ok({ content: 'Kyoto is', finishReason: 'length' }));
     expect(server.paths).toEqual(['/v1beta/models/gemini-2.5-flash:generateContent']);
     expect(server.requests[0]?.generationConfig).toMatchObject({ maxOutputTokens: 3, temperature: 0.2 });
   });
@@ -63,7 +61,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
         onDelta: (d) => deltas.push(d),
       },
     );
-    if (!first.ok) throw new Error(first.error.message);
+    if (!first.isOk()) throw new Error(first.error.message);
     const { toolCalls } = first.value;
     expect(first.value.finishReason).toBe('tool_calls');
     expect(toolCalls.map((c) => [c.name, JSON.parse(c.arguments)])).toEqual([
@@ -99,7 +97,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
         { tools: [weather] },
       ),
     );
-    expect(second).toMatchObject({ ok: true, value: { content: 'Sunny in both.' } });
+    expect(second).toMatchObject(ok({ content: 'Sunny in both.' }));
     expect(partsOf(server.requests[1], 'model')).toEqual([
       { text: 'Looking it up.' },
       { functionCall: { id: toolCalls[0]?.id, name: 'get_weather', args: { city: 'Kyoto' } } },
@@ -124,12 +122,11 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     const price = { input: 0.3, cachedInput: 0.03, output: 2.5 };
     for (const stream of [false, true]) {
       const result = await llmFor(server, { stream, price }).complete(question('hi'));
-      expect(result).toMatchObject({
-        ok: true,
-        value: {
+      expect(result).toMatchObject(
+        ok({
           usage: { ...usage, costUsd: (3_000 * 0.3 + 9_000 * 0.03 + 500 * 2.5) / 1e6 },
-        },
-      });
+        }),
+      );
     }
   });
 
@@ -138,7 +135,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       { content: 'Hi!', usage: { inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 } },
     ]);
     const result = await llmFor(server).complete(question('hi'));
-    expect(result.ok && result.value.usage).toEqual({ inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 });
+    expect(result.isOk() && result.value.usage).toEqual({ inputTokens: 100, outputTokens: 5, cachedInputTokens: 80 });
   });
 
   it('keeps thoughts and the signed function call, and sends both back as Gemini signed them', async () => {
@@ -154,7 +151,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     ]);
     const llm = llmFor(server, { stream: true });
     const first = await llm.complete({ ...question('Weather in Kyoto?'), tools: [weather] });
-    if (!first.ok) throw new Error(first.error.message);
+    if (!first.isOk()) throw new Error(first.error.message);
     expect(first.value.reasoning).toEqual([
       { text: 'The user wants the weather.', signature: 'sig-thought' },
       { text: '', signature: 'sig-call' },
@@ -203,7 +200,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       { content: 'done' },
     ]);
     const result = await llmFor(server).complete(question('hi'));
-    expect(result).toMatchObject({ ok: true, value: { content: 'done' } });
+    expect(result).toMatchObject(ok({ content: 'done' }));
     expect(server.hits).toBe(2);
   });
 
@@ -226,7 +223,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     for (let i = 0; i < 6; i++) {
       const result = await llm.complete(question('hi'));
       errors.push(
-        result.ok
+        result.isOk()
           ? undefined
           : { kind: result.error.kind, status: result.error.status, wait: result.error.retryAfterMs },
       );
@@ -249,8 +246,8 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       { error: { status: 403, message: 'Permission denied.' } },
     ]);
     const llm = llmFor(server);
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: true, value: { content: 'at last' } });
-    expect(await llm.complete(question('hi'))).toMatchObject({ ok: false, error: { kind: 'auth' } });
+    expect(await llm.complete(question('hi'))).toMatchObject(ok({ content: 'at last' }));
+    expect(await llm.complete(question('hi'))).toMatchObject(err({ kind: 'auth' }));
     expect(server.hits).toBe(4);
   });
 
@@ -262,7 +259,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     ]);
     const deltas: LlmDelta[] = [];
     const result = await llmFor(server, { stream: true }).complete(question('hi'), { onDelta: (d) => deltas.push(d) });
-    expect(result).toMatchObject({ ok: true, value: { content: 'The third try is whole.' } });
+    expect(result).toMatchObject(ok({ content: 'The third try is whole.' }));
     expect(server.hits).toBe(3);
     expect(deltas.filter((d) => d.restart)).toHaveLength(2);
     const afterLastRestart = deltas.slice(deltas.findLastIndex((d) => d.restart) + 1);
@@ -271,7 +268,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
 
   it('retries a non-streamed reply cut mid-body', async () => {
     const server = await serve([{ content: 'whole', cutAfter: 2 }, { content: 'whole' }]);
-    expect(await llmFor(server).complete(question('hi'))).toMatchObject({ ok: true, value: { content: 'whole' } });
+    expect(await llmFor(server).complete(question('hi'))).toMatchObject(ok({ content: 'whole' }));
     expect(server.hits).toBe(2);
   });
 
@@ -285,9 +282,9 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       signal: controller.signal,
       onDelta: () => controller.abort(),
     });
-    expect(aborted).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+    expect(aborted).toMatchObject(err({ kind: 'aborted' }));
     const idle = await llmFor(server, { stream: true, idleTimeoutMs: 50, maxRetries: 0 }).complete(question('hi'));
-    expect(idle).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    expect(idle).toMatchObject(err({ kind: 'timeout' }));
   });
 
   it('is a configuration error without an API key', async () => {
@@ -296,7 +293,7 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
     try {
       const server = await serve([{ content: 'never' }]);
       const llm = createGoogleLlm({ model: 'gemini-2.5-flash', baseURL: server.baseURL });
-      expect(await llm.complete(question('hi'))).toMatchObject({ ok: false, error: { kind: 'config' } });
+      expect(await llm.complete(question('hi'))).toMatchObject(err({ kind: 'config' }));
       expect(server.hits).toBe(0);
     } finally {
       if (saved !== undefined) process.env.GOOGLE_GENERATIVE_AI_API_KEY = saved;
@@ -314,14 +311,13 @@ describe('createGoogleLlm against the Gemini stand-in', () => {
       { content: 'Checking.\n<tool_call>{"name": "get_weather", "arguments": {"city": "Kyoto"}}</tool_call>' },
     ]);
     const result = await llmFor(server, { toolMode: 'prompt' }).complete({ ...question('Weather?'), tools: [weather] });
-    expect(result).toMatchObject({
-      ok: true,
-      value: {
+    expect(result).toMatchObject(
+      ok({
         content: 'Checking.',
         toolCalls: [{ name: 'get_weather', arguments: '{"city":"Kyoto"}' }],
         finishReason: 'tool_calls',
-      },
-    });
+      }),
+    );
     expect(server.requests[0]?.tools).toBeUndefined();
     expect(server.requests[0]?.systemInstruction?.parts[0]?.text).toContain('<tool_call>');
   });

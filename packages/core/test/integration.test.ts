@@ -17,6 +17,7 @@ import {
   stream,
   tokenBudget,
 } from '../src/index.js';
+import { portComplete } from '../src/llm/llm.js';
 import type { RecordedRequest, ScriptEntry } from '../src/testing/index.js';
 import { useOpenAiServers } from './servers.js';
 
@@ -316,7 +317,7 @@ describe('tools in the interpreter', () => {
           { messages: [{ role: 'user', content: `Summarise: ${text}` }], tools: [], toolChoice: 'none' },
           { signal },
         );
-        return reply.ok ? reply.value.content : `failed: ${reply.error.message}`;
+        return reply.isOk() ? reply.value.content : `failed: ${reply.error.message}`;
       },
     });
     const server = await serve([
@@ -431,7 +432,7 @@ describe('tools in the interpreter', () => {
 
 describe('hosts that throw', () => {
   it('a throwing LLM port fails the run with the reason; throwing callbacks become answers', async () => {
-    const broken = { model: 'x', complete: () => Promise.reject(new Error('socket exploded')) };
+    const broken = { model: 'x', complete: portComplete(() => Promise.reject(new Error('socket exploded'))) };
     const result = await run(makeAgent(), 'hi', { llm: broken });
     expect(result).toMatchObject({
       status: 'failed',

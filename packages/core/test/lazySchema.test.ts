@@ -1,5 +1,6 @@
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
+import { ok } from '../src/result.js';
 import { taskParameters } from '../src/shell/agentTool.js';
 import { askHuman, askHumanParameters } from '../src/tools/askHuman.js';
 import { defineTool } from '../src/tools/defineTool.js';
@@ -37,17 +38,19 @@ describe('lazy tool schemas', () => {
     });
     expect(tool.spec.parameters).toEqual({ type: 'object', properties: { n: { type: 'number' } }, required: ['n'] });
     expect(build).not.toHaveBeenCalled();
-    expect(tool.parse({ n: 'one' }).ok).toBe(false);
-    expect(tool.parse({ n: 1 })).toEqual({ ok: true, value: { n: 1 } });
+    expect(tool.parse({ n: 'one' }).isOk()).toBe(false);
+    expect(tool.parse({ n: 1 })).toEqual(ok({ n: 1 }));
     expect(build).toHaveBeenCalledTimes(1);
   });
 
   it('validates with zod on the first call, with zod’s own messages', () => {
-    expect(terminate.parse({ status: 'success' })).toEqual({ ok: true, value: { status: 'success' } });
+    expect(terminate.parse({ status: 'success' })).toEqual(ok({ status: 'success' }));
     const failed = terminate.parse({ status: 'maybe' });
-    expect(failed.ok).toBe(false);
-    expect(!failed.ok && failed.error).toMatch(/Invalid option: expected one of "success"\|"failure"\n {2}→ at status/);
-    expect(askHuman.parse({}).ok).toBe(false);
+    expect(failed.isOk()).toBe(false);
+    expect(!failed.isOk() && failed.error).toMatch(
+      /Invalid option: expected one of "success"\|"failure"\n {2}→ at status/,
+    );
+    expect(askHuman.parse({}).isOk()).toBe(false);
     expect(askHuman.spec.parameters).toEqual(askHumanParameters.toJSONSchema());
   });
 });

@@ -23,6 +23,8 @@ import {
   step,
   type Tool,
 } from '../src/index.js';
+import { portComplete } from '../src/llm/llm.js';
+import { err, errAsync } from '../src/result.js';
 import { scriptedLlm } from '../src/testing/index.js';
 import { echo } from './toolHelpers.js';
 
@@ -168,7 +170,7 @@ describe('the model port', () => {
   });
 
   it("the outcome's error code tells a rate limit, with its Retry-After, from an auth failure", async () => {
-    const failing = (error: LlmError): LlmPort => ({ model: 'x', complete: async () => ({ ok: false, error }) });
+    const failing = (error: LlmError): LlmPort => ({ model: 'x', complete: () => errAsync(error) });
     const limited = await run(agent, 'hi', {
       llm: failing({ kind: 'rate_limit', message: 'slow down', status: 429, retryAfterMs: 2_000 }),
     });
@@ -185,7 +187,7 @@ describe('the model port', () => {
   it('a failure without a status is described by its kind and message', async () => {
     const llm: LlmPort = {
       model: 'x',
-      complete: async () => ({ ok: false, error: { kind: 'network', message: 'reset' } }),
+      complete: () => errAsync({ kind: 'network', message: 'reset' }),
     };
     expect((await run(agent, 'hi', { llm })).error).toEqual({
       code: 'LLM_NETWORK',
@@ -203,7 +205,7 @@ describe('the model port', () => {
     expect((await run(agent, 'hi', { llm: throws })).error?.message).toBe(
       'the model request failed: the LLM port threw: socket exploded',
     );
-    const rejects: LlmPort = { model: 'x', complete: () => Promise.reject('a bare string') };
+    const rejects: LlmPort = { model: 'x', complete: portComplete(() => Promise.reject('a bare string')) };
     expect((await run(agent, 'hi', { llm: rejects })).error?.message).toBe(
       'the model request failed: the LLM port threw: a bare string',
     );
@@ -214,14 +216,16 @@ describe('the model port', () => {
     let seen: AbortSignal | undefined;
     const llm: LlmPort = {
       model: 'slow',
-      complete: (_request, options) =>
-        new Promise((resolve) => {
-          seen = options?.signal;
-          options?.signal?.addEventListener('abort', () =>
-            resolve({ ok: false, error: { kind: 'aborted', message: 'the request was aborted' } }),
-          );
-          controller.abort('the user left');
-        }),
+      complete: portComplete(
+        (_request, options) =>
+          new Promise((resolve) => {
+            seen = options?.signal;
+            options?.signal?.addEventListener('abort', () =>
+              resolve(err({ kind: 'aborted', message: 'the request was aborted' })),
+            );
+            controller.abort('the user left');
+          }),
+      ),
     };
     const outcome = await run(agent, 'hi', { llm, signal: controller.signal });
     expect(seen?.aborted).toBe(true);

@@ -280,7 +280,7 @@ describe('states saved before policies carried their settings', () => {
   it('a v1 state loads, and stuck detection goes on from the memory it saved', () => {
     const file = join(import.meta.dirname, 'fixtures', 'state-v1-finished.json');
     const restored = restoreState(JSON.parse(readFileSync(file, 'utf8')));
-    if (!restored.ok) throw new Error(restored.error.message);
+    if (!restored.isOk()) throw new Error(restored.error.message);
     const saved = restored.value;
     expect(saved.policies.stuck).toEqual({ turns: ['x9iiey', '1eh33hc'], calls: ['1tmq975'] });
     // The saved echo call, made once more: with `repeats: 1` the one in the saved memory counts.

@@ -1,6 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOpenAiLlm } from '../src/index.js';
+import { err, errAsync, ok, ResultAsync } from '../src/result.js';
 import { assertLlmPortConforms, checkLlmPort, scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
 import { readmeOf, runSnippet } from './readmeCheck.js';
 
@@ -46,11 +47,11 @@ describe('the LLM port conformance kit', () => {
         return {
           port: {
             model: inner.model,
-            async complete(request, options) {
-              const result = await inner.complete(request, options);
-              if (!result.ok) return { ok: false, error: { ...result.error, kind: 'server' } };
-              return { ok: true, value: { ...result.value, toolCalls: [] } };
-            },
+            complete: (request, options) =>
+              inner
+                .complete(request, options)
+                .map((reply) => ({ ...reply, toolCalls: [] }))
+                .mapErr((error) => ({ ...error, kind: 'server' as const })),
           },
           close: async () => {},
         };
@@ -64,7 +65,7 @@ describe('the LLM port conformance kit', () => {
     await expect(
       assertLlmPortConforms({
         connect: async () => ({
-          port: { model: 'm', complete: async () => ({ ok: false, error: { kind: 'server', message: 'no' } }) },
+          port: { model: 'm', complete: () => errAsync({ kind: 'server', message: 'no' }) },
           close: async () => {},
         }),
         capabilities: { streaming: false },
@@ -74,7 +75,10 @@ describe('the LLM port conformance kit', () => {
 
   it('reports a port that never answers as hung, and goes on', async () => {
     const report = await checkLlmPort({
-      connect: async () => ({ port: { model: 'm', complete: () => new Promise(() => {}) }, close: async () => {} }),
+      connect: async () => ({
+        port: { model: 'm', complete: () => new ResultAsync(new Promise(() => {})) },
+        close: async () => {},
+      }),
       capabilities: { streaming: false, images: false, cachedTokens: false },
       checkTimeoutMs: 200,
     });

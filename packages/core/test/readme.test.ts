@@ -49,6 +49,14 @@ describe('the package README: errors', () => {
     expect(readme).toContain(`prints \`${limited}\`, then \`${refused}\`.`);
   });
 
+  it('its result snippet runs as written: match, isOk() and unwrapOr', async () => {
+    const [, results = ''] = blocks('## Errors', 'ts');
+    const printed = (await runSnippet(packageDir, results)).trim().split('\n');
+    expect(printed).toEqual(['said Hello!', 'auth (HTTP 401)', 'gpt-4o-mini']);
+    expect(readme).toContain('prints `said Hello!`, `auth (HTTP 401)`, then `gpt-4o-mini`.');
+    expect(results).not.toContain('_unsafeUnwrap');
+  });
+
   it('its table of run error codes names every code of the family that is not thrown only', async () => {
     const errors = await readFile(join(packageDir, 'src', 'errors.ts'), 'utf8');
     const group = (name: string) => {

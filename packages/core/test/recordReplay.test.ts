@@ -133,7 +133,7 @@ describe('recordLlm and replayLlm', () => {
     expect(JSON.stringify(recorded)).not.toContain('hi');
     expect(recorded.replies[0]).toMatchObject({ toolCalls: [{ arguments: { path: '{{workspace}}/x' } }] });
     const replayed = await replayLlm(recorded, { placeholders: { workspace: '/elsewhere' } }).complete(request);
-    expect(replayed.ok && replayed.value.toolCalls[0]?.arguments).toBe('{"path":"/elsewhere/x"}');
+    expect(replayed.isOk() && replayed.value.toolCalls[0]?.arguments).toBe('{"path":"/elsewhere/x"}');
   });
 
   describe('a changed agent diverges, and the run ends naming the model call and what differs', () => {

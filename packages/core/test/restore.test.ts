@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { migrate, migrations } from '../src/kernel/migrations.js';
 import { type AgentState, SCHEMA_VERSION } from '../src/kernel/state.js';
 import { agentStateSchema, restoreState } from '../src/kernel/stateSchema.js';
+import { err } from '../src/result.js';
 
 // States saved by released versions (v1, v2) and hand-written states of the current one (v3).
 const dir = join(dirname(fileURLToPath(import.meta.url)), 'fixtures');
@@ -22,13 +23,13 @@ const loadState = (file: string): AgentState => JSON.parse(readFileSync(join(dir
 
 function restored(saved: unknown): AgentState {
   const result = restoreState(saved);
-  if (!result.ok) throw new Error(`expected the state to load, got: ${result.error.message}`);
+  if (!result.isOk()) throw new Error(`expected the state to load, got: ${result.error.message}`);
   return result.value;
 }
 
 function refusal(saved: unknown): string {
   const result = restoreState(saved);
-  if (result.ok) throw new Error('expected the state to be refused, but it loaded');
+  if (result.isOk()) throw new Error('expected the state to be refused, but it loaded');
   return result.error.message;
 }
 
@@ -74,17 +75,16 @@ describe('migrations', () => {
   it('returns a current state as the same object', () => {
     const saved = loadJson('state-v3-finished.json');
     const result = migrate(saved);
-    expect(result.ok && result.value).toBe(saved);
+    expect(result.isOk() && result.value).toBe(saved);
   });
 
   it('refuses a version no release wrote', () => {
-    expect(migrate({ schemaVersion: 0 })).toEqual({
-      ok: false,
-      error: {
+    expect(migrate({ schemaVersion: 0 })).toEqual(
+      err({
         code: 'STATE_DAMAGED',
         message: 'saved state is damaged at schemaVersion: no released version of @openmanus/core wrote 0',
-      },
-    });
+      }),
+    );
   });
 });
 
@@ -392,7 +392,7 @@ describe('restoreState: damaged at random', () => {
         corruptions,
         (saved, choices, corruption) => {
           const result = restoreState(corrupt(saved, choices, corruption));
-          if (result.ok) {
+          if (result.isOk()) {
             // What loads is a state by the schema's own (uncompiled) reading too.
             expect(agentStateSchema.safeParse(result.value).success).toBe(true);
           } else {

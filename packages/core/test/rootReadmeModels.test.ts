@@ -32,7 +32,7 @@ const configFrom = async (toml: string, env: Record<string, string>) => {
   await mkdir(join(dir, 'config'));
   await writeFile(join(dir, 'config', 'config.toml'), toml);
   const loaded = loadConfig({ cwd: dir, env });
-  if (!loaded.ok) throw new Error(describeConfigError(loaded.error));
+  if (!loaded.isOk()) throw new Error(describeConfigError(loaded.error));
   return loaded.value;
 };
 

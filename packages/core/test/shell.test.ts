@@ -20,6 +20,8 @@ import {
   type Tool,
   tokenBudget,
 } from '../src/index.js';
+import { portComplete } from '../src/llm/llm.js';
+import { err, ok } from '../src/result.js';
 import { scriptedLlm } from '../src/testing/index.js';
 import { echo } from './toolHelpers.js';
 
@@ -29,19 +31,16 @@ function gatedLlm() {
   let served = 0;
   const llm: LlmPort = {
     model: 'gated',
-    complete: (_request, options) =>
-      new Promise((resolve) => {
-        const n = served++;
-        options?.signal?.addEventListener('abort', () =>
-          resolve({ ok: false, error: { kind: 'aborted', message: 'aborted' } }),
-        );
-        waiting.push(({ content, calls = [] }) =>
-          resolve({
-            ok: true,
-            value: { content, toolCalls: calls.map((c, i) => ({ id: `c${n}_${i}`, ...c })) },
-          }),
-        );
-      }),
+    complete: portComplete(
+      (_request, options) =>
+        new Promise((resolve) => {
+          const n = served++;
+          options?.signal?.addEventListener('abort', () => resolve(err({ kind: 'aborted', message: 'aborted' })));
+          waiting.push(({ content, calls = [] }) =>
+            resolve(ok({ content, toolCalls: calls.map((c, i) => ({ id: `c${n}_${i}`, ...c })) })),
+          );
+        }),
+    ),
   };
   const next = async () => {
     while (waiting.length === 0) await new Promise((r) => setTimeout(r, 1));

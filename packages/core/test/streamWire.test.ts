@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createOpenAiLlm, type LlmDelta, type LlmRequest } from '../src/index.js';
 import { readStreamedReply } from '../src/llm/streamedReply.js';
+import { err, ok } from '../src/result.js';
 
 // The port reads a streamed reply's server-sent events itself: these tests speak the wire format
 // from a bare HTTP server, in the framings real servers and proxies produce.
@@ -125,16 +126,15 @@ describe('a streamed reply on the wire', () => {
     const { baseURL } = await serveBytes(pieces);
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL).complete(request, { onDelta: (d) => deltas.push(d) });
-    expect(result).toEqual({
-      ok: true,
-      value: {
+    expect(result).toEqual(
+      ok({
         content,
         toolCalls: wholeReply.toolCalls,
         // Priced as gpt-4o-mini: $0.15 in, $0.60 out per million.
         usage: { inputTokens: 9, outputTokens: 4, costUsd: 0.00000375 },
         finishReason: 'tool_calls',
-      },
-    });
+      }),
+    );
     expect(deltas.map((d) => d.text ?? '').join('')).toBe(content);
   });
 
@@ -148,7 +148,7 @@ describe('a streamed reply on the wire', () => {
       'data: [DONE]\n\n',
     ]);
     const result = await llmFor(baseURL).complete(request);
-    expect(result).toEqual({ ok: true, value: { content: 'one two three', toolCalls: [], finishReason: 'stop' } });
+    expect(result).toEqual(ok({ content: 'one two three', toolCalls: [], finishReason: 'stop' }));
   });
 
   it('an error the server sends inside the stream fails the call with its message, as the server’s', async () => {
@@ -158,7 +158,7 @@ describe('a streamed reply on the wire', () => {
     ]);
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL).complete(request, { onDelta: (d) => deltas.push(d) });
-    expect(result).toEqual({ ok: false, error: { kind: 'server', message: 'The upstream provider is overloaded' } });
+    expect(result).toEqual(err({ kind: 'server', message: 'The upstream provider is overloaded' }));
     expect(deltas).toEqual([{ text: 'Half an ans' }]);
   });
 
@@ -166,7 +166,7 @@ describe('a streamed reply on the wire', () => {
     const failing = async (error: unknown) => {
       const { baseURL } = await serveBytes([`data: ${JSON.stringify({ error })}\n\n`]);
       const result = await llmFor(baseURL).complete(request);
-      return result.ok ? undefined : result.error;
+      return result.isOk() ? undefined : result.error;
     };
     expect(await failing({ code: 502, message: 'Provider returned error' })).toEqual({
       kind: 'server',
@@ -216,10 +216,9 @@ describe('a streamed reply on the wire', () => {
       [`data: ${JSON.stringify({ error: { code: 429, message: 'Slow down' } })}\n\n`],
       [`data: ${chunk({ role: 'assistant', content: 'Later' }, 'stop')}\n\n`, 'data: [DONE]\n\n'],
     );
-    expect(await llmFor(baseURL, 1).complete(request)).toEqual({
-      ok: true,
-      value: { content: 'Later', toolCalls: [], finishReason: 'stop' },
-    });
+    expect(await llmFor(baseURL, 1).complete(request)).toEqual(
+      ok({ content: 'Later', toolCalls: [], finishReason: 'stop' }),
+    );
   });
 
   it('chunks as servers vary them: no delta, no choices, usage early, an error field that is null, calls out of order', async () => {
@@ -237,9 +236,8 @@ describe('a streamed reply on the wire', () => {
       frame({ choices: [{ index: 0, finish_reason: 'tool_calls' }] }),
       'data: [DONE]\n\n',
     ]);
-    expect(await llmFor(baseURL).complete(request)).toEqual({
-      ok: true,
-      value: {
+    expect(await llmFor(baseURL).complete(request)).toEqual(
+      ok({
         content: 'Two sums.',
         toolCalls: [
           { id: 'call_a', name: 'add', arguments: '{"a":1,"b":2}' },
@@ -247,8 +245,8 @@ describe('a streamed reply on the wire', () => {
         ],
         usage: { inputTokens: 5, outputTokens: 6, costUsd: 0.00000435 },
         finishReason: 'tool_calls',
-      },
-    });
+      }),
+    );
   });
 
   it('an overloaded server’s error mid-reply is retried like a cut connection: the deltas start over', async () => {
@@ -261,7 +259,7 @@ describe('a streamed reply on the wire', () => {
     );
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL, 1).complete(request, { onDelta: (d) => deltas.push(d) });
-    expect(result).toEqual({ ok: true, value: { content: 'Whole', toolCalls: [], finishReason: 'stop' } });
+    expect(result).toEqual(ok({ content: 'Whole', toolCalls: [], finishReason: 'stop' }));
     expect(deltas).toEqual([{ text: 'Half' }, { restart: true }, { text: 'Whole' }]);
   });
 
@@ -270,10 +268,7 @@ describe('a streamed reply on the wire', () => {
       [`data: ${JSON.stringify({ error: { code: 'context_length_exceeded', message: 'Too long' } })}\n\n`],
       [`data: ${chunk({ role: 'assistant', content: 'never asked for' }, 'stop')}\n\n`, 'data: [DONE]\n\n'],
     );
-    expect(await llmFor(baseURL, 3).complete(request)).toEqual({
-      ok: false,
-      error: { kind: 'context_length', message: 'Too long' },
-    });
+    expect(await llmFor(baseURL, 3).complete(request)).toEqual(err({ kind: 'context_length', message: 'Too long' }));
   });
 
   it('a 200 whose JSON is an error in place of the completion is the server’s, and retried', async () => {
@@ -286,15 +281,13 @@ describe('a streamed reply on the wire', () => {
     };
     const upstream = { error: { message: 'The upstream timed out', code: 504 } };
     const retried = await serveJson(upstream, completion);
-    expect(await llmFor(retried.baseURL, 1, false).complete(request)).toEqual({
-      ok: true,
-      value: { content: 'Done.', toolCalls: [], finishReason: 'stop' },
-    });
+    expect(await llmFor(retried.baseURL, 1, false).complete(request)).toEqual(
+      ok({ content: 'Done.', toolCalls: [], finishReason: 'stop' }),
+    );
     const failed = await serveJson(upstream);
-    expect(await llmFor(failed.baseURL, 0, false).complete(request)).toEqual({
-      ok: false,
-      error: { kind: 'server', status: 504, message: 'The upstream timed out' },
-    });
+    expect(await llmFor(failed.baseURL, 0, false).complete(request)).toEqual(
+      err({ kind: 'server', status: 504, message: 'The upstream timed out' }),
+    );
   });
 
   it('nothing after [DONE] is part of the reply', async () => {
@@ -306,7 +299,7 @@ describe('a streamed reply on the wire', () => {
     ]);
     const deltas: LlmDelta[] = [];
     const result = await llmFor(baseURL).complete(request, { onDelta: (d) => deltas.push(d) });
-    expect(result).toEqual({ ok: true, value: { content: 'kept', toolCalls: [], finishReason: 'stop' } });
+    expect(result).toEqual(ok({ content: 'kept', toolCalls: [], finishReason: 'stop' }));
     expect(deltas).toEqual([{ text: 'kept' }]);
   });
 
@@ -315,18 +308,15 @@ describe('a streamed reply on the wire', () => {
       const { baseURL } = await serveBytes([`data: ${data}\n\n`, 'data: [DONE]\n\n']);
       return llmFor(baseURL).complete(request);
     };
-    expect(await refused('42')).toEqual({
-      ok: false,
-      error: { kind: 'malformed_response', message: 'a stream event is not a JSON object: 42' },
-    });
-    expect(await refused('null')).toEqual({
-      ok: false,
-      error: { kind: 'malformed_response', message: 'a stream event is not a JSON object: null' },
-    });
+    expect(await refused('42')).toEqual(
+      err({ kind: 'malformed_response', message: 'a stream event is not a JSON object: 42' }),
+    );
+    expect(await refused('null')).toEqual(
+      err({ kind: 'malformed_response', message: 'a stream event is not a JSON object: null' }),
+    );
     const long = JSON.stringify('x'.repeat(200));
-    expect(await refused(long)).toEqual({
-      ok: false,
-      error: { kind: 'malformed_response', message: `a stream event is not a JSON object: ${long.slice(0, 100)}` },
-    });
+    expect(await refused(long)).toEqual(
+      err({ kind: 'malformed_response', message: `a stream event is not a JSON object: ${long.slice(0, 100)}` }),
+    );
   });
 });

@@ -14,6 +14,7 @@ import {
   stream,
   type ToolCall,
 } from '../src/index.js';
+import { err, ok } from '../src/result.js';
 import type { RecordedRequest, ScriptEntry } from '../src/testing/index.js';
 import { useOpenAiServers } from './servers.js';
 
@@ -243,14 +244,13 @@ describe('a streamed reply that breaks', () => {
   it('a stream ended early but cleanly is no reply either', async () => {
     const server = await serve([{ content: answer, endAfter: 3 }]);
     const result = await llmFor(server, { stream: true }).complete({ messages: [], tools: [], toolChoice: 'auto' });
-    expect(result).toEqual({
-      ok: false,
-      error: {
+    expect(result).toEqual(
+      err({
         kind: 'network',
         message:
           'the connection broke during the reply: the reply stream ended before the reply did (no finish_reason)',
-      },
-    });
+      }),
+    );
   });
 
   it('a retried stream says so, and the deltas after the restart are the whole answer', async () => {
@@ -260,7 +260,7 @@ describe('a streamed reply that breaks', () => {
       { messages: [], tools: [], toolChoice: 'auto' },
       { onDelta: (d) => deltas.push(d) },
     );
-    expect(result).toMatchObject({ ok: true, value: { content: answer } });
+    expect(result).toMatchObject(ok({ content: answer }));
     const restart = deltas.findIndex((d) => 'restart' in d);
     expect(deltas.slice(0, restart).length).toBeGreaterThan(0);
     expect(deltas[restart]).toEqual({ restart: true });

@@ -60,7 +60,7 @@ describe('startOpenAiServer without keeping requests', () => {
       const llm = createOpenAiLlm({ model: 'm', apiKey: 'k', baseURL: server.baseURL, maxRetries: 0 });
       for (let i = 0; i < 3; i++) {
         const reply = await llm.complete({ messages: [userMessage(`call ${i}`)], tools: [], toolChoice: 'auto' });
-        expect(reply.ok && reply.value.content).toBe('ok');
+        expect(reply.isOk() && reply.value.content).toBe('ok');
       }
       expect(server.hits).toBe(3);
       expect(server.requests).toEqual([]);

@@ -17,6 +17,8 @@ import {
   type ToolReturn,
   type ToolScope,
 } from '../src/index.js';
+import { portComplete } from '../src/llm/llm.js';
+import { errAsync } from '../src/result.js';
 import { toolSession } from '../src/testing/index.js';
 
 afterEach(() => {
@@ -25,7 +27,7 @@ afterEach(() => {
 
 const refusingLlm: LlmPort = {
   model: 'none',
-  complete: async () => err({ kind: 'config', message: 'no model here' }),
+  complete: () => errAsync({ kind: 'config', message: 'no model here' }),
 };
 
 /** The scope of a run, as the shell gives it to executeTool; `emitted` collects what it announces. */
@@ -558,12 +560,12 @@ describe('executeTool: model use of the tool’s own', () => {
     const calls: { request: LlmRequest; signal?: AbortSignal }[] = [];
     const llm: LlmPort = {
       model: 'the-run-model',
-      complete: async (req, options) => {
+      complete: portComplete(async (req, options) => {
         calls.push({ request: req, ...(options?.signal ? { signal: options.signal } : {}) });
         const reply = replies[calls.length - 1];
         if (reply === 'fail') return err({ kind: 'server', message: 'down' });
         return ok({ content: 'summary', toolCalls: [], ...(reply ? { usage: reply } : {}) });
-      },
+      }),
     };
     return { llm, calls };
   }
@@ -624,8 +626,8 @@ describe('executeTool: model use of the tool’s own', () => {
     });
     await executeTool(callOf('asks', {}), asks, runScope({ llm }).scope);
     expect(replies).toEqual([
-      { ok: true, value: { content: 'summary', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 } } },
-      { ok: false, error: { kind: 'server', message: 'down' } },
+      ok({ content: 'summary', toolCalls: [], usage: { inputTokens: 1, outputTokens: 1 } }),
+      err({ kind: 'server', message: 'down' }),
     ]);
   });
 

@@ -140,21 +140,21 @@ describe('saved states', () => {
   it('load without the new usage fields, and with them', () => {
     const saved = fixture('state-v2-finished.json');
     const without = restoreState(saved);
-    expect(without.ok).toBe(true);
+    expect(without.isOk()).toBe(true);
     const withFields = { ...saved, usage: { ...(saved.usage as object), ...priced } };
     const loaded = restoreState(JSON.parse(JSON.stringify(withFields)));
-    expect(loaded.ok && loaded.value.usage).toEqual(priced);
+    expect(loaded.isOk() && loaded.value.usage).toEqual(priced);
     const unknown = { ...saved, usage: { ...(saved.usage as object), ...priced, costUsd: null } };
     const again = restoreState(JSON.parse(JSON.stringify(unknown)));
-    expect(again.ok && again.value.usage.costUsd).toBeNull();
+    expect(again.isOk() && again.value.usage.costUsd).toBeNull();
   });
 
   it('refuses a negative or non-numeric cost, naming the field', () => {
     const saved = fixture('state-v2-finished.json');
     for (const costUsd of [-1, '0.1']) {
       const result = restoreState({ ...saved, usage: { ...(saved.usage as object), costUsd } });
-      expect(result.ok).toBe(false);
-      if (!result.ok) expect(result.error.message).toContain('usage.costUsd');
+      expect(result.isOk()).toBe(false);
+      if (!result.isOk()) expect(result.error.message).toContain('usage.costUsd');
     }
   });
 });

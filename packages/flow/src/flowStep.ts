@@ -224,7 +224,7 @@ function planned(config: FlowConfig, state: FlowState, event: FlowEvent): FlowTr
   }
   if (event.type !== 'llmResponded') return [state, []];
   const made = applyPlanningCall(state.plans, state.planId, event.toolCalls, 'create');
-  if (made.ok) return nextStep(config, { ...state, plans: made.value });
+  if (made.isOk()) return nextStep(config, { ...state, plans: made.value });
   const plan = fallbackPlan(state.planId, state.input);
   const plans: PlanBook = { plans: { ...state.plans.plans, [plan.id]: plan }, active: plan.id };
   return nextStep(config, { ...state, plans }, [{ kind: 'planFallback', reason: made.error }]);
@@ -238,7 +238,7 @@ function replanned(config: FlowConfig, state: FlowState, event: FlowEvent): Flow
     return nextStep(config, rest, [{ kind: 'planKept', reason }]);
   }
   const changed = applyPlanningCall(state.plans, state.planId, event.toolCalls, 'update');
-  if (changed.ok) return nextStep(config, { ...rest, plans: changed.value });
+  if (changed.isOk()) return nextStep(config, { ...rest, plans: changed.value });
   return nextStep(config, rest, [{ kind: 'planKept', reason: changed.error }]);
 }
 
@@ -260,7 +260,7 @@ function applyPlanningCall(
       continue;
     }
     const parsed = parsePlanningArguments(call.arguments);
-    if (!parsed.ok) {
+    if (!parsed.isOk()) {
       problems.push(parsed.error);
       continue;
     }
@@ -269,7 +269,7 @@ function applyPlanningCall(
       continue;
     }
     const applied = applyPlanning(book, { ...parsed.value, command: wanted, plan_id: planId });
-    if (applied.ok) return ok(applied.value.book);
+    if (applied.isOk()) return ok(applied.value.book);
     problems.push(`the plan was refused: ${applied.error}`);
   }
   return err(problems.length > 0 ? problems.join('; ') : 'the model did not call the planning tool');

@@ -17,7 +17,7 @@ export function createPlanningTool() {
     execute: (args, scope) => {
       const book = (scope.data as PlanBook | undefined) ?? emptyPlanBook;
       const result = applyPlanning(book, args);
-      if (!result.ok) return err(result.error);
+      if (!result.isOk()) return err(result.error);
       scope.setData(result.value.book);
       return result.value.output;
     },

@@ -16,7 +16,7 @@ function apply(book: PlanBook, ...commands: PlanningCommand[]) {
   let outcome = { book, output: '' };
   for (const command of commands) {
     const result = applyPlanning(outcome.book, command);
-    if (!result.ok) throw new Error(`${command.command} failed: ${result.error}`);
+    if (!result.isOk()) throw new Error(`${command.command} failed: ${result.error}`);
     outcome = result.value;
   }
   return outcome;
@@ -24,7 +24,7 @@ function apply(book: PlanBook, ...commands: PlanningCommand[]) {
 
 const errorOf = (book: PlanBook, command: PlanningCommand) => {
   const result = applyPlanning(book, command);
-  return result.ok ? `no error: ${result.value.output}` : result.error;
+  return result.isOk() ? `no error: ${result.value.output}` : result.error;
 };
 
 const create = (plan_id: string, steps = ['Search', 'Read', 'Write'], title = `Plan ${plan_id}`): PlanningCommand => ({

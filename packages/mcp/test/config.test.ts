@@ -2,7 +2,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describeConfigError } from '@openmanus/core';
+import { describeConfigError, ok } from '@openmanus/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMcpClient, loadMcpConfig } from '../src/index.js';
 
@@ -16,7 +16,7 @@ afterEach(() => rm(dir, { recursive: true, force: true }));
 const write = (text: string, name = 'config/mcp.json') => writeFile(join(dir, name), text);
 const failure = (path?: string) => {
   const loaded = loadMcpConfig(path, { cwd: dir });
-  if (loaded.ok) throw new Error('expected an error');
+  if (loaded.isOk()) throw new Error('expected an error');
   return describeConfigError(loaded.error);
 };
 
@@ -39,19 +39,18 @@ describe('loadMcpConfig', () => {
         },
       }),
     );
-    expect(loadMcpConfig(undefined, { cwd: dir })).toEqual({
-      ok: true,
-      value: {
+    expect(loadMcpConfig(undefined, { cwd: dir })).toEqual(
+      ok({
         files: { command: 'npx', args: ['-y', 'server-filesystem', '/tmp'], env: { LOG: '1' }, cwd: '/tmp' },
         legacy: { type: 'sse', url: 'http://127.0.0.1:8000/sse' },
         remote: { type: 'http', url: 'https://example.com/mcp', headers: { authorization: 'Bearer x' } },
         either: { url: 'http://127.0.0.1:9000/mcp' },
-      },
-    });
+      }),
+    );
   });
 
   it('without the default file there are no servers; a file asked for must exist', () => {
-    expect(loadMcpConfig(undefined, { cwd: dir })).toEqual({ ok: true, value: {} });
+    expect(loadMcpConfig(undefined, { cwd: dir })).toEqual(ok({}));
     expect(failure('elsewhere.json')).toBe(`${join(dir, 'elsewhere.json')}: the file does not exist`);
   });
 

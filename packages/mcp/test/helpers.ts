@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createResourcePool, executeTool, type RunScope, type Tool, type ToolEvent } from '@openmanus/core';
+import { createResourcePool, errAsync, executeTool, type RunScope, type Tool, type ToolEvent } from '@openmanus/core';
 import type { McpClient, McpClientEvent, StdioServerConfig } from '../src/index.js';
 
 /** A fresh directory, by its real path. */
@@ -97,7 +97,7 @@ export async function observe(
   const scope: RunScope = {
     runId: 'test',
     signal,
-    llm: { model: 'none', complete: async () => ({ ok: false, error: { kind: 'config', message: 'no model' } }) },
+    llm: { model: 'none', complete: () => errAsync({ kind: 'config', message: 'no model' }) },
     resource: (key, open, close) => pool.get(key, open, close),
     emit: () => {},
     changeTools: async () => {},

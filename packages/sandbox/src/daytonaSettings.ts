@@ -51,6 +51,7 @@ export function daytonaSettingsFrom(config: OpenManusConfig): Result<DaytonaSett
   const section = config.sections.daytona;
   if (section === undefined) {
     return err({
+      code: 'CONFIG_INVALID',
       ...where,
       key: '[daytona]',
       message: 'Daytona is not configured: add a [daytona] table with daytona_api_key to use the daytona sandbox',
@@ -61,13 +62,19 @@ export function daytonaSettingsFrom(config: OpenManusConfig): Result<DaytonaSett
     const issue = parsed.error.issues[0];
     if (issue?.code === 'unrecognized_keys') {
       return err({
+        code: 'CONFIG_INVALID',
         ...where,
         key: '[daytona]',
         message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`,
       });
     }
     const path = issue?.path.join('.');
-    return err({ ...where, key: path ? `[daytona].${path}` : '[daytona]', message: issue?.message ?? 'invalid' });
+    return err({
+      code: 'CONFIG_INVALID',
+      ...where,
+      key: path ? `[daytona].${path}` : '[daytona]',
+      message: issue?.message ?? 'invalid',
+    });
   }
   const given = parsed.data;
   const defaults = DEFAULT_DAYTONA_SETTINGS;

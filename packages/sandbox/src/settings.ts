@@ -68,13 +68,19 @@ export function sandboxSettingsFrom(config: OpenManusConfig): Result<SandboxSett
     const issue = parsed.error.issues[0];
     if (issue?.code === 'unrecognized_keys') {
       return err({
+        code: 'CONFIG_INVALID',
         ...where,
         key: '[sandbox]',
         message: `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.join(', ')}`,
       });
     }
     const path = issue?.path.join('.');
-    return err({ ...where, key: path ? `[sandbox].${path}` : '[sandbox]', message: issue?.message ?? 'invalid' });
+    return err({
+      code: 'CONFIG_INVALID',
+      ...where,
+      key: path ? `[sandbox].${path}` : '[sandbox]',
+      message: issue?.message ?? 'invalid',
+    });
   }
   const section = parsed.data;
   const defaults = DEFAULT_SANDBOX_SETTINGS;

@@ -6,7 +6,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
-import { loadConfig } from '@openmanus/core';
+import { loadConfig, ok } from '@openmanus/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDaytonaSandboxProvider,
@@ -34,7 +34,7 @@ async function configOf(lines: string) {
   const file = join(dir, `${Math.random()}.toml`);
   await writeFile(file, `[llm]\nmodel = "m"\napi_key = "k"\n${lines}\n`);
   const config = loadConfig({ path: file, env: {} });
-  if (!config.ok) throw new Error(config.error.message);
+  if (!config.isOk()) throw new Error(config.error.message);
   return config.value;
 }
 
@@ -44,41 +44,39 @@ const request = (runId: string) => ({ runId, signal: new AbortController().signa
 describe('[daytona] settings', () => {
   it("has OpenManus's keys and defaults", async () => {
     const config = await configOf('[daytona]\ndaytona_api_key = "abc"');
-    expect(daytonaSettingsFrom(config)).toEqual({
-      ok: true,
-      value: {
+    expect(daytonaSettingsFrom(config)).toEqual(
+      ok({
         apiKey: 'abc',
         serverUrl: 'https://app.daytona.io/api',
         target: 'us',
         imageName: 'whitezxj/sandbox:0.1.0',
         entrypoint: '/usr/bin/supervisord -n -c /etc/supervisor/conf.d/supervisord.conf',
         vncPassword: '123456',
-      },
-    });
+      }),
+    );
     const given = await configOf(
       '[daytona]\ndaytona_api_key = "abc"\ndaytona_server_url = "http://127.0.0.1:9/api"\ndaytona_target = "eu"\nsandbox_image_name = "img:1"\nsandbox_entrypoint = "run"\nVNC_password = "pw"',
     );
-    expect(daytonaSettingsFrom(given)).toMatchObject({
-      ok: true,
-      value: {
+    expect(daytonaSettingsFrom(given)).toMatchObject(
+      ok({
         serverUrl: 'http://127.0.0.1:9/api',
         target: 'eu',
         imageName: 'img:1',
         entrypoint: 'run',
         vncPassword: 'pw',
-      },
-    });
+      }),
+    );
   });
 
   it('without [daytona] says Daytona is not configured, and everything else still loads', async () => {
     const config = await configOf('[sandbox]\nimage = "python:3.12-slim"');
     const result = daytonaSettingsFrom(config);
-    expect(result.ok).toBe(false);
-    if (!result.ok) {
+    expect(result.isOk()).toBe(false);
+    if (!result.isOk()) {
       expect(result.error.key).toBe('[daytona]');
       expect(result.error.message).toMatch(/not configured.*daytona_api_key/);
     }
-    expect(sandboxSettingsFrom(config).ok).toBe(true);
+    expect(sandboxSettingsFrom(config).isOk()).toBe(true);
   });
 
   it.each([
@@ -89,8 +87,8 @@ describe('[daytona] settings', () => {
     ['daytona_api_key = "k"\nvnc_pasword = "x"', '[daytona]', /unknown key vnc_pasword/],
   ])('names the bad key: %s', async (lines, key, message) => {
     const result = daytonaSettingsFrom(await configOf(`[daytona]\n${lines}`));
-    expect(result.ok).toBe(false);
-    if (!result.ok) {
+    expect(result.isOk()).toBe(false);
+    if (!result.isOk()) {
       expect(result.error.key).toBe(key);
       expect(result.error.message).toMatch(message);
     }

@@ -2,7 +2,7 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@openmanus/core';
+import { loadConfig, ok } from '@openmanus/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import {
   createDockerSandboxProvider,
@@ -22,13 +22,13 @@ async function settingsOf(lines: string) {
   const file = join(dir, `${Math.random()}.toml`);
   await writeFile(file, `[llm]\nmodel = "m"\napi_key = "k"\n\n[sandbox]\n${lines}\n`);
   const config = loadConfig({ path: file, env: {} });
-  if (!config.ok) throw new Error(config.error.message);
+  if (!config.isOk()) throw new Error(config.error.message);
   return sandboxSettingsFrom(config.value);
 }
 
 describe('[sandbox] settings', () => {
   it("has OpenManus's defaults", async () => {
-    expect(await settingsOf('')).toEqual({ ok: true, value: DEFAULT_SANDBOX_SETTINGS });
+    expect(await settingsOf('')).toEqual(ok(DEFAULT_SANDBOX_SETTINGS));
     expect(DEFAULT_SANDBOX_SETTINGS).toEqual({
       useSandbox: false,
       image: 'python:3.12-slim',
@@ -44,9 +44,8 @@ describe('[sandbox] settings', () => {
     const settings = await settingsOf(
       'use_sandbox = true\nimage = "openmanus-sandbox:bookworm"\nwork_dir = "/work"\nmemory_limit = "1g"\ncpu_limit = 0.5\ntimeout = 60\nnetwork_enabled = true',
     );
-    expect(settings).toEqual({
-      ok: true,
-      value: {
+    expect(settings).toEqual(
+      ok({
         useSandbox: true,
         image: 'openmanus-sandbox:bookworm',
         workDir: '/work',
@@ -54,8 +53,8 @@ describe('[sandbox] settings', () => {
         cpuLimit: 0.5,
         timeout: 60,
         networkEnabled: true,
-      },
-    });
+      }),
+    );
   });
 
   it.each([
@@ -72,8 +71,8 @@ describe('[sandbox] settings', () => {
     ['memory = "1g"', '[sandbox]', /unknown key memory/],
   ])('names the bad key: %s', async (line, key, message) => {
     const settings = await settingsOf(line);
-    expect(settings.ok).toBe(false);
-    if (!settings.ok) {
+    expect(settings.isOk()).toBe(false);
+    if (!settings.isOk()) {
       expect(settings.error.key).toBe(key);
       expect(settings.error.message).toMatch(message);
       expect(settings.error.file).toMatch(/\.toml$/);
@@ -82,8 +81,8 @@ describe('[sandbox] settings', () => {
 
   it('is empty-safe: a config without [sandbox] gets the defaults', () => {
     const config = loadConfig({ env: { OPENAI_API_KEY: 'sk' }, cwd: dir });
-    if (!config.ok) throw new Error(config.error.message);
-    expect(sandboxSettingsFrom(config.value)).toEqual({ ok: true, value: DEFAULT_SANDBOX_SETTINGS });
+    if (!config.isOk()) throw new Error(config.error.message);
+    expect(sandboxSettingsFrom(config.value)).toEqual(ok(DEFAULT_SANDBOX_SETTINGS));
   });
 });
 

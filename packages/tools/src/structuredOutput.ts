@@ -13,6 +13,7 @@ import {
   OpenManusError,
   ok,
   type Result,
+  ResultAsync,
   type Tool,
   type ToolCall,
   userMessage,
@@ -144,7 +145,13 @@ const preview = (text: string) => (text.length > 200 ? `${text.slice(0, 200)}…
  * JSON, or arguments that do not match go back to the model with what was wrong, up to
  * `maxAttempts` requests; then the result is an error with the reason and the last problem.
  */
-export async function createChatCompletion<S extends z.ZodType>(
+export function createChatCompletion<S extends z.ZodType>(
+  options: ChatCompletionOptions<S>,
+): ResultAsync<z.output<S>, StructuredOutputError> {
+  return new ResultAsync(askStructured(options));
+}
+
+async function askStructured<S extends z.ZodType>(
   options: ChatCompletionOptions<S>,
 ): Promise<Result<z.output<S>, StructuredOutputError>> {
   const maxAttempts = options.maxAttempts ?? 3;
@@ -192,7 +199,7 @@ export async function createChatCompletion<S extends z.ZodType>(
       };
     }
     const parsed = tool.parse(args);
-    if (parsed.ok) return { ok: true, value: shape.unwrap(parsed.value) };
+    if (parsed.isOk()) return { ok: true, value: shape.unwrap(parsed.value) };
     return {
       ok: false,
       call,
@@ -213,7 +220,7 @@ export async function createChatCompletion<S extends z.ZodType>(
       },
       options.signal ? { signal: options.signal } : {},
     );
-    if (!reply.ok) {
+    if (!reply.isOk()) {
       const message = `the model could not be asked for a structured answer: ${describeLlmError(reply.error)}`;
       return err(new StructuredOutputError(message, 'llm_error', attempt, reply.error));
     }

@@ -1,4 +1,4 @@
-import { defineTool, err, messageOf, ok, type Result, type Tool } from '@openmanus/core';
+import { defineTool, err, messageOf, ok, type Result, ResultAsync, type Tool } from '@openmanus/core';
 import { z } from 'zod';
 import { httpRequest } from './web/http.js';
 import { readableMarkdown } from './web/markdown.js';
@@ -52,8 +52,8 @@ type FetchCall = WebFetchOptions & { readonly signal?: AbortSignal };
  * names its type. Only http(s) and public addresses unless the options allow others, on redirects
  * too. A mistake in the options throws.
  */
-export function fetchWebPage(url: string, options: FetchCall = {}): Promise<Result<WebPage, string>> {
-  return readPage(url, options, networkPolicy(options, 'web_fetch'));
+export function fetchWebPage(url: string, options: FetchCall = {}): ResultAsync<WebPage, string> {
+  return new ResultAsync(readPage(url, options, networkPolicy(options, 'web_fetch')));
 }
 
 async function readPage(url: string, options: FetchCall, network: NetworkPolicy): Promise<Result<WebPage, string>> {
@@ -151,9 +151,9 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
         })),
       );
       const text = pages
-        .map(({ target, page }) => (page.ok ? formatPage(target, page.value) : `# ${target}\nError: ${page.error}`))
+        .map(({ target, page }) => (page.isOk() ? formatPage(target, page.value) : `# ${target}\nError: ${page.error}`))
         .join('\n\n---\n\n');
-      return pages.some(({ page }) => page.ok) ? text : err(text);
+      return pages.some(({ page }) => page.isOk()) ? text : err(text);
     },
   });
 }

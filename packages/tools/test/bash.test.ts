@@ -8,6 +8,8 @@ import {
   createLocalSandboxProvider,
   createOpenAiLlm,
   defaultPolicies,
+  err,
+  ok,
   run,
   terminate,
 } from '@openmanus/core';
@@ -181,18 +183,15 @@ describe.each(modes)('bash processes (sandbox $sandbox, by $via)', ({ sandbox, v
       const call = direct.call({ command: `echo started; ${sleeper}; echo after` }, controller.signal);
       await eventually(() => processesMatching(sleeper).length > 0);
       controller.abort();
-      expect(await call).toEqual({
-        ok: false,
-        error:
+      expect(await call).toEqual(
+        err(
           'The command was interrupted (SIGINT) before it finished; the shell is still running, with its working directory and variables.\nstarted',
-      });
+        ),
+      );
       expect(processesMatching(sleeper)).toEqual([]);
       // A background job of an earlier command is not the command that was interrupted.
       expect(processesMatching(background)).not.toEqual([]);
-      expect(await direct.call({ command: 'echo $kept; pwd' })).toEqual({
-        ok: true,
-        value: `yes\n${workspace}/d\n[exit code 0]`,
-      });
+      expect(await direct.call({ command: 'echo $kept; pwd' })).toEqual(ok(`yes\n${workspace}/d\n[exit code 0]`));
     } finally {
       await direct.close();
     }
@@ -208,7 +207,7 @@ describe.each(modes)('bash processes (sandbox $sandbox, by $via)', ({ sandbox, v
       const spinning = direct.call({ command: 'touch spinning; while :; do :; done; echo after' }, loop.signal);
       await eventually(() => existsSync(join(workspace, 'spinning')));
       loop.abort();
-      expect(await spinning).toMatchObject({ ok: false, error: expect.stringMatching(/shell is still running/) });
+      expect(await spinning).toMatchObject(err(expect.stringMatching(/shell is still running/)));
 
       const stubborn = `import signal, time; signal.signal(signal.SIGINT, signal.SIG_IGN); open("deaf", "w").close(); time.sleep(40.${Date.now()})`;
       const controller = new AbortController();
@@ -220,12 +219,12 @@ describe.each(modes)('bash processes (sandbox $sandbox, by $via)', ({ sandbox, v
       // SIGINT is ignored: SIGKILL follows after a grace of about a second.
       expect(Date.now() - started).toBeGreaterThanOrEqual(900);
       expect(Date.now() - started).toBeLessThan(3000);
-      expect(result).toMatchObject({ ok: false, error: expect.stringMatching(/interrupted.*shell is still running/) });
+      expect(result).toMatchObject(err(expect.stringMatching(/interrupted.*shell is still running/)));
       expect(JSON.stringify(result)).not.toMatch(/after/);
       expect(processesMatching(stubborn)).toEqual([]);
       // SIGKILL went to what the interrupted command started, not to earlier background jobs.
       expect(processesMatching(background)).not.toEqual([]);
-      expect(await direct.call({ command: 'echo $kept' })).toEqual({ ok: true, value: 'yes\n[exit code 0]' });
+      expect(await direct.call({ command: 'echo $kept' })).toEqual(ok('yes\n[exit code 0]'));
     } finally {
       await direct.close();
     }

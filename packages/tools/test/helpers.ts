@@ -1,7 +1,14 @@
 import { mkdtemp, realpath, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createResourcePool, type LlmPort, type Tool, type ToolReturn, type ToolScope } from '@openmanus/core';
+import {
+  createResourcePool,
+  errAsync,
+  type LlmPort,
+  type Tool,
+  type ToolReturn,
+  type ToolScope,
+} from '@openmanus/core';
 import { afterAll } from 'vitest';
 
 const workspaces: string[] = [];
@@ -26,7 +33,7 @@ export async function eventually(check: () => boolean, ms = 5000): Promise<void>
 
 const noModel: LlmPort = {
   model: 'none',
-  complete: async () => ({ ok: false, error: { kind: 'config', message: 'no model here' } }),
+  complete: () => errAsync({ kind: 'config', message: 'no model here' }),
 };
 
 /**
@@ -39,7 +46,7 @@ export function directRun(tool: Tool, workspace: string) {
   return {
     async call(args: unknown, signal: AbortSignal = new AbortController().signal): Promise<ToolReturn> {
       const parsed = tool.parse(args);
-      if (!parsed.ok) throw new Error(parsed.error);
+      if (!parsed.isOk()) throw new Error(parsed.error);
       const id = `call-${++seq}`;
       const scope: ToolScope = {
         runId: 'direct',

@@ -5,6 +5,8 @@ import { existsSync } from 'node:fs';
 import {
   createLocalSandboxProvider,
   createOpenAiLlm,
+  err,
+  type Result,
   run,
   type SandboxProvider,
   type ToolOutput,
@@ -145,15 +147,9 @@ describe('sandbox_browser', () => {
   it('an action missing what it needs is refused before anything is sent', async () => {
     const browser = browserTool();
     const before = service.requests.length;
-    expect(await browser.call({ action: 'navigate_to' })).toEqual({ ok: false, error: 'navigate_to needs url.' });
-    expect(await browser.call({ action: 'input_text', text: 'x' })).toEqual({
-      ok: false,
-      error: 'input_text needs index.',
-    });
-    expect(await browser.call({ action: 'click_coordinates' })).toEqual({
-      ok: false,
-      error: 'click_coordinates needs x and y.',
-    });
+    expect(await browser.call({ action: 'navigate_to' })).toEqual(err('navigate_to needs url.'));
+    expect(await browser.call({ action: 'input_text', text: 'x' })).toEqual(err('input_text needs index.'));
+    expect(await browser.call({ action: 'click_coordinates' })).toEqual(err('click_coordinates needs x and y.'));
     expect(service.requests.length).toBe(before);
     await browser.close();
   });
@@ -173,18 +169,16 @@ describe('sandbox_browser', () => {
     const silent = await startWebServer(() => {});
     try {
       const flooded = directRun(createSandboxBrowser({ sandboxProvider: provider, apiUrl: huge.url }), workspace);
-      expect(await flooded.call({ action: 'go_back' })).toEqual({
-        ok: false,
-        error: "The sandbox's browser service answered more than 16 MiB; nothing of it was used.",
-      });
+      expect(await flooded.call({ action: 'go_back' })).toEqual(
+        err("The sandbox's browser service answered more than 16 MiB; nothing of it was used."),
+      );
       const slow = directRun(
         createSandboxBrowser({ sandboxProvider: provider, apiUrl: silent.url, timeoutMs: 500 }),
         workspace,
       );
-      expect(await slow.call({ action: 'go_back' })).toEqual({
-        ok: false,
-        error: 'The browser action go_back took longer than 500 ms and was stopped.',
-      });
+      expect(await slow.call({ action: 'go_back' })).toEqual(
+        err('The browser action go_back took longer than 500 ms and was stopped.'),
+      );
       await flooded.close();
       await slow.close();
     } finally {
@@ -231,10 +225,9 @@ describe('sandbox_browser', () => {
       expect(numbered.image).toBeUndefined();
       expect(stateOf(numbered)).toEqual({ success: true, message: 'Browser action completed' });
       for (const body of ['[]', 'null'])
-        expect(await call()).toEqual({
-          ok: false,
-          error: `The sandbox's browser service answered something other than a JSON object: ${body}`,
-        });
+        expect(await call()).toEqual(
+          err(`The sandbox's browser service answered something other than a JSON object: ${body}`),
+        );
       await browser.close();
     } finally {
       await odd.close();
@@ -243,19 +236,17 @@ describe('sandbox_browser', () => {
 
   it('by default the service is looked for where OpenManus’s image serves it; an empty parameter is a missing one', async () => {
     const browser = directRun(createSandboxBrowser({ sandboxProvider: provider }), workspace);
-    const result = (await browser.call({ action: 'go_back' })) as { ok: false; error: string };
-    expect(result.error).toMatch(/^The sandbox's browser service at http:\/\/localhost:8003 did not answer/);
-    expect(await browser.call({ action: 'navigate_to', url: '' })).toEqual({
-      ok: false,
-      error: 'navigate_to needs url.',
-    });
+    const result = (await browser.call({ action: 'go_back' })) as Result<never, string>;
+    expect(result.isErr() && result.error).toMatch(
+      /^The sandbox's browser service at http:\/\/localhost:8003 did not answer/,
+    );
+    expect(await browser.call({ action: 'navigate_to', url: '' })).toEqual(err('navigate_to needs url.'));
     await browser.close();
     // A run with no sandbox of its own, and none given to the tool.
     const unsandboxed = directRun(createSandboxBrowser(), workspace);
-    expect(await unsandboxed.call({ action: 'go_back' })).toEqual({
-      ok: false,
-      error: 'sandbox_browser drives the browser in the run’s sandbox, and this run has none.',
-    });
+    expect(await unsandboxed.call({ action: 'go_back' })).toEqual(
+      err('sandbox_browser drives the browser in the run’s sandbox, and this run has none.'),
+    );
     await unsandboxed.close();
   });
 
@@ -265,7 +256,7 @@ describe('sandbox_browser', () => {
     await closed.close();
     const browser = browserTool(apiUrl);
     const result = await browser.call({ action: 'go_back' });
-    expect(result).toMatchObject({ ok: false });
+    expect(result).toMatchObject(err(expect.any(String)));
     const { error } = result as { error: string };
     expect(error).toContain(`The sandbox's browser service at ${apiUrl} did not answer (curl: (7)`);
     expect(error).toContain('sandbox_image_name');

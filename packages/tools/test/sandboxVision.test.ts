@@ -4,6 +4,7 @@
 import {
   createLocalSandboxProvider,
   createOpenAiLlm,
+  err,
   type ImageData,
   run,
   type Sandbox,
@@ -134,7 +135,7 @@ describe.each([
     );
     const refusal = async (path: string) => {
       const returned = await vision.call({ action: 'see_image', file_path: path });
-      expect(returned).toMatchObject({ ok: false });
+      expect(returned).toMatchObject(err(expect.any(String)));
       return String((returned as { error: string }).error);
     };
     box.reads.length = 0;
@@ -167,10 +168,7 @@ describe.each([
 describe('sandbox_vision in a run', () => {
   it('has no sandbox to read from without one', async () => {
     const vision = directRun(createSandboxVision(), await tempWorkspace());
-    expect(await vision.call({ file_path: 'a.png' })).toMatchObject({
-      ok: false,
-      error: expect.stringMatching(/has none/),
-    });
+    expect(await vision.call({ file_path: 'a.png' })).toMatchObject(err(expect.stringMatching(/has none/)));
   });
 
   it.each([

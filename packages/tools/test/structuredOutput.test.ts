@@ -1,4 +1,4 @@
-import { createAgent, createOpenAiLlm, run } from '@openmanus/core';
+import { createAgent, createOpenAiLlm, ok, run } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer, toolSession } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -28,7 +28,7 @@ describe('createChatCompletion', () => {
   it('asks with one forced tool whose parameters are the schema, and returns the validated answer', async () => {
     const { llm, server } = await modelFrom([answer(kyoto)]);
     const result = await createChatCompletion({ llm, schema: city, prompt: 'How many people live in Kyoto?' });
-    expect(result).toEqual({ ok: true, value: kyoto });
+    expect(result).toEqual(ok(kyoto));
     const [request] = server.requests;
     expect(request?.tool_choice).toBe('required');
     expect(request?.tools).toEqual([
@@ -61,7 +61,7 @@ describe('createChatCompletion', () => {
         { role: 'user', content: 'Kyoto?' },
       ],
     });
-    expect(result).toEqual({ ok: true, value: kyoto });
+    expect(result).toEqual(ok(kyoto));
     const retry = server.requests[1]?.messages ?? [];
     expect(retry.slice(0, 2)).toEqual(server.requests[0]?.messages);
     expect(retry[2]).toMatchObject({ role: 'assistant', tool_calls: [{ id: 'call_0_0' }] });
@@ -73,8 +73,8 @@ describe('createChatCompletion', () => {
   it('fails clearly with the last errors when every attempt is invalid', async () => {
     const { llm, server } = await modelFrom(() => answer({ city: 'Kyoto', population: 1.5 }));
     const result = await createChatCompletion({ llm, schema: city, prompt: 'Kyoto?', maxAttempts: 2 });
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
+    expect(result.isOk()).toBe(false);
+    if (result.isOk()) return;
     expect(result.error).toMatchObject({ name: 'StructuredOutputError', reason: 'invalid_arguments', attempts: 2 });
     expect(result.error.message).toMatch(
       /^no valid structured answer after 2 attempts: the model sent arguments that do not match the schema:\n✖ Invalid input: expected int, received number\n {2}→ at population$/,
@@ -85,7 +85,7 @@ describe('createChatCompletion', () => {
   it('answers malformed JSON arguments with the parse error', async () => {
     const { llm, server } = await modelFrom([answer('{"city": "Kyoto", "population": '), answer(kyoto)]);
     const result = await createChatCompletion({ llm, schema: city, prompt: 'Kyoto?' });
-    expect(result).toEqual({ ok: true, value: kyoto });
+    expect(result).toEqual(ok(kyoto));
     const feedback = server.requests[1]?.messages.at(-1);
     expect(feedback).toMatchObject({ role: 'tool' });
     expect(feedback?.content).toMatch(/^Error: the arguments are not valid JSON \(.+\)\. Call create_chat_completion/);
@@ -94,15 +94,15 @@ describe('createChatCompletion', () => {
   it('says malformed JSON is why it failed when it never gets better', async () => {
     const { llm } = await modelFrom(() => answer('{not json'));
     const result = await createChatCompletion({ llm, schema: city, prompt: 'Kyoto?', maxAttempts: 1 });
-    expect(result.ok || result.error.reason).toBe('malformed_arguments');
-    expect(result.ok || result.error.message).toContain('not valid JSON');
-    expect(result.ok || result.error.message).toContain('{not json');
+    expect(result.isOk() || result.error.reason).toBe('malformed_arguments');
+    expect(result.isOk() || result.error.message).toContain('not valid JSON');
+    expect(result.isOk() || result.error.message).toContain('{not json');
   });
 
   it('asks again when the model answers in text instead of calling the tool', async () => {
     const { llm, server } = await modelFrom([{ content: 'About 1.46 million people.' }, answer(kyoto)]);
     const result = await createChatCompletion({ llm, schema: city, prompt: 'Kyoto?' });
-    expect(result).toEqual({ ok: true, value: kyoto });
+    expect(result).toEqual(ok(kyoto));
     expect(server.requests[1]?.messages.slice(-2)).toEqual([
       { role: 'assistant', content: 'About 1.46 million people.' },
       { role: 'user', content: 'Give your answer by calling create_chat_completion: a text reply cannot be read.' },
@@ -112,8 +112,8 @@ describe('createChatCompletion', () => {
   it('fails with no_tool_call when the model only ever answers in text', async () => {
     const { llm } = await modelFrom(() => ({ content: 'It is big.' }));
     const result = await createChatCompletion({ llm, schema: city, prompt: 'Kyoto?', maxAttempts: 2 });
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
+    expect(result.isOk()).toBe(false);
+    if (result.isOk()) return;
     expect(result.error.reason).toBe('no_tool_call');
     expect(result.error.message).toBe(
       'no valid structured answer after 2 attempts: the model answered in text instead of calling create_chat_completion: It is big.',
@@ -123,7 +123,7 @@ describe('createChatCompletion', () => {
   it('asks for a non-object answer as { response } and returns the bare value', async () => {
     const { llm, server } = await modelFrom([answer({ response: ['Kinkaku-ji', 'Fushimi Inari'] })]);
     const result = await createChatCompletion({ llm, schema: z.array(z.string()).min(2), prompt: 'Two sights' });
-    expect(result).toEqual({ ok: true, value: ['Kinkaku-ji', 'Fushimi Inari'] });
+    expect(result).toEqual(ok(['Kinkaku-ji', 'Fushimi Inari']));
     const tool = server.requests[0]?.tools?.[0] as { function: { parameters: unknown } };
     expect(tool.function.parameters).toMatchObject({
       properties: { response: { type: 'array', items: { type: 'string' }, minItems: 2 } },
@@ -147,7 +147,7 @@ describe('createChatCompletion', () => {
       },
     ]);
     const result = await createChatCompletion({ llm, schema: city, prompt: 'Kyoto?' });
-    expect(result).toEqual({ ok: true, value: kyoto });
+    expect(result).toEqual(ok(kyoto));
     const tools = server.requests[1]?.messages.filter((m) => m.role === 'tool') ?? [];
     expect(tools.map((m) => m.tool_call_id)).toEqual(['call_0_0', 'call_0_1']);
     expect(tools[0]?.content).toBe('Error: There is no tool lookup; call create_chat_completion.');
@@ -157,8 +157,8 @@ describe('createChatCompletion', () => {
   it('reports a model that cannot be reached as llm_error without retrying it', async () => {
     const { llm, server } = await modelFrom([{ error: { status: 401, message: 'bad key' } }]);
     const result = await createChatCompletion({ llm, schema: city, prompt: 'Kyoto?' });
-    expect(result.ok).toBe(false);
-    if (result.ok) return;
+    expect(result.isOk()).toBe(false);
+    if (result.isOk()) return;
     expect(result.error).toMatchObject({ reason: 'llm_error', attempts: 1, llmError: { kind: 'auth', status: 401 } });
     expect(result.error.message).toContain('bad key');
     expect(server.hits).toBe(1);

@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { err, ok } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createWebFetch, fetchWebPage } from '../src/index.js';
@@ -48,11 +49,11 @@ describe('web_fetch', () => {
       else send('x'.repeat(5000), 'text/plain')(request, response);
     });
     const cut = await fetchWebPage(`${url}/big`, { ...reach(url), maxChars: 300 });
-    expect(cut.ok && cut.value.text).toBe(
+    expect(cut.isOk() && cut.value.text).toBe(
       `${'long text '.repeat(30)}\n…[cut: ${'long text '.repeat(5000).trim().length - 300} more characters]`,
     );
     const partial = await fetchWebPage(`${url}/plain`, { ...reach(url), maxBytes: 1000 });
-    expect(partial.ok && partial.value).toMatchObject({
+    expect(partial.isOk() && partial.value).toMatchObject({
       truncated: true,
       text: `${'x'.repeat(1000)}\n…[only the first 1000 bytes of the page were read]`,
     });
@@ -64,19 +65,18 @@ describe('web_fetch', () => {
       if (request.path === '/data.json') send(json, 'application/json; charset=utf-8')(request, response);
       else send('line one\n  line two\n', 'text/plain')(request, response);
     });
-    expect(await fetchWebPage(`${url}/data.json`, reach(url))).toEqual({
-      ok: true,
-      value: { url: `${url}/data.json`, mediaType: 'application/json', title: '', text: json, truncated: false },
-    });
+    expect(await fetchWebPage(`${url}/data.json`, reach(url))).toEqual(
+      ok({ url: `${url}/data.json`, mediaType: 'application/json', title: '', text: json, truncated: false }),
+    );
     const text = await fetchWebPage(`${url}/notes.txt`, reach(url));
-    expect(text.ok && text.value.text).toBe('line one\n  line two\n');
+    expect(text.isOk() && text.value.text).toBe('line one\n  line two\n');
   });
 
   it('gives a page without text its title and no text', async () => {
     const { url } = await serve(
       send('<html><head><title>Nothing here</title></head><body><script>x()</script></body></html>'),
     );
-    expect(await fetchWebPage(url, reach(url))).toMatchObject({ ok: true, value: { title: 'Nothing here', text: '' } });
+    expect(await fetchWebPage(url, reach(url))).toMatchObject(ok({ title: 'Nothing here', text: '' }));
   });
 
   it('reports a status other than 2xx, and names the type of content it will not read', async () => {
@@ -93,10 +93,7 @@ describe('web_fetch', () => {
     expect((await session.call({ urls: `${url}/paper.pdf` })).output).toContain(
       `Error: ${url}/paper.pdf is application/pdf, not a page web_fetch can read (HTML, text or JSON); it was not downloaded`,
     );
-    expect(await fetchWebPage(`${url}/blob`, reach(url))).toEqual({
-      ok: false,
-      error: `${url}/blob is binary content, not text`,
-    });
+    expect(await fetchWebPage(`${url}/blob`, reach(url))).toEqual(err(`${url}/blob is binary content, not text`));
   });
 
   it('fetches only http(s), on redirects too', async () => {
@@ -122,7 +119,7 @@ describe('web_fetch', () => {
   it('gives up on a page that takes too long', async () => {
     const { url } = await serve(() => {});
     const result = await fetchWebPage(url, { ...reach(url), timeoutSec: 0.1 });
-    expect(result).toEqual({ ok: false, error: 'timed out after 0.1 s' });
+    expect(result).toEqual(err('timed out after 0.1 s'));
   });
 
   it('fetches several URLs at once; one that fails does not hide the others', async () => {

@@ -1,5 +1,6 @@
 import type { LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
+import { err } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createWebFetch, createWebSearch, fetchWebPage, searchWeb } from '../src/index.js';
@@ -105,17 +106,11 @@ describe('by default, web_fetch reaches only public addresses', () => {
     const why = 'is a link-local address (where cloud metadata services answer)';
     // Through a transport that records what it is asked: it is asked nothing.
     const recording = recordingTransport();
-    expect(await fetchWebPage(metadata, { fetch: recording.fetch })).toEqual({
-      ok: false,
-      error: refusedText('169.254.169.254', why),
-    });
+    expect(await fetchWebPage(metadata, { fetch: recording.fetch })).toEqual(err(refusedText('169.254.169.254', why)));
     expect(recording.asked).toEqual([]);
     // Through the default transport: a connection attempt would end in a failure to connect, or
     // the test's own time-out (the page's limit is longer).
-    expect(await fetchWebPage(metadata, { timeoutSec: 600 })).toEqual({
-      ok: false,
-      error: refusedText('169.254.169.254', why),
-    });
+    expect(await fetchWebPage(metadata, { timeoutSec: 600 })).toEqual(err(refusedText('169.254.169.254', why)));
   });
 
   it('refuses an address of this machine in every form a URL normalises: decimal, hex, octal, short, IPv6, IPv4-mapped', async () => {
@@ -135,7 +130,7 @@ describe('by default, web_fetch reaches only public addresses', () => {
         `http://[::]:${port}/`,
       ].map(async (url) => {
         const page = await fetchWebPage(url, { timeoutSec: 600 });
-        return page.ok ? `${url} was fetched` : page.error.replace(HINT, '…');
+        return page.isOk() ? `${url} was fetched` : page.error.replace(HINT, '…');
       }),
     );
     expect(refusals).toEqual([
@@ -167,7 +162,7 @@ describe('by default, web_fetch reaches only public addresses', () => {
         'http://255.255.255.255/',
       ].map(async (url) => {
         const page = await fetchWebPage(url, { fetch: recording.fetch });
-        return page.ok ? `${url} was fetched` : page.error.replace(HINT, '…');
+        return page.isOk() ? `${url} was fetched` : page.error.replace(HINT, '…');
       }),
     );
     expect(refusals).toEqual([
@@ -189,8 +184,8 @@ describe('by default, web_fetch reaches only public addresses', () => {
     const page = await fetchWebPage(`http://localhost:${portOf(internal.url)}/admin`, {
       allowHosts: [hostOf(internal.url)],
     });
-    expect(page).toMatchObject({ ok: false });
-    expect(!page.ok && page.error).toMatch(
+    expect(page).toMatchObject(err(expect.any(String)));
+    expect(!page.isOk() && page.error).toMatch(
       /^refused: localhost resolves to (127\.0\.0\.1|::1), which is a loopback address; the web tools only reach/,
     );
     expect(internal.requests).toHaveLength(0);
@@ -268,7 +263,7 @@ describe('opening the web tools to other addresses', () => {
     const [a, b] = [await serve(send('page a', 'text/plain')), await serve(send('page b', 'text/plain'))];
     const text = async (url: string, allowHosts: string[]) => {
       const page = await fetchWebPage(url, { allowHosts });
-      return page.ok ? page.value.text : page.error.replace(`; ${HINT}`, '');
+      return page.isOk() ? page.value.text : page.error.replace(`; ${HINT}`, '');
     };
     expect(await text(a.url, [hostOf(a.url)])).toBe('page a');
     expect(await text(b.url, [hostOf(a.url)])).toBe(`refused: 127.0.0.1 ${LOOPBACK}`);
@@ -332,13 +327,13 @@ describe('web_search', () => {
     expect(output).toContain('- Engine: searxng');
 
     const found = await searchWeb('kyoto', { ...options, fetchContent: true });
-    expect(found.ok && found.value.results.map(({ content, contentRefused }) => ({ content, contentRefused }))).toEqual(
-      [
-        { content: 'Kyoto Temples and gardens.', contentRefused: undefined },
-        { content: undefined, contentRefused: refusedText('127.0.0.1', LOOPBACK) },
-        { content: undefined, contentRefused: expect.stringMatching(/^refused: 169\.254\.169\.254 is a link-local/) },
-      ],
-    );
+    expect(
+      found.isOk() && found.value.results.map(({ content, contentRefused }) => ({ content, contentRefused })),
+    ).toEqual([
+      { content: 'Kyoto Temples and gardens.', contentRefused: undefined },
+      { content: undefined, contentRefused: refusedText('127.0.0.1', LOOPBACK) },
+      { content: undefined, contentRefused: expect.stringMatching(/^refused: 169\.254\.169\.254 is a link-local/) },
+    ]);
     expect(searxng.requests).toHaveLength(2);
     expect(site.requests).toHaveLength(2);
     expect(internal.requests).toHaveLength(0);

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@openmanus/core';
+import { err, loadConfig, ok } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import {
@@ -74,7 +74,7 @@ describe('the engine order', () => {
       '[llm]\nmodel = "m"\napi_key = "k"\n[search]\nengine = "Bing"\nfallback_engines = ["Brave"]\nbrave_api_key = "bk"\nretry_delay = 5\nmax_retries = 1\nlang = "de"\ncountry = "at"\n',
     );
     const config = loadConfig({ cwd: dir, env: {} });
-    if (!config.ok) throw new Error(config.error.message);
+    if (!config.isOk()) throw new Error(config.error.message);
     const options = searchOptionsFrom(config.value.search);
     expect(options).toEqual({
       engine: 'bing',
@@ -121,17 +121,16 @@ describe('the cascade', () => {
       engine('never-asked', () => hits('https://c.example/')),
     ];
     const result = await searchWeb('q', { engines, ...fast, engineTimeoutSec: 0.1 });
-    expect(result).toMatchObject({
-      ok: true,
-      value: {
+    expect(result).toMatchObject(
+      ok({
         engine: 'working',
         failures: [
           { engine: 'thrower', reason: 'blocked by a CAPTCHA', round: 1 },
           { engine: 'sleeper', reason: 'timed out after 0.1 s', round: 1 },
           { engine: 'empty', reason: 'no results', round: 1 },
         ],
-      },
-    });
+      }),
+    );
     expect(timedOutSignal?.aborted).toBe(true);
     expect(engines[4]?.calls).toBe(0);
   });
@@ -147,17 +146,16 @@ describe('the cascade', () => {
       { url: 'https://d.example/' },
     ]);
     const result = await searchWeb('q', { engines: [messy], ...fast, numResults: 3 });
-    expect(result.ok && result.value.results).toEqual([
+    expect(result.isOk() && result.value.results).toEqual([
       { title: 'Spaced title', url: 'https://a.example/x', description: 'two lines' },
       { title: 'Result 2', url: 'https://b.example/' },
       { title: 'Result 3', url: 'https://c.example/' },
     ]);
     const one = await searchWeb('q', { engines: [messy], ...fast, numResults: 0 });
-    expect(one.ok && one.value.results).toHaveLength(1);
-    expect(await searchWeb(' ', { engines: [messy], ...fast })).toEqual({
-      ok: false,
-      error: { message: 'The query is empty.', failures: [], cancelled: false },
-    });
+    expect(one.isOk() && one.value.results).toHaveLength(1);
+    expect(await searchWeb(' ', { engines: [messy], ...fast })).toEqual(
+      err({ message: 'The query is empty.', failures: [], cancelled: false }),
+    );
     expect(messy.calls).toBe(2);
   });
 
@@ -166,16 +164,15 @@ describe('the cascade', () => {
     const started = Date.now();
     const result = await searchWeb('q', { engines: [flaky], ...fast, retryDelaySec: 0.05, maxRetries: 3 });
     expect(Date.now() - started).toBeGreaterThanOrEqual(95);
-    expect(result).toMatchObject({
-      ok: true,
-      value: {
+    expect(result).toMatchObject(
+      ok({
         engine: 'flaky',
         failures: [
           { engine: 'flaky', reason: 'no results', round: 1 },
           { engine: 'flaky', reason: 'no results', round: 2 },
         ],
-      },
-    });
+      }),
+    );
   });
 
   it('after the last round, fails with each engine and why', async () => {
@@ -184,14 +181,13 @@ describe('the cascade', () => {
     });
     const b = engine('b', () => []);
     const result = await searchWeb('q', { engines: [a, b], ...fast, maxRetries: 2 });
-    expect(result).toEqual({
-      ok: false,
-      error: {
+    expect(result).toEqual(
+      err({
         message: 'All search engines failed in each of 3 rounds, 0.01 s apart:\n- a: HTTP 503\n- b: no results',
         failures: expect.arrayContaining([{ engine: 'b', reason: 'no results', round: 3 }]),
         cancelled: false,
-      },
-    });
+      }),
+    );
     expect([a.calls, b.calls]).toEqual([3, 3]);
   });
 
@@ -204,10 +200,7 @@ describe('the cascade', () => {
     });
     // Waiting out the delay would outlast the test's own time-out.
     const result = await searchWeb('q', { engines: [failing], retryDelaySec: 600, signal: controller.signal });
-    expect(result).toMatchObject({
-      ok: false,
-      error: { cancelled: true, message: 'The search was cancelled.\n- failing: no results' },
-    });
+    expect(result).toMatchObject(err({ cancelled: true, message: 'The search was cancelled.\n- failing: no results' }));
     expect(failing.calls).toBe(1);
   });
 
@@ -221,7 +214,7 @@ describe('the cascade', () => {
     });
     const next = engine('next', () => hits('https://a.example/'));
     const result = await searchWeb('q', { engines: [slow, next], ...fast, signal: controller.signal });
-    expect(result).toMatchObject({ ok: false, error: { cancelled: true } });
+    expect(result).toMatchObject(err({ cancelled: true }));
     expect(engineSignal?.aborted).toBe(true);
     expect(next.calls).toBe(0);
   });
@@ -319,7 +312,7 @@ describe('the web_search tool', () => {
       contentMaxChars: 100,
       fetchContent: true,
     });
-    expect(structured.ok && structured.value.results[2]?.content).toBe(
+    expect(structured.isOk() && structured.value.results[2]?.content).toBe(
       `${long.slice(0, 100)}\n…[cut: ${long.trim().length - 100} more characters]`,
     );
   });
@@ -342,7 +335,7 @@ describe('the web_search tool', () => {
   it('reads a recorded Google page end to end', async () => {
     const google = await serve(send(fixture('google.html')));
     const result = await searchWeb('node.js event loop', { engines: [googleEngine({ baseUrl: google.url })], ...fast });
-    expect(result.ok && result.value.results.map((r) => r.title)).toEqual([
+    expect(result.isOk() && result.value.results.map((r) => r.title)).toEqual([
       'The Node.js Event Loop, Timers, and process.nextTick()',
       'The event loop - JavaScript | MDN',
       'Result 3',
@@ -365,10 +358,7 @@ describe('the web_search tool', () => {
       'https://www.bing.com/search',
       'https://api.search.brave.com/res/v1/web/search',
     ]);
-    expect(result).toMatchObject({
-      ok: false,
-      error: { failures: [{ engine: 'google', reason: 'offline' }, {}, {}, {}, {}] },
-    });
+    expect(result).toMatchObject(err({ failures: [{ engine: 'google', reason: 'offline' }, {}, {}, {}, {}] }));
     expect(builtInEngines({ searxngUrl: 'https://searx.example.org' }).map((e) => e.name)).toEqual([
       'google',
       'baidu',

@@ -6,11 +6,12 @@ export {
   type LlmFailureCode,
   OpenManusError,
   type OpenManusErrorCode,
+  type ResultErrorCode,
   type RunStopCode,
   runErrorOf,
   type ThrownErrorCode,
 } from '../errors.js';
-export { err, ok, type Result } from '../result.js';
+export { err, errAsync, ok, okAsync, Result, ResultAsync } from '../result.js';
 export type {
   Agent,
   AgentConfig,

@@ -300,7 +300,7 @@ export function restoreState(saved: unknown): Result<AgentState, StateRefusal> {
     });
   }
   const migrated = migrate(saved);
-  if (!migrated.ok) return migrated;
+  if (migrated.isErr()) return err(migrated.error);
   const state = migrated.value;
   if (!isAgentState(state)) return err(damaged(firstSchemaDamage(state)));
   const inconsistency = findInconsistency(state);

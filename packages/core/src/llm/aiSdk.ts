@@ -18,7 +18,7 @@ import { optionsKeyOf, toAiSdkPrompt, toV3Prompt } from './aiSdkPrompt.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { retryable } from './failures.js';
-import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { type LlmCallOptions, type LlmError, type LlmPort, type LlmResponse, portComplete } from './llm.js';
 import { memoized } from './memo.js';
 import type { LanguageModelV3, LanguageModelV4, SharedV4ProviderOptions } from './optionalPeers.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
@@ -68,7 +68,7 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
 
   const port: LlmPort = {
     model: name,
-    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+    complete: portComplete(async (request: LlmRequest, callOptions: LlmCallOptions = {}) => {
       const { onDelta } = callOptions;
       const sent = promptMode ? inPromptMode(request) : request;
       return attempt({
@@ -82,7 +82,7 @@ export function fromAiSdk(model: AiSdkModel, options: AiSdkLlmOptions = {}): Llm
           return { error, midway: retryable(error) };
         },
       });
-    },
+    }),
   };
   return limitConcurrency(port, limits.maxConcurrentRequests);
 }

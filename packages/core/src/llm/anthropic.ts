@@ -12,7 +12,14 @@ import { fromMessage, readAnthropicStream } from './anthropicReply.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { CONTEXT_LENGTH, failureFields, OVERLOADED, replyFailure, retryAfterMsOf } from './failures.js';
-import type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm.js';
+import {
+  type LlmCallOptions,
+  type LlmError,
+  type LlmErrorKind,
+  type LlmPort,
+  type LlmResponse,
+  portComplete,
+} from './llm.js';
 import type { Anthropic } from './optionalPeers.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
@@ -93,7 +100,7 @@ export function createAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
 
   const port: LlmPort = {
     model: options.model,
-    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+    complete: portComplete(async (request: LlmRequest, callOptions: LlmCallOptions = {}) => {
       const params = toParams(request, setup);
       let connection: Connection;
       try {
@@ -126,7 +133,7 @@ export function createAnthropicLlm(options: AnthropicLlmOptions): LlmPort {
           return { error, midway: failedMidway(sdk, thrown, error) };
         },
       });
-    },
+    }),
   };
   return limitConcurrency(port, limits.maxConcurrentRequests);
 }

@@ -9,7 +9,7 @@ import { type Json, toConverseMessages, toolConfigOf } from './bedrockMessages.j
 import { fromConverse, readConverseStream } from './bedrockReply.js';
 import { limitConcurrency } from './concurrency.js';
 import { retryable } from './failures.js';
-import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { type LlmCallOptions, type LlmError, type LlmPort, type LlmResponse, portComplete } from './llm.js';
 import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from './optionalPeers.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
@@ -111,7 +111,7 @@ export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
 
   const port: LlmPort = {
     model: options.model,
-    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+    complete: portComplete(async (request: LlmRequest, callOptions: LlmCallOptions = {}) => {
       const input = toConverseRequest(request, options, promptMode, promptCache);
       let connection: NonNullable<typeof ready>;
       try {
@@ -144,7 +144,7 @@ export function createBedrockLlm(options: BedrockLlmOptions): LlmPort {
         send,
         failure,
       });
-    },
+    }),
   };
   return limitConcurrency(port, limits.maxConcurrentRequests);
 }

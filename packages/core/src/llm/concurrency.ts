@@ -1,5 +1,5 @@
 import { err } from '../result.js';
-import type { LlmPort } from './llm.js';
+import { type LlmPort, portComplete } from './llm.js';
 
 /**
  * The port with at most `max` requests in flight; the others wait their turn, first come first
@@ -20,7 +20,7 @@ export function limitConcurrency(port: LlmPort, max: number): LlmPort {
   };
   return {
     model: port.model,
-    async complete(request, options = {}) {
+    complete: portComplete(async (request, options = {}) => {
       const { signal } = options;
       if (running >= max) {
         const admitted = await new Promise<boolean>((resolve) => {
@@ -46,6 +46,6 @@ export function limitConcurrency(port: LlmPort, max: number): LlmPort {
       } finally {
         release();
       }
-    },
+    }),
   };
 }

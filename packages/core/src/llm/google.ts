@@ -3,7 +3,7 @@ import { messageOf } from '../messageOf.js';
 import { err } from '../result.js';
 import { type AiSdkLlmOptions, fromAiSdk } from './aiSdk.js';
 import { limitConcurrency } from './concurrency.js';
-import type { LlmPort } from './llm.js';
+import { type LlmPort, portComplete } from './llm.js';
 import { portLimitsOf } from './portOptions.js';
 
 export interface GoogleLlmOptions extends Omit<AiSdkLlmOptions, 'model' | 'promptCacheKey'> {
@@ -36,7 +36,7 @@ export function createGoogleLlm(options: GoogleLlmOptions): LlmPort {
   });
   const port: LlmPort = {
     model,
-    async complete(request, callOptions) {
+    complete: portComplete(async (request, callOptions) => {
       try {
         ready ??= await connect();
       } catch (error) {
@@ -46,7 +46,7 @@ export function createGoogleLlm(options: GoogleLlmOptions): LlmPort {
         });
       }
       return ready.complete(request, callOptions);
-    },
+    }),
   };
   return limitConcurrency(port, limits.maxConcurrentRequests);
 }

@@ -3,7 +3,7 @@ import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
 import type { ReasoningPart, ToolCall } from '../kernel/messages.js';
 import type { RunError } from '../kernel/runError.js';
-import type { Result } from '../result.js';
+import { type Result, ResultAsync, resultOf } from '../result.js';
 
 /** Why the model stopped: done, to call tools, at its output limit, filtered, or for another reason. */
 export type LlmFinishReason = 'stop' | 'tool_calls' | 'length' | 'content_filter' | 'other';
@@ -70,7 +70,28 @@ export interface LlmCallOptions {
 /** The port the interpreter calls models through. Retries happen inside; the result is final. */
 export interface LlmPort {
   readonly model: string;
-  complete(request: LlmRequest, options?: LlmCallOptions): Promise<Result<LlmResponse, LlmError>>;
+  complete(request: LlmRequest, options?: LlmCallOptions): ResultAsync<LlmResponse, LlmError>;
+}
+
+/** A port's `complete` written as an async function, as the port's method (which returns a `ResultAsync`). */
+export const portComplete =
+  (
+    complete: (request: LlmRequest, options?: LlmCallOptions) => Promise<Result<LlmResponse, LlmError>>,
+  ): LlmPort['complete'] =>
+  (request, options) =>
+    new ResultAsync(complete(request, options));
+
+/**
+ * What a port answered, as a `Result`: neverthrow's of any copy, or the plain `{ ok, value | error }`
+ * object of 0.1 (still taken). Anything else is the port's bug, thrown (the run fails with `LLM_PORT_THREW`).
+ */
+export function llmAnswerOf(answer: unknown): Result<LlmResponse, LlmError> {
+  const result = resultOf(answer);
+  if (!result) {
+    const what = answer === null ? 'null' : typeof answer;
+    throw new TypeError(`the port answered with ${what}, not a Result: return ok(reply) or err(failure)`);
+  }
+  return result as Result<LlmResponse, LlmError>;
 }
 
 export const describeLlmError = (error: LlmError): string =>

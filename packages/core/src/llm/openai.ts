@@ -20,7 +20,7 @@ import { err, ok, type Result } from '../result.js';
 import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { CONTEXT_LENGTH, failureFields, OVERLOADED, replyFailure, retryAfterMsOf } from './failures.js';
-import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import { type LlmCallOptions, type LlmError, type LlmPort, type LlmResponse, portComplete } from './llm.js';
 import { memoized } from './memo.js';
 import { type LlmPortOptions, type PortLimits, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
@@ -73,7 +73,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
 
   const port: LlmPort = {
     model: options.model,
-    async complete(request: LlmRequest, callOptions: LlmCallOptions = {}): Promise<Result<LlmResponse, LlmError>> {
+    complete: portComplete(async (request: LlmRequest, callOptions: LlmCallOptions = {}) => {
       const { params, messageTexts } = toParams(request, options, reasoning, promptMode);
       let connection: Connection;
       try {
@@ -110,7 +110,7 @@ export function createOpenAiLlm(options: OpenAiLlmOptions): LlmPort {
           return { error, midway: failedMidway(openai.OpenAI, thrown, error) };
         },
       });
-    },
+    }),
   };
   return limitConcurrency(port, limits.maxConcurrentRequests);
 }

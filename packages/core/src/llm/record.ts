@@ -4,7 +4,7 @@ import type { ToolCall } from '../kernel/messages.js';
 import { messageOf } from '../messageOf.js';
 import { err } from '../result.js';
 import { fingerprint } from './fingerprint.js';
-import type { LlmPort } from './llm.js';
+import { type LlmPort, llmAnswerOf, portComplete } from './llm.js';
 import { mapStrings, type Placeholders, toPlaceholders } from './placeholders.js';
 import { type RecordedReply, type RecordedToolCall, TRANSCRIPT_VERSION, type Transcript } from './transcript.js';
 
@@ -71,7 +71,7 @@ export function recordLlm(port: LlmPort, options: RecordOptions = {}): Recording
   return {
     model: port.model,
     transcript,
-    async complete(request, callOptions) {
+    complete: portComplete(async (request, callOptions) => {
       if (!started) {
         // The empty transcript first: a file that cannot be written stops the run before it costs a call.
         started = true;
@@ -85,8 +85,8 @@ export function recordLlm(port: LlmPort, options: RecordOptions = {}): Recording
       const index = replies.length;
       replies.push(undefined);
       const asked = fingerprint(request, placeholders, excerpted);
-      const result = await port.complete(request, callOptions);
-      replies[index] = result.ok
+      const result = llmAnswerOf(await port.complete(request, callOptions));
+      replies[index] = result.isOk()
         ? {
             request: asked,
             content: fill(result.value.content),
@@ -100,6 +100,6 @@ export function recordLlm(port: LlmPort, options: RecordOptions = {}): Recording
         return err({ kind: 'config', message: `the transcript cannot be saved: ${messageOf(error)}` });
       }
       return result;
-    },
+    }),
   };
 }

@@ -1,6 +1,6 @@
 import { err } from '../result.js';
 import { divergence } from './fingerprint.js';
-import type { LlmPort } from './llm.js';
+import { type LlmPort, portComplete } from './llm.js';
 import type { Placeholders } from './placeholders.js';
 import { restoreReply, type Transcript } from './transcript.js';
 
@@ -49,7 +49,7 @@ export function replayLlm(transcript: Transcript, options: ReplayOptions = {}): 
       if (calls < total)
         throw new Error(`replay: the agent made ${calls} model calls; the recording has ${total}, so it stopped early`);
     },
-    async complete(request) {
+    complete: portComplete(async (request) => {
       if (diverged) return fail(diverged);
       const number = ++calls;
       const reply = transcript.replies[number - 1];
@@ -57,6 +57,6 @@ export function replayLlm(transcript: Transcript, options: ReplayOptions = {}): 
       const differs = strict ? divergence(reply.request, request, placeholders, excerpts) : undefined;
       if (differs) return fail(`replay diverged at model call ${number} of ${total}: ${differs}`);
       return restoreReply(reply, placeholders);
-    },
+    }),
   };
 }

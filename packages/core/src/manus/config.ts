@@ -216,7 +216,9 @@ export interface OpenManusConfig {
   readonly warnings: readonly string[];
 }
 
+/** Why a config could not be used: the file, the key in it, and what is wrong. */
 export interface ConfigError {
+  readonly code: 'CONFIG_INVALID';
   readonly file?: string;
   readonly key?: string;
   readonly message: string;
@@ -245,12 +247,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
 
   let raw: Record<string, unknown> = {};
   const hasFile = existsSync(file);
-  if (explicit && !hasFile) return err({ file, message: 'the config file does not exist' });
+  if (explicit && !hasFile) return err({ code: 'CONFIG_INVALID', file, message: 'the config file does not exist' });
   if (hasFile) {
     try {
       raw = loadToml().parse(readFileSync(file, 'utf8')) as Record<string, unknown>;
     } catch (error) {
-      return err({ file, message: `not valid TOML: ${error instanceof Error ? error.message : String(error)}` });
+      return err({
+        code: 'CONFIG_INVALID',
+        file,
+        message: `not valid TOML: ${error instanceof Error ? error.message : String(error)}`,
+      });
     }
   }
   const where = hasFile ? { file } : {};
@@ -267,16 +273,23 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   for (const name of Object.keys(sections)) {
     if ((KNOWN_SECTIONS as readonly string[]).includes(name)) continue;
     const near = nearestName(name, KNOWN_SECTIONS);
-    if (near) return err({ ...where, key: `[${name}]`, message: `unknown section; did you mean [${near}]?` });
+    if (near)
+      return err({
+        code: 'CONFIG_INVALID',
+        ...where,
+        key: `[${name}]`,
+        message: `unknown section; did you mean [${near}]?`,
+      });
     warnings.push(`[${name}] is not a section OpenManus reads; it is kept as it is (config.sections)`);
   }
   if (llmTable !== undefined && (typeof llmTable !== 'object' || llmTable === null || Array.isArray(llmTable))) {
-    return err({ ...where, key: '[llm]', message: 'expected a table' });
+    return err({ code: 'CONFIG_INVALID', ...where, key: '[llm]', message: 'expected a table' });
   }
   const { base, named } = splitProfiles((llmTable ?? {}) as Record<string, unknown>);
   const pricedProfile = Object.keys(named).find((name) => /^prices?$/i.test(name));
   if (pricedProfile) {
     return err({
+      code: 'CONFIG_INVALID',
       ...where,
       key: `[llm.${pricedProfile}]`,
       message: 'prices are given per model, in a [prices."<model name>"] table (input, cached_input, output, ...)',
@@ -286,6 +299,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   if (collision) {
     const [a, b] = collision;
     return err({
+      code: 'CONFIG_INVALID',
       ...where,
       key: '[llm]',
       message: `[llm.${a}] and [llm.${b}] name the same profile (profile names ignore case): merge them into one`,
@@ -297,13 +311,18 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
     const fromEnv = schemas().envSettings.safeParse(values);
     if (!fromEnv.success) {
       const issue = fromEnv.error.issues[0];
-      return err({ key: variables[String(issue?.path[0])] ?? wire, message: issue?.message ?? 'invalid' });
+      return err({
+        code: 'CONFIG_INVALID',
+        key: variables[String(issue?.path[0])] ?? wire,
+        message: issue?.message ?? 'invalid',
+      });
     }
   }
   const configured =
     env[MODEL_VARIABLE] || Object.values(PROVIDER_ENV.openai).some((names) => names.some((name) => env[name]));
   if (!hasFile && !configured) {
     return err({
+      code: 'CONFIG_INVALID',
       message:
         'no LLM is configured: copy config/config.example.toml to config/config.toml and fill in [llm], ' +
         'or set OPENAI_API_KEY (and OPENAI_BASE_URL / OPENMANUS_MODEL for other endpoints)',
@@ -311,25 +330,28 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
   }
   // Only an environment-only config gets a default model; a file must name its model.
   const llm = validate(withEnv(hasFile ? base : { model: 'gpt-4o-mini' }, env), '[llm]', where);
-  if (!llm.ok) return err(llm.error);
+  if (!llm.isOk()) return err(llm.error);
 
   const profiles: Record<string, LlmSettings> = {};
   for (const [name, table] of Object.entries(named)) {
     const merged = validate(withEnv({ ...base, ...table }, env), `[llm.${name}]`, where);
-    if (!merged.ok) return err(merged.error);
+    if (!merged.isOk()) return err(merged.error);
     profiles[name.toLowerCase()] = merged.value;
   }
 
   const prices = pricesFrom(pricesTable, where);
-  if (!prices.ok) return err(prices.error);
+  if (!prices.isOk()) return err(prices.error);
   const agent = schemas().agentSection.safeParse(agentTable ?? {});
-  if (!agent.success) return err({ ...where, ...issueOf(agent.error, '[agent]', schemas().agentSection) });
+  if (!agent.success)
+    return err({ code: 'CONFIG_INVALID', ...where, ...issueOf(agent.error, '[agent]', schemas().agentSection) });
   const search = schemas().searchSection.safeParse(searchTable ?? {});
-  if (!search.success) return err({ ...where, ...issueOf(search.error, '[search]', schemas().searchSection) });
+  if (!search.success)
+    return err({ code: 'CONFIG_INVALID', ...where, ...issueOf(search.error, '[search]', schemas().searchSection) });
   const unusable = unusableEngine(search.data);
-  if (unusable) return err({ ...where, ...unusable });
+  if (unusable) return err({ code: 'CONFIG_INVALID', ...where, ...unusable });
   const browser = schemas().browserSection.safeParse(browserTable ?? {});
-  if (!browser.success) return err({ ...where, ...issueOf(browser.error, '[browser]', schemas().browserSection) });
+  if (!browser.success)
+    return err({ code: 'CONFIG_INVALID', ...where, ...issueOf(browser.error, '[browser]', schemas().browserSection) });
   return ok({
     ...where,
     llm: llm.value,
@@ -351,7 +373,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Result<OpenManusCon
 function pricesFrom(table: unknown, where: { file?: string }): Result<PriceTable, ConfigError> {
   if (table === undefined) return ok({});
   if (typeof table !== 'object' || table === null || Array.isArray(table)) {
-    return err({ ...where, key: '[prices]', message: 'expected a table of models, e.g. [prices."gpt-4o"]' });
+    return err({
+      code: 'CONFIG_INVALID',
+      ...where,
+      key: '[prices]',
+      message: 'expected a table of models, e.g. [prices."gpt-4o"]',
+    });
   }
   const { priceTable } = schemas();
   const prices: Record<string, ModelPrice> = {};
@@ -360,8 +387,14 @@ function pricesFrom(table: unknown, where: { file?: string }): Result<PriceTable
     const parsed = priceTable.safeParse(value);
     if (!parsed.success) {
       const notTable = typeof value !== 'object' || value === null || Array.isArray(value);
-      if (notTable) return err({ ...where, key: name, message: 'expected a table: input, cached_input, output, ...' });
-      return err({ ...where, ...issueOf(parsed.error, name, priceTable) });
+      if (notTable)
+        return err({
+          code: 'CONFIG_INVALID',
+          ...where,
+          key: name,
+          message: 'expected a table: input, cached_input, output, ...',
+        });
+      return err({ code: 'CONFIG_INVALID', ...where, ...issueOf(parsed.error, name, priceTable) });
     }
     const { input, cached_input, cache_write, output, max_input_tokens } = parsed.data;
     prices[model] = {
@@ -419,15 +452,21 @@ function validate(
   // A misspelt key is named first: it explains a key that is missing (`modle` for `model`).
   const misspelt = parsed.error?.issues.some((issue) => issue.code === 'unrecognized_keys');
   if (value.model === undefined && !misspelt) {
-    return err({ ...where, key: `${table}.model`, message: 'is required (the model name to call)' });
+    return err({
+      code: 'CONFIG_INVALID',
+      ...where,
+      key: `${table}.model`,
+      message: 'is required (the model name to call)',
+    });
   }
-  if (!parsed.success) return err({ ...where, ...issueOf(parsed.error, table, llmSettings) });
+  if (!parsed.success) return err({ code: 'CONFIG_INVALID', ...where, ...issueOf(parsed.error, table, llmSettings) });
   const settings = parsed.data;
   const wire = wireOf(settings.api_type);
   // Ollama takes any key; Bedrock signs with the AWS credential chain.
   if (!settings.api_key && settings.api_type !== 'ollama' && wire !== 'aws') {
     const variables = PROVIDER_ENV[wire].api_key.join(' or ');
     return err({
+      code: 'CONFIG_INVALID',
       ...where,
       key: `${table}.api_key`,
       message:
@@ -438,6 +477,7 @@ function validate(
   }
   if (settings.api_type === 'azure' && (!settings.base_url || !settings.api_version)) {
     return err({
+      code: 'CONFIG_INVALID',
       ...where,
       key: table,
       message: 'api_type = "azure" needs base_url (the resource endpoint) and api_version',

@@ -105,7 +105,7 @@ export function localSandbox(
 /** A run's sandbox as `options` say: in the run's (or the provider's) workspace, else a temporary one. */
 export async function openLocalSandbox(options: LocalSandboxOptions, request: SandboxRequest): Promise<Sandbox> {
   const chosen = await localIsolation(options.isolation ?? 'auto', options.onNotice);
-  if (!chosen.ok) throw new Error(chosen.error);
+  if (!chosen.isOk()) throw new Error(chosen.error);
   const given = request.workspace ?? options.workspace;
   if (given !== undefined) {
     await mkdir(given, { recursive: true });

@@ -1,7 +1,7 @@
 import { runErrorOf } from '../errors.js';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmCallAnswer } from '../kernel/events.js';
-import { type LlmDelta, type LlmPort, runErrorOfLlm } from '../llm/llm.js';
+import { type LlmDelta, type LlmPort, llmAnswerOf, runErrorOfLlm } from '../llm/llm.js';
 
 /**
  * Performs one model call and answers it as an event: the reply, or the failure with its reason
@@ -13,8 +13,8 @@ export async function answerLlmCall(
   { signal, onDelta }: { readonly signal: AbortSignal; readonly onDelta?: (delta: LlmDelta) => void },
 ): Promise<LlmCallAnswer | undefined> {
   try {
-    const result = await llm.complete(effect.request, onDelta ? { signal, onDelta } : { signal });
-    if (result.ok) {
+    const result = llmAnswerOf(await llm.complete(effect.request, onDelta ? { signal, onDelta } : { signal }));
+    if (result.isOk()) {
       const { content, toolCalls, usage, reasoning } = result.value;
       return {
         type: 'llmResponded',

@@ -107,7 +107,7 @@ export function askingAfterCheck<
   const refused = (effect: Extract<Effect, { type: 'requestApproval' | 'askHuman' }>): AnyEvent | undefined => {
     const tool = tools.get(effect.call.name);
     const parsed = tool ? parseArguments(tool, effect.call.name, effect.args) : undefined;
-    return parsed && !parsed.ok ? { type: 'callRefused', effectId: effect.id, error: parsed.error } : undefined;
+    return parsed && !parsed.isOk() ? { type: 'callRefused', effectId: effect.id, error: parsed.error } : undefined;
   };
   const { requestApproval: approve, askHuman: ask } = performers;
   const requestApproval: AgentPerformer<'requestApproval'> | undefined =

@@ -37,6 +37,6 @@ export class InvalidStateError extends OpenManusError<InvalidStateCode> {
 export async function restore(saved: unknown): Promise<AgentState> {
   const { restoreState } = await import('../kernel/stateSchema.js');
   const restored = restoreState(saved);
-  if (!restored.ok) throw new InvalidStateError(restored.error.message, restored.error.code);
+  if (!restored.isOk()) throw new InvalidStateError(restored.error.message, restored.error.code);
   return restored.value;
 }

@@ -2,8 +2,8 @@ import type { Effect } from '../kernel/effects.js';
 import type { AgentEvent } from '../kernel/events.js';
 import type { ImageData } from '../kernel/messages.js';
 import { addUsage, emptyUsage, type Usage } from '../kernel/state.js';
-import type { LlmPort } from '../llm/llm.js';
-import { err, ok, type Result } from '../result.js';
+import { type LlmPort, llmAnswerOf, portComplete } from '../llm/llm.js';
+import { err, ok, type Result, resultOf } from '../result.js';
 import type { Tool, ToolOutput, ToolReturn, ToolSuspension } from '../tools/defineTool.js';
 import { type AbortLink, linkAbort } from './abort.js';
 import type { ItemOrigin, RunItem } from './runItems.js';
@@ -37,7 +37,7 @@ export async function executeTool(
     return ledger.completed(`Error: the tool '${call.name}' is not available. Available tools: ${available}.`, true);
   }
   const parsed = parseArguments(tool, call.name, effect.args);
-  if (!parsed.ok) return ledger.completed(parsed.error, true);
+  if (!parsed.isOk()) return ledger.completed(parsed.error, true);
 
   const timeoutMs = effect.timeoutMs ?? options.toolTimeoutMs ?? 120_000;
   let halt: ((value: typeof halted) => void) | undefined;
@@ -64,7 +64,7 @@ export async function executeTool(
       return { type: 'toolSuspended', effectId: effect.id, progress, waiting, ...(usage ? { usage } : {}) };
     }
     const result = toolOutputOf(returned);
-    if (!result.ok) return ledger.completed(`Error: ${result.error}`, true);
+    if (!result.isOk()) return ledger.completed(`Error: ${result.error}`, true);
     const { output, image, brief, isError } = result.value;
     if (isError) return ledger.completed(`Error: ${output}`, true, image, brief);
     return ledger.completed(
@@ -87,14 +87,15 @@ export async function executeTool(
 
 /** A call's arguments as the tool takes them, or the error the model is answered with. */
 export function parseArguments(tool: Tool, name: string, args: unknown): Result<unknown, string> {
-  let parsed: ReturnType<Tool['parse']>;
+  let parsed: Result<unknown, unknown>;
   try {
-    parsed = tool.parse(args);
+    // A hand-written tool's parse may answer with the 0.1 result shape (see resultOf).
+    parsed = resultOf(tool.parse(args)) ?? err('the tool could not read its arguments (its parse returned no Result)');
   } catch (error) {
     // zod's safeParse lets an exception from a transform or refine through: it is still bad input.
-    parsed = { ok: false, error: error instanceof Error ? error.message : String(error) };
+    parsed = err(error instanceof Error ? error.message : String(error));
   }
-  return parsed.ok ? parsed : err(`Error: invalid arguments for ${name}:\n${parsed.error}`);
+  return parsed.isOk() ? ok(parsed.value) : err(`Error: invalid arguments for ${name}:\n${String(parsed.error)}`);
 }
 
 const halted: unique symbol = Symbol('halted');
@@ -187,13 +188,13 @@ function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions):
 function meteredLlm(llm: LlmPort, ledger: CallLedger): LlmPort {
   return {
     model: llm.model,
-    complete: async (request, callOptions) => {
-      const result = await llm.complete(request, callOptions);
-      const usage = result.ok ? result.value.usage : undefined;
+    complete: portComplete(async (request, callOptions) => {
+      const result = llmAnswerOf(await llm.complete(request, callOptions));
+      const usage = result.isOk() ? result.value.usage : undefined;
       // A reply without usage still was a call: counted, its cost unknown.
       ledger.add({ inputTokens: 0, outputTokens: 0, ...usage, llmCalls: 1 });
       return result;
-    },
+    }),
   };
 }
 
@@ -204,12 +205,15 @@ const isThenable = <T>(value: T | PromiseLike<T>): value is PromiseLike<T> =>
 const isSuspension = (returned: ToolReturn): returned is ToolSuspension =>
   typeof returned === 'object' && 'suspend' in returned;
 
-/** What a tool returned, in one shape: its output, or the error the model is shown. */
+/**
+ * What a tool returned, in one shape: its output, or the error the model is shown. A result is
+ * recognised by its methods, so one made by another copy of neverthrow counts; so does the plain
+ * `{ ok, value | error }` object of 0.1 (see `resultOf`).
+ */
 export function toolOutputOf(returned: Exclude<ToolReturn, ToolSuspension>): Result<ToolOutput, string> {
   if (typeof returned === 'string') return ok({ output: returned });
-  if ('ok' in returned) {
-    if (!returned.ok) return err(returned.error instanceof Error ? returned.error.message : returned.error);
-    return ok(typeof returned.value === 'string' ? { output: returned.value } : returned.value);
-  }
-  return ok(returned);
+  const result = resultOf(returned) as Result<string | ToolOutput, string | Error> | undefined;
+  if (!result) return ok(returned as ToolOutput);
+  if (result.isErr()) return err(result.error instanceof Error ? result.error.message : String(result.error));
+  return ok(typeof result.value === 'string' ? { output: result.value } : result.value);
 }

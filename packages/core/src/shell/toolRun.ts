@@ -1,4 +1,5 @@
 import type { LlmPort } from '../llm/llm.js';
+import { errAsync } from '../result.js';
 import { sandboxOf } from '../sandbox/runSandbox.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { RunItem } from './runItems.js';
@@ -34,7 +35,7 @@ export interface ToolRun {
 
 const noModel: LlmPort = {
   model: 'none',
-  complete: async () => ({ ok: false, error: { kind: 'config', message: 'no model in this tool run' } }),
+  complete: () => errAsync({ kind: 'config', message: 'no model in this tool run' }),
 };
 
 /**

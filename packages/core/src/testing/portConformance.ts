@@ -3,7 +3,7 @@ import type { ImageData, Message, ToolCall } from '../kernel/messages.js';
 import type { ToolSpec } from '../kernel/tool.js';
 import type { LlmCallOptions, LlmDelta, LlmError, LlmErrorKind, LlmPort, LlmResponse } from '../llm/llm.js';
 import { messageOf } from '../messageOf.js';
-import type { Result } from '../result.js';
+import type { Result, ResultAsync } from '../result.js';
 import type { ScriptedFailure, ScriptedReply } from './script.js';
 
 /** A port under test, talking to a stand-in of its provider that answers from a script. */
@@ -57,7 +57,7 @@ export interface ConformanceReport {
 type CheckBody = (call: PortCall, expect: (ok: boolean, detail: string) => void) => Promise<void>;
 
 interface PortCall {
-  complete(request: LlmRequest, options?: LlmCallOptions): Promise<Result<LlmResponse, LlmError>>;
+  complete(request: LlmRequest, options?: LlmCallOptions): ResultAsync<LlmResponse, LlmError>;
 }
 
 interface CheckSpec {
@@ -124,7 +124,7 @@ const failing = (error: ScriptedFailure['error'], times: number): ScriptedReply[
   Array.from({ length: times }, () => ({ error }));
 
 const describeResult = (result: Result<LlmResponse, LlmError>): string =>
-  result.ok
+  result.isOk()
     ? `a reply (${JSON.stringify(result.value.content).slice(0, 80)}, ${result.value.toolCalls.length} calls)`
     : `${result.error.kind}: ${result.error.message.slice(0, 160)}`;
 
@@ -132,8 +132,8 @@ function expectReply(
   result: Result<LlmResponse, LlmError>,
   expect: (ok: boolean, detail: string) => void,
 ): LlmResponse | undefined {
-  expect(result.ok, `expected a reply, got ${describeResult(result)}`);
-  return result.ok ? result.value : undefined;
+  expect(result.isOk(), `expected a reply, got ${describeResult(result)}`);
+  return result.isOk() ? result.value : undefined;
 }
 
 function expectKind(
@@ -142,7 +142,7 @@ function expectKind(
   expect: (ok: boolean, detail: string) => void,
 ): void {
   expect(
-    !result.ok && kinds.includes(result.error.kind),
+    !result.isOk() && kinds.includes(result.error.kind),
     `expected a ${kinds.join(' or ')} error, got ${describeResult(result)}`,
   );
 }

@@ -1,6 +1,6 @@
 import type { LlmRequest } from '../kernel/effects.js';
 import { CONTEXT_LENGTH } from '../llm/failures.js';
-import type { LlmErrorKind, LlmPort } from '../llm/llm.js';
+import { type LlmErrorKind, type LlmPort, portComplete } from '../llm/llm.js';
 import { err, ok } from '../result.js';
 import { callArguments, callId, isFailure, nextReply, type Script, scriptExhausted, sleep, unused } from './script.js';
 
@@ -35,7 +35,7 @@ export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): Scr
       if (left > 0)
         throw new Error(`scripted model: ${left} of ${left + requests.length} replies were never requested`);
     },
-    async complete(request, options = {}) {
+    complete: portComplete(async (request, options = {}) => {
       const index = requests.length;
       requests.push(request);
       const reply = nextReply(script, index, request);
@@ -67,6 +67,6 @@ export function scriptedLlm(script: Script<LlmRequest>, model = 'scripted'): Scr
         ...(reply.finishReason ? { finishReason: reply.finishReason } : {}),
         ...(reply.reasoning ? { reasoning: reply.reasoning } : {}),
       });
-    },
+    }),
   };
 }

@@ -11,7 +11,7 @@ import type { ScriptedAnswer, ScriptedReply } from './script.js';
 export function transcriptScript(transcript: Transcript, placeholders: Placeholders = {}): ScriptedReply[] {
   return transcript.replies.map((reply) => {
     const restored = restoreReply(reply, placeholders);
-    if (!restored.ok) {
+    if (!restored.isOk()) {
       const { status, message } = restored.error;
       return { error: { ...(status === undefined ? {} : { status }), message } };
     }

@@ -2,7 +2,7 @@ import type { z } from 'zod';
 import type { ImageData } from '../kernel/messages.js';
 import type { PendingInput } from '../kernel/state.js';
 import type { JsonSchema, ToolSpec } from '../kernel/tool.js';
-import type { Result } from '../result.js';
+import { err, ok, type Result } from '../result.js';
 import type { RunScope, ToolScope } from '../shell/scope.js';
 
 /** What a tool returns: text for the model, optionally an image (e.g. a screenshot). */
@@ -31,7 +31,7 @@ export interface Tool<Args = unknown> {
   /** Validates raw JSON-parsed arguments; failures become observations for the model. */
   readonly parse: (args: unknown) => Result<Args, string>;
   // Method syntax on purpose: a Tool<{ a: number }> must be usable where a Tool<unknown> is expected.
-  execute(args: Args, scope: ToolScope): Promise<ToolReturn> | ToolReturn;
+  execute(args: Args, scope: ToolScope): PromiseLike<ToolReturn> | ToolReturn;
 }
 
 export interface ToolDefinition<S extends z.ZodType, R = undefined> extends Omit<ToolSpec, 'parameters'> {
@@ -40,7 +40,7 @@ export interface ToolDefinition<S extends z.ZodType, R = undefined> extends Omit
   readonly open?: (scope: RunScope) => R | Promise<R>;
   /** Closes it when that run ends. */
   readonly close?: (resource: R) => void | Promise<void>;
-  readonly execute: (args: z.output<S>, scope: ToolScope, resource: R) => Promise<ToolReturn> | ToolReturn;
+  readonly execute: (args: z.output<S>, scope: ToolScope, resource: R) => PromiseLike<ToolReturn> | ToolReturn;
 }
 
 /**
@@ -53,7 +53,7 @@ export interface JsonToolDefinition<Args, R = undefined> extends Omit<ToolSpec, 
   readonly validate?: (args: unknown) => Result<Args, string>;
   readonly open?: (scope: RunScope) => R | Promise<R>;
   readonly close?: (resource: R) => void | Promise<void>;
-  readonly execute: (args: Args, scope: ToolScope, resource: R) => Promise<ToolReturn> | ToolReturn;
+  readonly execute: (args: Args, scope: ToolScope, resource: R) => PromiseLike<ToolReturn> | ToolReturn;
 }
 
 /** Defines a tool from a zod schema (the schema gives both the JSON Schema and validation) or a plain JSON Schema. */
@@ -66,7 +66,7 @@ export function defineTool<Args, R>(
 ): Tool<unknown> {
   const { parameters, execute, open, close, ...rest } = definition;
   const { validate, ...flags } = rest as typeof rest & { validate?: JsonToolDefinition<Args, R>['validate'] };
-  const run = execute as (args: unknown, scope: ToolScope, resource: R) => Promise<ToolReturn> | ToolReturn;
+  const run = execute as (args: unknown, scope: ToolScope, resource: R) => PromiseLike<ToolReturn> | ToolReturn;
   const zod = isZodSchema(parameters) ? parameters : undefined;
   // The schema's own methods, so that importing this module does not load zod.
   const { $schema: _dialect, ...schema } = (zod ? zod.toJSONSchema({ io: 'input' }) : parameters) as Record<
@@ -76,11 +76,9 @@ export function defineTool<Args, R>(
   return {
     spec: { ...flags, parameters: schema },
     parse: (args) => {
-      if (!zod) return validate ? validate(args) : { ok: true, value: args };
+      if (!zod) return validate ? validate(args) : ok(args);
       const parsed = zod.safeParse(args);
-      return parsed.success
-        ? { ok: true, value: parsed.data }
-        : { ok: false, error: describeIssues(parsed.error.issues) };
+      return parsed.success ? ok(parsed.data) : err(describeIssues(parsed.error.issues));
     },
     execute: open
       ? async (args, scope) => run(args, scope, await scope.resource(`tool:${flags.name}`, () => open(scope), close))

@@ -9,6 +9,7 @@ import {
   type Result,
   run,
 } from '../../src/index.js';
+import { err, ok } from '../../src/result.js';
 import { scriptedLlm } from '../../src/testing/index.js';
 import { useOpenAiServers } from '../servers.js';
 
@@ -25,7 +26,7 @@ const HUNG_MS = 100_000;
 /** The reply, or `hung` when nothing came back within `ms` (the failure before the fixes). */
 async function within(
   ms: number,
-  reply: Promise<Result<LlmResponse, LlmError>>,
+  reply: PromiseLike<Result<LlmResponse, LlmError>>,
 ): Promise<Result<LlmResponse, LlmError> | 'hung'> {
   let timer: NodeJS.Timeout | undefined;
   const hung = new Promise<'hung'>((resolve) => {
@@ -143,17 +144,16 @@ describe('one deadline per model request, body included', () => {
     // 1,000 pieces 600 ms apart: the whole body takes 10 minutes; the deadline is 500 ms.
     const server = await serve([{ content: 'x'.repeat(16_000), trickleMs: 600 }]);
     const result = await within(HUNG_MS, llmFor(server, { timeoutMs: 500 }).complete(request));
-    expect(result).toMatchObject({
-      ok: false,
-      error: { kind: 'timeout', message: 'no complete reply within 500 ms (the configured timeout)' },
-    });
+    expect(result).toMatchObject(
+      err({ kind: 'timeout', message: 'no complete reply within 500 ms (the configured timeout)' }),
+    );
   });
 
   it('so does a streamed reply that keeps trickling', async () => {
     // Ten minutes of pieces, each well within the idle limit; the deadline is 1 s.
     const server = await serve([{ content: 'x'.repeat(16_000), trickleMs: 600 }]);
     const result = await within(HUNG_MS, llmFor(server, { timeoutMs: 1_000, stream: true }).complete(request));
-    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    expect(result).toMatchObject(err({ kind: 'timeout' }));
   });
 
   it('the run fails with the reason, not forever', async () => {
@@ -169,16 +169,13 @@ describe('one deadline per model request, body included', () => {
     const server = await serve([{ content: 'x'.repeat(400), stallAfter: 3 }]);
     const llm = llmFor(server, { timeoutMs: 600_000, idleTimeoutMs: 300, stream: true });
     const result = await within(HUNG_MS, llm.complete(request));
-    expect(result).toMatchObject({
-      ok: false,
-      error: { kind: 'timeout', message: 'the reply stream went quiet for 300 ms' },
-    });
+    expect(result).toMatchObject(err({ kind: 'timeout', message: 'the reply stream went quiet for 300 ms' }));
   });
 
   it('a stream that never starts ends at the deadline', async () => {
     const server = await serve([{ content: 'late', stallAfter: 0 }]);
     const result = await within(HUNG_MS, llmFor(server, { timeoutMs: 500, stream: true }).complete(request));
-    expect(result).toMatchObject({ ok: false, error: { kind: 'timeout' } });
+    expect(result).toMatchObject(err({ kind: 'timeout' }));
   });
 
   it("the caller's cancel is still 'aborted'", async () => {
@@ -190,7 +187,7 @@ describe('one deadline per model request, body included', () => {
       HUNG_MS,
       llmFor(server, { timeoutMs: 60_000 }).complete(request, { signal: controller.signal }),
     );
-    expect(result).toMatchObject({ ok: false, error: { kind: 'aborted' } });
+    expect(result).toMatchObject(err({ kind: 'aborted' }));
   });
 });
 
@@ -198,14 +195,14 @@ describe('a reply cut mid-way is a network error, retried', () => {
   it('a stream cut mid-way is retried, and the retry answers', async () => {
     const server = await serve([{ content: 'x'.repeat(400), cutAfter: 4 }, { content: 'whole' }]);
     const result = await within(HUNG_MS, llmFor(server, { stream: true, maxRetries: 2 }).complete(request));
-    expect(result).toMatchObject({ ok: true, value: { content: 'whole' } });
+    expect(result).toMatchObject(ok({ content: 'whole' }));
     expect(server.hits).toBe(2);
   });
 
   it('a body cut mid-way too', async () => {
     const server = await serve([{ content: 'x'.repeat(400), cutAfter: 4 }, { content: 'whole' }]);
     const result = await within(HUNG_MS, llmFor(server, { maxRetries: 2 }).complete(request));
-    expect(result).toMatchObject({ ok: true, value: { content: 'whole' } });
+    expect(result).toMatchObject(ok({ content: 'whole' }));
     expect(server.hits).toBe(2);
   });
 
@@ -213,10 +210,9 @@ describe('a reply cut mid-way is a network error, retried', () => {
     const cut = { content: 'x'.repeat(400), cutAfter: 4 };
     const server = await serve([cut, cut]);
     const result = await within(HUNG_MS, llmFor(server, { stream: true, maxRetries: 1 }).complete(request));
-    expect(result).toMatchObject({
-      ok: false,
-      error: { kind: 'network', message: expect.stringMatching(/^the connection broke during the reply: terminated/) },
-    });
+    expect(result).toMatchObject(
+      err({ kind: 'network', message: expect.stringMatching(/^the connection broke during the reply: terminated/) }),
+    );
     expect(server.hits).toBe(2);
   });
 });

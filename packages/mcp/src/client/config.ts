@@ -93,7 +93,7 @@ function issueOf(error: z.ZodError, prefix: string): { key: string; message: str
 /** Checks servers given in code; a mistake is reported with its key, e.g. `servers.web.url: must be an http:// or https:// URL`. */
 export function parseMcpServers(servers: unknown, key = 'servers'): Result<McpServers, ConfigError> {
   const parsed = serversSchema.safeParse(servers);
-  return parsed.success ? ok(toServers(parsed.data)) : err(issueOf(parsed.error, key));
+  return parsed.success ? ok(toServers(parsed.data)) : err({ code: 'CONFIG_INVALID', ...issueOf(parsed.error, key) });
 }
 
 export interface LoadMcpConfigOptions {
@@ -108,13 +108,20 @@ export interface LoadMcpConfigOptions {
  */
 export function loadMcpConfig(path?: string, options: LoadMcpConfigOptions = {}): Result<McpServers, ConfigError> {
   const file = resolve(options.cwd ?? process.cwd(), path ?? 'config/mcp.json');
-  if (!existsSync(file)) return path === undefined ? ok({}) : err({ file, message: 'the file does not exist' });
+  if (!existsSync(file))
+    return path === undefined ? ok({}) : err({ code: 'CONFIG_INVALID', file, message: 'the file does not exist' });
   let raw: unknown;
   try {
     raw = JSON.parse(readFileSync(file, 'utf8'));
   } catch (error) {
-    return err({ file, message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}` });
+    return err({
+      code: 'CONFIG_INVALID',
+      file,
+      message: `not valid JSON: ${error instanceof Error ? error.message : String(error)}`,
+    });
   }
   const parsed = fileSchema.safeParse(raw);
-  return parsed.success ? ok(toServers(parsed.data.mcpServers)) : err({ file, ...issueOf(parsed.error, '') });
+  return parsed.success
+    ? ok(toServers(parsed.data.mcpServers))
+    : err({ code: 'CONFIG_INVALID', file, ...issueOf(parsed.error, '') });
 }

@@ -96,7 +96,7 @@ const DEFAULT_TIMEOUT_MS = 60_000;
 
 export function createMcpClient(options: McpClientOptions): McpClient {
   const parsed = parseMcpServers(options.servers);
-  if (!parsed.ok) throw new TypeError(describeConfigError(parsed.error));
+  if (!parsed.isOk()) throw new TypeError(describeConfigError(parsed.error));
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_TIMEOUT_MS;
   const listeners = new Set<(event: McpClientEvent) => void>();
   /** Names given so far, by server and tool: a tool keeps its name while the client lives, even across reconnects. */

@@ -89,7 +89,7 @@ class RunShell {
     if (this.closed) return err(RUN_ENDED);
     try {
       const started = await this.start();
-      if (!started.ok) return started;
+      if (!started.isOk()) return err(started.error);
       const session = await startShell(started.value, this.maxChars);
       if (this.closed) {
         await session.close();
@@ -113,7 +113,7 @@ class RunShell {
     let replaced = this.session?.exit;
     for (let attempt = 0; attempt < 2; attempt++) {
       const session = await this.current();
-      if (!session.ok) return session;
+      if (!session.isOk()) return err(session.error);
       const result = await session.value.run(command, options);
       const { end } = result;
       if (end.kind !== 'notStarted') return ok({ result: { ...result, end }, ...(replaced ? { replaced } : {}) });
@@ -186,7 +186,7 @@ export function createBash(options: BashOptions = {}) {
       const workspace = await realpath(dir);
       const start = async (): Promise<Result<SandboxProcess, string>> => {
         const chosen = await isolation();
-        if (!chosen.ok) return chosen;
+        if (!chosen.isOk()) return err(chosen.error);
         // A command may have removed the workspace itself: the new shell gets it back.
         await mkdir(workspace, { recursive: true });
         return ok(await startHostShell(chosen.value, workspace));
@@ -210,11 +210,11 @@ export function createBash(options: BashOptions = {}) {
           notes.push(`The shell was restarted: a fresh one in the workspace (${RESET}).`);
           if (command.trim() === '') {
             const started = await shell.current();
-            return started.ok ? ok(notes.join('\n')) : err(`bash: ${started.error}`);
+            return started.isOk() ? ok(notes.join('\n')) : err(`bash: ${started.error}`);
           }
         }
         const ran = await shell.run(command, { timeoutMs: seconds * 1000, signal: scope.signal });
-        if (!ran.ok) return err(`bash: ${ran.error}`);
+        if (!ran.isOk()) return err(`bash: ${ran.error}`);
         const { result, replaced } = ran.value;
         if (replaced) {
           notes.push(
@@ -237,7 +237,7 @@ export function createBash(options: BashOptions = {}) {
           case 'timedOut': {
             await shell.stop();
             const restarted = await shell.current();
-            const after = restarted.ok
+            const after = restarted.isOk()
               ? `The shell was restarted: a new one in the workspace is ready (${RESET}).`
               : `A new shell could not be started: ${restarted.error}`;
             return err(

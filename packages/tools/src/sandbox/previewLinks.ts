@@ -54,7 +54,7 @@ async function previewable(scope: ToolScope, provider: SandboxProvider): Promise
 function noted(returned: ToolReturn, note: string | undefined): ToolReturn {
   if (!note || (typeof returned === 'object' && 'suspend' in returned)) return returned;
   const result = toolOutputOf(returned);
-  if (!result.ok || result.value.isError) return returned;
+  if (!result.isOk() || result.value.isError) return returned;
   return { ...result.value, output: `${result.value.output}\n\n${note}` };
 }
 

@@ -157,5 +157,5 @@ async function screenshotOf(base64: string) {
   const data = base64.startsWith('data:') ? base64.slice(base64.indexOf(',') + 1) : base64;
   if (!/^[A-Za-z0-9+/]*={0,2}$/.test(data) || data.length % 4 !== 0) return { error: 'the screenshot is not base64' };
   const image = await imageForModel(Buffer.from(data, 'base64'), DEFAULT_IMAGE_LIMITS);
-  return image.ok ? { image: image.value.image } : { error: `the screenshot: ${image.error}` };
+  return image.isOk() ? { image: image.value.image } : { error: `the screenshot: ${image.error}` };
 }

@@ -47,7 +47,7 @@ export function createSandboxVision(options: SandboxVisionOptions = {}) {
       if (entry.size > limits.maxBytes)
         return err(`${path} is ${sizeOf(entry.size)}; images of up to ${sizeOf(limits.maxBytes)} are read.`);
       const image = await imageForModel(await sandbox.readFile(target), limits);
-      if (!image.ok) return err(`${path}: ${image.error}.`);
+      if (!image.isOk()) return err(`${path}: ${image.error}.`);
       const { format, width, height, sentWidth, sentHeight, sentBytes } = image.value;
       const scaled = sentWidth === width ? 'as' : `scaled down to ${sentWidth}×${sentHeight}, as`;
       return {

@@ -61,7 +61,7 @@ export async function runCascade(
     for (const engine of settings.engines) {
       if (query.signal.aborted) return cancelled();
       const attempt = await tryEngine(engine, settings, query);
-      if (attempt.ok) return ok({ engine: engine.name, results: attempt.value, failures });
+      if (attempt.isOk()) return ok({ engine: engine.name, results: attempt.value, failures });
       if (query.signal.aborted) return cancelled();
       failures.push({ engine: engine.name, reason: attempt.error, round });
     }

@@ -1,4 +1,4 @@
-import { defineTool, err, ok, type Result, type Tool } from '@openmanus/core';
+import { defineTool, err, ok, type Result, ResultAsync, type Tool } from '@openmanus/core';
 import { z } from 'zod';
 import { httpRequest } from '../web/http.js';
 import { ANY_ADDRESS } from '../web/networkPolicy.js';
@@ -25,8 +25,8 @@ export interface SearchCall {
 export function searchWeb(
   query: string,
   options: WebSearchOptions & SearchCall = {},
-): Promise<Result<SearchResponse, SearchFailure>> {
-  return search(resolveSearch(options), query, options);
+): ResultAsync<SearchResponse, SearchFailure> {
+  return new ResultAsync(search(resolveSearch(options), query, options));
 }
 
 async function search(
@@ -64,7 +64,7 @@ async function search(
     },
     { query, numResults, lang, country, signal },
   );
-  if (!outcome.ok) {
+  if (!outcome.isOk()) {
     const { failures, rounds, cancelled } = outcome.error;
     const tried = failures.length > 0 ? `\n${describeFailures(failures)}` : '';
     const message = cancelled
@@ -140,7 +140,7 @@ export function createWebSearch(options: WebSearchOptions = {}): Tool {
         ...(args.lang !== undefined ? { lang: args.lang } : {}),
         ...(args.country !== undefined ? { country: args.country } : {}),
       });
-      return outcome.ok ? formatSearchResponse(outcome.value) : err(outcome.error.message);
+      return outcome.isOk() ? formatSearchResponse(outcome.value) : err(outcome.error.message);
     },
   });
 }
