@@ -28,8 +28,11 @@ start() {
   if answers; then check_limits; return; fi
   command -v dockerd >/dev/null 2>&1 || fail "dockerd is not installed (apt-get install docker.io)"
   as_root mkdir -p "$dir"
+  as_root mkdir -p "$dir/tmp"
   # No bridge and no iptables: containers get no network, and nothing listens on a private address.
-  as_root bash -c "setsid dockerd --bridge=none --iptables=false --data-root '$dir/data' --pidfile '$pidfile' >>'$log' 2>&1 < /dev/null &"
+  # A temp dir of its own: the daemon outlives whoever started it (a test run whose TMPDIR is
+  # removed when it ends), and runc writes each exec's state under TMPDIR (exit 126 once it is gone).
+  as_root env TMPDIR="$dir/tmp" bash -c "setsid dockerd --bridge=none --iptables=false --data-root '$dir/data' --pidfile '$pidfile' >>'$log' 2>&1 < /dev/null &"
   for _ in $(seq 1 100); do
     answers && { check_limits; echo "docker.sh: dockerd started (pid $(as_root cat "$pidfile"), log $log)"; return; }
     sleep 0.2
