@@ -62,9 +62,13 @@ describe('the package README: errors', () => {
 
 describe('the package README lists what the package exports', () => {
   itListsTheExports(packageDir, readme, () => import('../src/index.js'), {
-    // index.ts re-exports the kernel's index.ts, which likewise holds nothing but exports.
-    typeFiles: ['index.ts', 'kernel/index.ts'],
-    entryPoints: { '- Testing': () => import('../src/testing/index.js') },
+    // Each entry's index holds nothing but exports.
+    typeFiles: ['index.ts', 'kernel/index.ts', 'internal/index.ts'],
+    entryPoints: {
+      '- Kernel': () => import('../src/kernel/index.js'),
+      '- Testing': () => import('../src/testing/index.js'),
+      '- Internal': () => import('../src/internal/index.js'),
+    },
   });
 });
 

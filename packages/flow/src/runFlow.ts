@@ -2,19 +2,14 @@
  * The flow's shell: core's one driver runs the flow's reducer, with performers for its two kinds
  * of work — a model call, and an executor agent's run (itself core's `run`, on the same driver).
  */
+
 import {
-  answerLlmCall,
   type CheckpointStore,
   createResourcePool,
   createRunEmitter,
-  drive,
-  emptyUsage,
   type HostCallbacks,
   InvalidStateError,
-  type ItemSink,
-  itemStream,
   type LlmPort,
-  type Machine,
   messageOf,
   type Performer,
   type ResourcePool,
@@ -23,8 +18,9 @@ import {
   type RunOutcome,
   run,
   type Usage,
-  usageSince,
 } from '@openmanus/core';
+import { answerLlmCall, drive, type ItemSink, itemStream, type Machine } from '@openmanus/core/internal';
+import { emptyUsage, usageSince } from '@openmanus/core/kernel';
 import { restoreFlow } from './flowSchema.js';
 import {
   type FlowEffect,

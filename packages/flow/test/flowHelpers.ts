@@ -8,14 +8,13 @@ import {
   createAgent,
   defaultPolicies,
   type Effect,
-  initialState,
   isFinal,
   step,
   type ToolCall,
   terminate,
   type Usage,
-  usageSince,
 } from '@openmanus/core';
+import { initialState, usageSince } from '@openmanus/core/kernel';
 import {
   type AgentReport,
   type FlowEffect,

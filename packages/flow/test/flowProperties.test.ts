@@ -1,4 +1,5 @@
-import { addUsage, type ToolCall, type Usage } from '@openmanus/core';
+import type { ToolCall, Usage } from '@openmanus/core';
+import { addUsage } from '@openmanus/core/kernel';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import {

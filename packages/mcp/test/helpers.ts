@@ -5,7 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createResourcePool, executeTool, type RunScope, type Tool, type ToolEvent } from '@openmanus/core';
+import { createResourcePool, type RunScope, type Tool } from '@openmanus/core';
+import { executeTool, type ToolEvent } from '@openmanus/core/internal';
 import type { McpClient, McpClientEvent, StdioServerConfig } from '../src/index.js';
 
 /** A fresh directory, by its real path. */

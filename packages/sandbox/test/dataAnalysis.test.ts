@@ -9,10 +9,10 @@ import {
   createLocalSandboxProvider,
   createOpenAiLlm,
   createPythonExecute,
-  createToolRun,
   run,
   type SandboxProvider,
 } from '@openmanus/core';
+import { createToolRun } from '@openmanus/core/internal';
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createDataAnalysis, createDataVisualization } from '../../tools/src/index.js';

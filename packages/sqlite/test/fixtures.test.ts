@@ -15,8 +15,8 @@ import {
   resume,
   resumeWith,
   run,
-  SCHEMA_VERSION,
 } from '@openmanus/core';
+import { SCHEMA_VERSION } from '@openmanus/core/kernel';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSqliteStore, type SqliteStore } from '../src/index.js';
