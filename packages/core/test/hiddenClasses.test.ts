@@ -6,10 +6,13 @@ import { describe, expect, it } from 'vitest';
 // miss its inline cache. This drives the built reducer through a long run in a child process that
 // can ask V8 whether two objects share a hidden class.
 const coreDist = new URL('../dist/index.js', import.meta.url).href;
+const kernelDist = new URL('../dist/kernel/index.js', import.meta.url).href;
+const internalDist = new URL('../dist/internal/index.js', import.meta.url).href;
 
 function hiddenClassesOver(steps: number): { states: number; afterModel: number; afterTool: number } {
   const script = `
-    const { createAgent, createStep, defaultPolicies, defineTool, initialState } = await import(${JSON.stringify(coreDist)});
+    const { createAgent, createStep, defaultPolicies, initialState } = await import(${JSON.stringify(kernelDist)});
+    const { defineTool } = await import(${JSON.stringify(coreDist)});
     const step = createStep(defaultPolicies({ maxSteps: 100000 }));
     const add = defineTool({ name: 'add', description: 'Add', parameters: { type: 'object', properties: { a: { type: 'number' } } }, execute: () => '1' });
     const { config } = createAgent({ name: 'a', systemPrompt: 'You add.', tools: [add], memory: { maxMessages: 100000 } });
@@ -46,7 +49,8 @@ describe('the states of a run', () => {
 // keys added after it, gives each scope a dictionary of properties or a class of its own.
 function toolScopeShapes(calls: number): { classes: number; fast: boolean } {
   const script = `
-    const { defineTool, executeTool } = await import(${JSON.stringify(coreDist)});
+    const { defineTool } = await import(${JSON.stringify(coreDist)});
+    const { executeTool } = await import(${JSON.stringify(internalDist)});
     const scopes = [];
     const look = defineTool({ name: 'look', description: 'Look', parameters: { type: 'object', properties: {} }, execute: (_args, scope) => { scopes.push(scope); return 'ok'; } });
     const run = { runId: 'r', signal: new AbortController().signal, llm: { model: 'm', complete: async () => ({ ok: false, error: { kind: 'config', message: 'none' } }) }, workspace: '/w', resource: async (_k, open) => open(), emit: () => {}, changeTools: async () => {}, takesDeltas: () => false };
