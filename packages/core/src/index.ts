@@ -129,6 +129,7 @@ export type { PerformContext, Performer, Performers } from './shell/driver.js';
 // Stores.
 export { createFileStore } from './shell/fileStore.js';
 export { createMemoryStore } from './shell/memoryStore.js';
+export type { Outcome, SharedRunOptions } from './shell/outcome.js';
 export type { AgentPerformer, AgentPerformers, HostPerformers } from './shell/performers.js';
 export { type InvalidStateCode, InvalidStateError, restore } from './shell/restore.js';
 export {

@@ -60,6 +60,15 @@ describe('the package README: errors', () => {
   });
 });
 
+describe('the package README: agents and flows, one outcome', () => {
+  it('its snippet runs as written and prints what the README says', async () => {
+    const printed = await runSnippet(packageDir, block('## Agents and flows: one outcome', 'ts'), { typescript: true });
+    const [finished = '', failed = ''] = printed.split('\n');
+    expect([finished, failed]).toEqual(['finished (answered): Hello.', 'failed (error): LLM_AUTH']);
+    expect(readme).toContain(`prints \`${finished}\`, then \`${failed}\`.`);
+  });
+});
+
 describe('the package README lists what the package exports', () => {
   itListsTheExports(packageDir, readme, () => import('../src/index.js'), {
     // Each entry's index holds nothing but exports.
