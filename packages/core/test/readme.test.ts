@@ -81,6 +81,17 @@ describe('the package README lists what the package exports', () => {
   });
 });
 
+describe('the internal entry', () => {
+  it('says at its top and in the README that it is internal, unstable and not covered by semver', async () => {
+    const top = (await readFile(join(packageDir, 'src', 'internal', 'index.ts'), 'utf8')).split('\n\n')[0] ?? '';
+    expect(top).toMatch(/^\/\/ @openmanus\/core\/internal: /);
+    expect(top).toMatch(/INTERNAL AND UNSTABLE/);
+    expect(top).toMatch(/not covered by semver/);
+    const row = readme.split('\n').find((line) => line.startsWith('| `@openmanus/core/internal` |')) ?? '';
+    expect(row).toMatch(/internal and unstable: not covered by semver/);
+  });
+});
+
 describe('the root README', () => {
   it('its "Extending the kernel" snippet runs as written and prints what the README says', async () => {
     const { dir, stdout } = await runKeepingFiles(root.block('## Extending the kernel', 'ts'));
