@@ -19,7 +19,8 @@ import {
 import { assistantMessage, initialState, userMessage } from '@openmanus/core/kernel';
 import { type ScriptedLlm, scriptedLlm } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { browserNextStepPrompt, createBrowserAgent, PAGE_CONTEXT, pageContext, withBrowser } from '../src/index.js';
+import { browserNextStepPrompt, createBrowserAgent, withBrowser } from '../src/agents/browserAgent.js';
+import { PAGE_CONTEXT, pageContext } from '../src/agents/pageContext.js';
 import { browserHarness, chromePath, refIn } from './harness.js';
 
 const chrome = chromePath();

@@ -1,7 +1,9 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createOpenAiLlm } from '../src/index.js';
-import { assertLlmPortConforms, checkLlmPort, scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { assertLlmPortConforms, checkLlmPort } from '../src/testing/portConformance.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { startOpenAiServer } from '../src/testing/server.js';
 import { readmeOf, runSnippet } from './readmeCheck.js';
 
 // The port under test, at a fresh stand-in serving the check's script.

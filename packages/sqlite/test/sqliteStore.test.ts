@@ -6,7 +6,7 @@ import { userMessage } from '@openmanus/core/kernel';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { grow, started } from '../../core/test/storeContract.js';
-import { createSqliteStore, type SqliteStore } from '../src/index.js';
+import { createSqliteStore, type SqliteStore } from '../src/sqliteStore.js';
 import { buildChildren, type Children, startChild } from './children.js';
 
 let root: string;
