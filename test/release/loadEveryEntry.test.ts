@@ -7,8 +7,8 @@ import { tmpdir } from 'node:os';
 import { basename, join } from 'node:path';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { libraryPackages } from './libraryPackages.js';
 import { inRange, nodeOf, SUPPORTED_NODES } from './runtimes.js';
-import { workspacePackages } from './workspacePackages.js';
 
 // For each module name given: its export names by require() and by import(), and whether both
 // gave the same objects. require() goes first, so no module of the graph was imported before.
@@ -63,7 +63,7 @@ beforeAll(async () => {
   // their own dependencies found from their real paths.
   project = await mkdtemp(join(tmpdir(), 'outside-project-'));
   await mkdir(join(project, 'node_modules', '@openmanus'), { recursive: true });
-  for (const { dir } of workspacePackages) {
+  for (const { dir } of libraryPackages) {
     await symlink(dir, join(project, 'node_modules', '@openmanus', basename(dir)));
   }
   await writeFile(join(project, 'package.json'), '{ "type": "commonjs" }\n');
@@ -85,7 +85,7 @@ interface Loaded {
 
 describe.each(SUPPORTED_NODES)('on Node $major', ({ major, minor }) => {
   // A package whose engines leave this Node out (sqlite's better-sqlite3 needs 22) is not loaded on it.
-  const supported = workspacePackages.filter(({ nodeRange }) => inRange(nodeRange, major, minor));
+  const supported = libraryPackages.filter(({ nodeRange }) => inRange(nodeRange, major, minor));
   it.each(supported)('$name: every entry by require() is the module import() gives', async ({ entries }) => {
     const { stdout } = await run(nodeOf(major, minor), ['loadBothWays.cjs', ...entries], {
       cwd: project,

@@ -9,7 +9,8 @@ import { promisify } from 'node:util';
 import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { repoRoot, type WorkspacePackage, workspacePackages } from './workspacePackages.js';
+import { type LibraryPackage, libraryPackages } from './libraryPackages.js';
+import { repoRoot } from './workspace.js';
 
 const run = promisify(execFile);
 let packDir: string;
@@ -24,7 +25,7 @@ afterAll(async () => {
 });
 
 /** The package's tarball (packed once for both checks), as npm names it. */
-function tarballOf({ name, dir }: WorkspacePackage): Promise<string> {
+function tarballOf({ name, dir }: LibraryPackage): Promise<string> {
   let packed = tarballs.get(name);
   if (packed === undefined) {
     packed = (async () => {
@@ -37,7 +38,7 @@ function tarballOf({ name, dir }: WorkspacePackage): Promise<string> {
   return packed;
 }
 
-it.each(workspacePackages)('publint finds nothing in $name', async (pkg) => {
+it.each(libraryPackages)('publint finds nothing in $name', async (pkg) => {
   const data = await readFile(await tarballOf(pkg));
   const { messages, pkg: manifest } = await publint({
     pack: { tarball: data.buffer.slice(data.byteOffset, data.byteOffset + data.byteLength) },
@@ -52,7 +53,7 @@ interface AttwReport {
   readonly analysis: { readonly types: unknown; readonly problems: readonly Readonly<Record<string, unknown>>[] };
 }
 
-it.each(workspacePackages)('Are the Types Wrong finds no problem in $name', async (pkg) => {
+it.each(libraryPackages)('Are the Types Wrong finds no problem in $name', async (pkg) => {
   const attw = join(repoRoot, 'node_modules', '.bin', 'attw');
   // It exits 1 when it finds a problem, with the report on stdout all the same.
   const { stdout, stderr } = await run(attw, [await tarballOf(pkg), '--format', 'json'], { timeout: 120_000 }).catch(

@@ -10,7 +10,7 @@ const packagesDir = join(import.meta.dirname, '..', '..', '..', 'packages');
 
 interface Manifest {
   readonly name: string;
-  readonly exports: Readonly<Record<string, { readonly import: string }>>;
+  readonly exports: Readonly<Record<string, { readonly import: { readonly default: string } }>>;
 }
 
 /** Each package's entry points, as files of its build. */
@@ -18,7 +18,7 @@ const entries = readdirSync(packagesDir).flatMap((dir) => {
   const manifest: Manifest = JSON.parse(readFileSync(join(packagesDir, dir, 'package.json'), 'utf8'));
   return Object.entries(manifest.exports).map(([subpath, conditions]) => ({
     entry: join(manifest.name, subpath),
-    file: join(packagesDir, dir, conditions.import),
+    file: join(packagesDir, dir, conditions.import.default),
   }));
 });
 

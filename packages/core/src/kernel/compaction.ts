@@ -5,7 +5,6 @@
  */
 import type { AgentConfig, TokenizerName } from './agent.js';
 import type { LlmRequest } from './effects.js';
-import { extend } from './extend.js';
 import { type Message, userMessage } from './messages.js';
 import type { AgentState } from './state.js';
 import { messageTokens, tokenizerReady } from './tokens.js';
@@ -117,7 +116,7 @@ export function withHistoryTokens(
   } else {
     tokens = countFrom(next.messages, from, tokenizer);
   }
-  return extend(next, { historyTokens: { tokenizer, from, to, tokens } });
+  return { ...next, historyTokens: { tokenizer, from, to, tokens } };
 }
 
 /** Tokens of the history a request carries (`historyToSend`), from the state's count where it holds. */

@@ -8,7 +8,6 @@
  */
 import type { AgentConfig } from './agent.js';
 import { countingTokenizer, summaryMessage, withHistoryTokens } from './compaction.js';
-import { extend } from './extend.js';
 import { keepNewestImages, shrinkSupersededObservations, type TokenBudget, windowStart } from './memory.js';
 import { type Message, userMessage } from './messages.js';
 import type { AgentState } from './state.js';
@@ -177,7 +176,7 @@ export function shrinkHistory(
   }
   // The newest turn alone can be over a limit: then nothing moves, and the state stays the same.
   if (shrunkMessages === messages && window === state.window) return { state };
-  const moved = extend(state, { messages: shrunkMessages, ...(window ? { window } : {}) });
+  const moved = { ...state, messages: shrunkMessages, ...(window ? { window } : {}) };
   const next = withHistoryTokens(config, state, moved, shrunkMessages !== messages);
   return dropped > 0 || shrunk > 0 ? { state: next, shrunk: { dropped, shrunk } } : { state: next };
 }

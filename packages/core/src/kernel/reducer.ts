@@ -3,7 +3,6 @@ import type { AgentConfig } from './agent.js';
 import { compactionRequest, dueCompaction, withHistoryTokens } from './compaction.js';
 import type { AnyEffect, Effect, LlmRequest, Observation, RunResult } from './effects.js';
 import type { AnyEvent, HostAnswer } from './events.js';
-import { extend } from './extend.js';
 import { shrinkHistory } from './historyWindow.js';
 import {
   assistantMessage,
@@ -144,14 +143,15 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
         : { role: 'user', content: event.input };
       const { finishReason: _r, answer: _a, error: _e, ...rest } = state;
       const messages = state.messages.concat([task]);
-      const started: AgentState = extend(rest, {
+      const started: AgentState = {
+        ...rest,
         ...(event.runId ? { runId: event.runId } : {}),
         status: 'awaiting_llm',
         step: 0,
         messages,
         taskIndex: state.messages.length,
         reprompted: false,
-      });
+      };
       return think(rules, withHistoryTokens(rules.config, state, started));
     }
     case 'resumed': {
@@ -192,7 +192,7 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
       const kept =
         event.data === undefined
           ? counted
-          : extend(counted, { toolData: { ...state.toolData, [found.pending.call.name]: event.data } });
+          : { ...counted, toolData: { ...state.toolData, [found.pending.call.name]: event.data } };
       const output = truncate(event.output, rules.config.maxObserve);
       const brief = event.brief === undefined ? undefined : truncate(event.brief, rules.config.maxObserve);
       return settle(
@@ -205,19 +205,19 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
     case 'toolStarted': {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
-      return [{ ...state, turn: replaceCall(state.turn, found.index, extend(found.pending, { started: true })) }, []];
+      return [{ ...state, turn: replaceCall(state.turn, found.index, { ...found.pending, started: true }) }, []];
     }
     case 'toolProgressed': {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
-      const turn = replaceCall(state.turn, found.index, extend(found.pending, { progress: event.progress }));
+      const turn = replaceCall(state.turn, found.index, { ...found.pending, progress: event.progress });
       const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
       return [{ ...state, turn, usage }, []];
     }
     case 'toolSuspended': {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
-      const suspended = extend(found.pending, { progress: event.progress, waiting: event.waiting });
+      const suspended = { ...found.pending, progress: event.progress, waiting: event.waiting };
       const turn = replaceCall(state.turn, found.index, suspended);
       const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
       return [{ ...state, turn, usage, status: statusOf(turn) }, []];
@@ -293,7 +293,7 @@ function think(rules: Rules, state: AgentState): Transition {
   const wanted = providers.filter((provider) => provider.when(next)).map((p) => p.name);
   if (wanted.length === 0) return request(rules, next);
   // Fresh context first (e.g. the browser page), then the request that uses it.
-  const gathering = extend(next, { status: 'awaiting_context', context: { pending: wanted, gathered: {} } });
+  const gathering: AgentState = { ...next, status: 'awaiting_context', context: { pending: wanted, gathered: {} } };
   return [gathering, gatherEffects(gathering)];
 }
 
@@ -346,7 +346,7 @@ function request(rules: Rules, before: AgentState): Transition {
   const trimmed: Observation[] = shrunk ? [{ kind: 'memoryTrimmed', ...shrunk }] : [];
   const compaction = state.compacting ?? dueCompaction(rules.config, state);
   if (!compaction) return sendRequest(rules, state, trimmed);
-  const compacting = state.compacting ? state : extend(state, { compacting: compaction });
+  const compacting = state.compacting ? state : { ...state, compacting: compaction };
   const id = compactionEffectId(state);
   const summarise: Effect = { type: 'callLlm', id, request: compactionRequest(rules.config, state, compaction.upTo) };
   return [compacting, [...trimmed.map((observation): Effect => ({ type: 'emit', observation })), summarise]];
@@ -420,8 +420,8 @@ function act(
   const oversized: (number | undefined)[] = [];
   if (!ignoring) {
     const unique = withUniqueIds(rawCalls, state.requestSeq);
-    for (let i = 0; i < unique.length; i++) {
-      const named = shortName(unique[i] as ToolCall);
+    for (const call of unique) {
+      const named = shortName(call);
       // Oversized arguments are answered with an error and never kept: the call stays (with its
       // id and name, so history still pairs it with its answer), its arguments a short placeholder.
       const tooLong = named.arguments.length > config.maxToolArgsChars;
@@ -430,8 +430,7 @@ function act(
     }
   }
   const message = assistantMessage(content, calls, reasoning);
-  // concat of an array is one copy; of a single object, V8 takes a path several times slower.
-  const said = withHistoryTokens(config, state, { ...state, usage, messages: state.messages.concat([message]) });
+  const said = withHistoryTokens(config, state, { ...state, usage, messages: [...state.messages, message] });
   const acted = remember(rules, said, message);
   const notes: Effect[] = ignoring
     ? [{ type: 'emit', observation: { kind: 'toolCallsIgnored', count: rawCalls.length } }]
@@ -458,7 +457,7 @@ function act(
 
   const pendings = calls.map((call, i) => admit(rules, acted, call, oversized[i]));
   const turn: Turn = { calls: pendings };
-  const opened = extend(acted, { reprompted: false, turn, status: statusOf(turn) });
+  const opened = { ...acted, reprompted: false, turn, status: statusOf(turn) };
   const effects: Effect[] = [];
   for (let index = 0; index < pendings.length; index++) {
     const pending = pendings[index] as PendingCall;
@@ -775,17 +774,14 @@ function changeTools(rules: Rules, state: AgentState, next: readonly ToolSpec[],
   const { unavailableTools: _before, ...rest } = state;
   if (exact) return { ...rest, tools: next };
   const { tools, unavailable } = mergeToolList(state.tools ?? rules.config.tools, next);
-  return unavailable.length > 0
-    ? extend<AgentState>(rest, { tools, unavailableTools: unavailable })
-    : { ...rest, tools };
+  return unavailable.length > 0 ? { ...rest, tools, unavailableTools: unavailable } : { ...rest, tools };
 }
 
 /** The spec of a tool the run has now (one listed but gone is not). */
 function findTool(config: AgentConfig, state: AgentState, name: string): ToolSpec | undefined {
   if (state.unavailableTools?.includes(name)) return undefined;
   const tools = state.tools ?? config.tools;
-  for (let i = 0; i < tools.length; i++) if ((tools[i] as ToolSpec).name === name) return tools[i];
-  return undefined;
+  return tools.find((tool) => tool.name === name);
 }
 
 /** Models sometimes omit or repeat call ids; every call of a turn needs its own. */

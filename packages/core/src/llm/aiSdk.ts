@@ -1,15 +1,12 @@
 import type {
-  LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3StreamPart,
-  LanguageModelV4,
   LanguageModelV4CallOptions,
   LanguageModelV4Content,
   LanguageModelV4FunctionTool,
   LanguageModelV4StreamPart,
   LanguageModelV4Usage,
   SharedV4ProviderMetadata,
-  SharedV4ProviderOptions,
 } from '@ai-sdk/provider';
 import type { LlmRequest } from '../kernel/effects.js';
 import type { LlmUsage } from '../kernel/events.js';
@@ -23,6 +20,7 @@ import { limitConcurrency } from './concurrency.js';
 import { retryable } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
 import { memoized } from './memo.js';
+import type { LanguageModelV3, LanguageModelV4, SharedV4ProviderOptions } from './optionalPeers.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';

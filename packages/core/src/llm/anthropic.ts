@@ -1,4 +1,3 @@
-import type Anthropic from '@anthropic-ai/sdk';
 import type {
   Message,
   MessageCreateParamsNonStreaming,
@@ -14,6 +13,7 @@ import { attempt } from './attempts.js';
 import { limitConcurrency } from './concurrency.js';
 import { CONTEXT_LENGTH, failureFields, OVERLOADED, replyFailure, retryAfterMsOf } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmErrorKind, LlmPort, LlmResponse } from './llm.js';
+import type { Anthropic } from './optionalPeers.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';

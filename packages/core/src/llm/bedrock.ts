@@ -1,8 +1,4 @@
-import type {
-  BedrockRuntimeClient,
-  BedrockRuntimeClientConfig,
-  ConverseRequest,
-} from '@aws-sdk/client-bedrock-runtime';
+import type { ConverseRequest } from '@aws-sdk/client-bedrock-runtime';
 import type { LlmRequest } from '../kernel/effects.js';
 import { lazyPromise } from '../lazyModule.js';
 import { messageOf } from '../messageOf.js';
@@ -14,6 +10,7 @@ import { fromConverse, readConverseStream } from './bedrockReply.js';
 import { limitConcurrency } from './concurrency.js';
 import { retryable } from './failures.js';
 import type { LlmCallOptions, LlmError, LlmPort, LlmResponse } from './llm.js';
+import type { BedrockRuntimeClient, BedrockRuntimeClientConfig } from './optionalPeers.js';
 import { type LlmPortOptions, portLimitsOf } from './portOptions.js';
 import { priceOf } from './prices.js';
 import { toPromptMessages } from './promptTools.js';

@@ -117,13 +117,9 @@ export function askingAfterCheck<
   return { ...performers, requestApproval, askHuman };
 }
 
-/** Every call of the turn may run alongside the others (indexed: this runs unoptimised, once per call). */
+/** Every call of the turn may run alongside the others. */
 function allParallelSafe(batch: readonly { readonly type: string }[]): boolean {
-  for (let i = 0; i < batch.length; i++) {
-    const effect = batch[i] as AnyEffect;
-    if (effect.type === 'callTool' && !effect.parallelSafe) return false;
-  }
-  return true;
+  return (batch as readonly AnyEffect[]).every((effect) => effect.type !== 'callTool' || effect.parallelSafe);
 }
 
 /**

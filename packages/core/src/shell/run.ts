@@ -13,7 +13,6 @@ import type { Tool } from '../tools/defineTool.js';
 import { admitRun } from './admission.js';
 import { drive, type Machine } from './driver.js';
 import { type ItemSink, itemStream } from './itemStream.js';
-import { liveProperty } from './liveProperty.js';
 import type { SharedRunOptions } from './outcome.js';
 import { type AgentPerformers, agentPerformers, askingAfterCheck, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
@@ -60,11 +59,6 @@ export class RunInProgressError extends OpenManusError<'RUN_IN_PROGRESS'> {
 // The state each run in this process is at (each run removes its own when it ends): a Set, as
 // a WeakSet's entries cost the garbage collector extra work at every step.
 const activeStates = new Set<AgentState>();
-
-// The run scope's signal, live (see liveProperty): the scope is read at every call.
-const SIGNAL = Symbol('signal');
-type Signalled = { readonly [SIGNAL]: () => AbortSignal };
-const liveSignal = liveProperty((scope: Signalled) => scope[SIGNAL]());
 
 /** Runs a task to its end (or to a pause). `options.state`, or the store's copy of `runId`, continues a conversation. */
 export async function run(agent: Agent, input: string, options: StartOptions): Promise<RunOutcome> {
@@ -247,38 +241,37 @@ async function runFrom(
   const pool = options.resources ?? createResourcePool();
   const tools = new Map<string, Tool>(agent.tools.map((t) => [t.spec.name, t]));
   let control: { signal: AbortSignal; state(): AgentState; dispatch(event: AnyEvent): Promise<void> } | undefined;
-  const scope = Object.defineProperty(
-    {
-      runId,
-      llm: options.llm,
-      ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
-      ...(options.onHuman ? { onHuman: options.onHuman } : {}),
-      ...(options.onApproval ? { onApproval: options.onApproval } : {}),
-      resource: (key, open, close) => pool.get(key, open, close),
-      ...(options.sandbox
-        ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => scope.signal) }
-        : {}),
-      emit: (item) => void announce(item),
-      takesDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
-      changeTools: async ({ add = [], remove = [], exact = false }) => {
-        if (!control) return;
-        for (const name of remove) tools.delete(name);
-        for (const tool of add) tools.set(tool.spec.name, tool);
-        const replaced = new Set([...remove, ...add.map((t) => t.spec.name)]);
-        const { tools: listed, unavailableTools = [] } = control.state();
-        // Tools already gone stay gone: only the implementations this run has are offered.
-        const now = (listed ?? agent.config.tools).filter((t) => !unavailableTools.includes(t.name));
-        await control.dispatch({
-          type: 'toolsChanged',
-          tools: [...now.filter((t) => !replaced.has(t.name)), ...add.map((t) => t.spec)],
-          ...(exact ? { exact } : {}),
-        });
-      },
-      [SIGNAL]: () => control?.signal ?? AbortSignal.abort(new Error('the run has not started')),
-    } satisfies Omit<RunScope, 'signal'> & Signalled,
-    'signal',
-    liveSignal,
-  ) as unknown as RunScope;
+  const scope: RunScope = {
+    runId,
+    llm: options.llm,
+    ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
+    ...(options.onHuman ? { onHuman: options.onHuman } : {}),
+    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+    resource: (key, open, close) => pool.get(key, open, close),
+    ...(options.sandbox
+      ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => scope.signal) }
+      : {}),
+    emit: (item) => void announce(item),
+    takesDeltas: () => sink !== undefined || (options.emitter?.listenerCount('delta') ?? 0) > 0,
+    changeTools: async ({ add = [], remove = [], exact = false }) => {
+      if (!control) return;
+      for (const name of remove) tools.delete(name);
+      for (const tool of add) tools.set(tool.spec.name, tool);
+      const replaced = new Set([...remove, ...add.map((t) => t.spec.name)]);
+      const { tools: listed, unavailableTools = [] } = control.state();
+      // Tools already gone stay gone: only the implementations this run has are offered.
+      const now = (listed ?? agent.config.tools).filter((t) => !unavailableTools.includes(t.name));
+      await control.dispatch({
+        type: 'toolsChanged',
+        tools: [...now.filter((t) => !replaced.has(t.name)), ...add.map((t) => t.spec)],
+        ...(exact ? { exact } : {}),
+      });
+    },
+    // Live: the driver's signal, once the run has started.
+    get signal() {
+      return control?.signal ?? AbortSignal.abort(new Error('the run has not started'));
+    },
+  };
   const machine: Machine<AgentState, AnyEvent, AnyEffect> = {
     step: (state, event) => (agent.step ?? step)(agent.config, state, event),
     isFinal,

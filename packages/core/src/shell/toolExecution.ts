@@ -6,7 +6,6 @@ import type { LlmPort } from '../llm/llm.js';
 import { err, ok, type Result } from '../result.js';
 import type { Tool, ToolOutput, ToolReturn, ToolSuspension } from '../tools/defineTool.js';
 import { type AbortLink, linkAbort } from './abort.js';
-import { liveProperty } from './liveProperty.js';
 import type { ItemOrigin, RunItem } from './runItems.js';
 import type { RunScope, ToolScope } from './scope.js';
 
@@ -149,44 +148,39 @@ class CallLedger {
 
 type ToolCompleted = Extract<ToolEvent, { type: 'toolCompleted' }>;
 
-const LEDGER = Symbol('ledger');
-type Scoped = { readonly [LEDGER]: CallLedger };
-
-// The call's live parts (see liveProperty). The literal below also does not spread the run's scope:
-// on Node 20 a literal that spreads an object and then adds keys gets a hidden class per call.
-const liveSignal = liveProperty((scope: Scoped) => scope[LEDGER].link?.signal);
-const liveLlm = liveProperty((scope: Scoped) => scope[LEDGER].llm);
-
 /** What the call's tool gets: the run's scope with its own signal, model meter, progress and data. */
 function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions): ToolScope {
   const { effect } = ledger;
   const { call } = effect;
-  const scope: Record<string | symbol, unknown> = {
+  return {
     runId: run.runId,
     resource: run.resource,
     changeTools: run.changeTools,
+    ...(run.workspace !== undefined ? { workspace: run.workspace } : {}),
+    ...(run.onHuman ? { onHuman: run.onHuman } : {}),
+    ...(run.onApproval ? { onApproval: run.onApproval } : {}),
+    ...(run.sandbox ? { sandbox: run.sandbox } : {}),
+    ...(run.takesDeltas ? { takesDeltas: run.takesDeltas } : {}),
     emit: (item: RunItem, child?: Pick<ItemOrigin, 'agent' | 'model'>) =>
       run.emit({ ...item, origin: [{ tool: call.name, effectId: effect.id, ...child }, ...(item.origin ?? [])] }),
     callId: call.id,
     effectId: effect.id,
+    ...(effect.progress !== undefined ? { progress: effect.progress } : {}),
+    ...(effect.answer ? { answer: effect.answer } : {}),
     saveProgress: (progress: unknown) => options.saveProgress?.(progress, ledger.takeUsage()),
     data: options.data,
     setData: (value: unknown) => {
       ledger.data = { value };
     },
     addUsage: (more: Usage) => ledger.add(more),
-    [LEDGER]: ledger,
+    // Live: the call's signal and model meter change as the call runs.
+    get signal() {
+      return ledger.link?.signal as AbortSignal;
+    },
+    get llm() {
+      return ledger.llm;
+    },
   };
-  if (run.workspace !== undefined) scope.workspace = run.workspace;
-  if (run.onHuman) scope.onHuman = run.onHuman;
-  if (run.onApproval) scope.onApproval = run.onApproval;
-  if (run.sandbox) scope.sandbox = run.sandbox;
-  if (run.takesDeltas) scope.takesDeltas = run.takesDeltas;
-  if (effect.progress !== undefined) scope.progress = effect.progress;
-  if (effect.answer) scope.answer = effect.answer;
-  Object.defineProperty(scope, 'signal', liveSignal);
-  Object.defineProperty(scope, 'llm', liveLlm);
-  return scope as unknown as ToolScope;
 }
 
 /** The run's LLM port as a tool sees it: the same model, with the tool's calls counted. */
