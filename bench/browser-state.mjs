@@ -6,7 +6,7 @@ import { createServer } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { CHROMIUM_ARGS, createBrowserUse, findChrome } from '@openmanus/browser';
-import { imageTokens, loadTokenizer, textTokens } from '@openmanus/core';
+import { imageTokens, loadTokenizer, textTokens } from '@openmanus/core/kernel';
 import { toolSession } from '@openmanus/core/testing';
 import { chromium } from 'playwright-core';
 

@@ -5,7 +5,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { assistantMessage, createFileStore, createMemoryStore, initialState, userMessage } from '@openmanus/core';
+import { createFileStore, createMemoryStore } from '@openmanus/core';
+import { assistantMessage, initialState, userMessage } from '@openmanus/core/kernel';
 
 const REPORTED_STEPS = [10, 100, 1000, 2000];
 // Saves timed around each reported step; their median is the figure (one save is too noisy).

@@ -3,20 +3,16 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
-  assistantMessage,
   createAgent,
   createFileStore,
   createMemoryStore,
-  createStep,
   createStrReplaceEditor,
   defaultPolicies,
   defineAgent,
   defineTool,
-  initialState,
-  loadTokenizer,
-  requestTokens,
   run,
 } from '@openmanus/core';
+import { assistantMessage, createStep, initialState, loadTokenizer, requestTokens } from '@openmanus/core/kernel';
 import { scriptedLlm, toolSession } from '@openmanus/core/testing';
 import { z } from 'zod';
 

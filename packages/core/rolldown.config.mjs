@@ -32,7 +32,12 @@ function loadedWith(entry, ctx) {
 }
 
 export default {
-  input: { index: 'src/index.ts', 'kernel/index': 'src/kernel/index.ts', 'testing/index': 'src/testing/index.ts' },
+  input: {
+    index: 'src/index.ts',
+    'kernel/index': 'src/kernel/index.ts',
+    'testing/index': 'src/testing/index.ts',
+    'internal/index': 'src/internal/index.ts',
+  },
   platform: 'node',
   external: isExternal,
   // Sources import each other as `./x.js`, as NodeNext wants.

@@ -1,4 +1,5 @@
-import { emptyUsage, type RunItem, type RunOutcome, type Usage } from '@openmanus/core';
+import type { RunItem, RunOutcome, Usage } from '@openmanus/core';
+import { emptyUsage } from '@openmanus/core/kernel';
 import { terminalText } from './terminalText.js';
 import { usageText } from './usageText.js';
 

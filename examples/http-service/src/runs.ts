@@ -10,7 +10,6 @@ import {
   isFinal,
   type LlmPort,
   messageOf,
-  pendingInputs,
   type RunItem,
   type RunOptions,
   restore,
@@ -18,6 +17,7 @@ import {
   run,
   step,
 } from '@openmanus/core';
+import { pendingInputs } from '@openmanus/core/kernel';
 import type { Plan } from '@openmanus/flow';
 import { type QuarantinedRun, quarantine } from './quarantine.js';
 import { planOf, type RunView, runView, wireItem } from './view.js';

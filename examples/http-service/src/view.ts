@@ -3,11 +3,11 @@ import {
   type AgentState,
   compactRunItem,
   costOf,
-  pendingInputs,
   type RunError,
   type RunItem,
   type Usage,
 } from '@openmanus/core';
+import { pendingInputs } from '@openmanus/core/kernel';
 import { PLANNING_TOOL, type Plan, type PlanBook } from '@openmanus/flow';
 
 /** How much of a tool's arguments or output a client is sent: the page shows results short. */

@@ -1,7 +1,8 @@
 import { basename, extname, join } from 'node:path';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import { confineIn, openInside, removeInside } from '@openmanus/core';
+import { confineIn, openInside } from '@openmanus/core';
+import { removeInside } from '@openmanus/core/internal';
 import type { Download } from 'playwright-core';
 
 /** The folder of the workspace downloads are saved in. */

@@ -15,5 +15,6 @@ export {
   findChrome,
   STANDARD_CHROME_PATHS,
 } from './launch.js';
-export type { BrowserSession } from './session.js';
+export { ActionError, type BrowserSession, StaleRefError } from './session.js';
 export { type BrowserSearch, type BrowserUseOptions, browserOptionsFrom, type DialogPolicy } from './settings.js';
+export { UploadRefusedError } from './upload.js';

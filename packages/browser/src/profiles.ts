@@ -1,7 +1,7 @@
 import { readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { startTimeOf } from '@openmanus/core';
+import { startTimeOf } from '@openmanus/core/internal';
 
 // Playwright starts Chromium with a fresh profile in the temporary directory (cookies, storage,
 // cache) and removes it when the browser closes; a process killed outright (SIGKILL, OOM) leaves it

@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createAgent, createOpenAiLlm, createStrReplaceEditor, defaultPolicies, run, terminate } from '@openmanus/core';
 import { processesMatching, type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBrowserUse } from '../src/index.js';
+import { createBrowserUse } from '../src/browserUse.js';
 import { chromePath, refIn, testResolver } from './harness.js';
 import { type Site, startSite } from './site.js';
 

@@ -6,9 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import {
   type AgentState,
-  assistantMessage,
   createManus,
-  initialState,
   isStepLimit,
   isTokenBudget,
   type Message,
@@ -16,12 +14,13 @@ import {
   run,
   type StepFunction,
   step,
-  userMessage,
   withApprovals,
 } from '@openmanus/core';
+import { assistantMessage, initialState, userMessage } from '@openmanus/core/kernel';
 import { type ScriptedLlm, scriptedLlm } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { browserNextStepPrompt, createBrowserAgent, PAGE_CONTEXT, pageContext, withBrowser } from '../src/index.js';
+import { browserNextStepPrompt, createBrowserAgent, withBrowser } from '../src/agents/browserAgent.js';
+import { PAGE_CONTEXT, pageContext } from '../src/agents/pageContext.js';
 import { browserHarness, chromePath, refIn } from './harness.js';
 
 const chrome = chromePath();

@@ -11,7 +11,8 @@ import { createAgent, run } from '@openmanus/core';
 import { processesMatching, scriptedLlm, toolSession } from '@openmanus/core/testing';
 import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserUseOptions, createBrowserUse } from '../src/index.js';
+import { createBrowserUse } from '../src/browserUse.js';
+import type { BrowserUseOptions } from '../src/settings.js';
 import { chromePath, refIn, testResolver } from './harness.js';
 import { type Site, startSite } from './site.js';
 

@@ -15,7 +15,9 @@ import { createOpenAiLlm, run } from '@openmanus/core';
 import { scriptedLlm, startOpenAiServer } from '@openmanus/core/testing';
 import type { Resolver } from '@openmanus/tools';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type BrowserUseOptions, CHROMIUM_ARGS, createBrowserAgent } from '../src/index.js';
+import { createBrowserAgent } from '../src/agents/browserAgent.js';
+import { CHROMIUM_ARGS } from '../src/launch.js';
+import type { BrowserUseOptions } from '../src/settings.js';
 import { browserHarness, chromePath, launchTestBrowser, refIn, testResolver } from './harness.js';
 import { type Site, startServer } from './site.js';
 

@@ -3,7 +3,7 @@
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { loadTokenizer, textTokens } from '@openmanus/core';
+import { loadTokenizer, textTokens } from '@openmanus/core/kernel';
 import { describe, expect, it } from 'vitest';
 import { browserHarness, chromePath } from './harness.js';
 

@@ -9,13 +9,10 @@ import { scriptedLlm, type ToolSession, toolSession } from '@openmanus/core/test
 import type { Resolver } from '@openmanus/tools';
 import { type Browser, chromium } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
-import {
-  type BrowserSession,
-  type BrowserUseOptions,
-  CHROMIUM_ARGS,
-  createBrowserUse,
-  findChrome,
-} from '../src/index.js';
+import { createBrowserUse } from '../src/browserUse.js';
+import { CHROMIUM_ARGS, findChrome } from '../src/launch.js';
+import type { BrowserSession } from '../src/session.js';
+import type { BrowserUseOptions } from '../src/settings.js';
 import { type Site, startServer, startSite } from './site.js';
 
 /**

@@ -4,17 +4,12 @@
 import { err, ok } from '@openmanus/core';
 import { describe, expect, it } from 'vitest';
 import { ACTION_NAMES, browserUseParameters, parseAction } from '../src/actionSchema.js';
+import { createBrowserUse } from '../src/browserUse.js';
 import { chunkAt } from '../src/chunk.js';
 import { safeFileName } from '../src/downloads.js';
-import {
-  browserOptionsFrom,
-  CHROMIUM_ARGS,
-  createBrowserUse,
-  findChrome,
-  STANDARD_CHROME_PATHS,
-} from '../src/index.js';
-import { chromiumArgs } from '../src/launch.js';
+import { CHROMIUM_ARGS, chromiumArgs, findChrome, STANDARD_CHROME_PATHS } from '../src/launch.js';
 import { createLock } from '../src/lock.js';
+import { browserOptionsFrom } from '../src/settings.js';
 import { addTab, focusTab, noTabs, removeTab } from '../src/tabs.js';
 
 const errorOf = (args: unknown) => {

@@ -1,4 +1,64 @@
-export * from './kernel/index.js';
+// @openmanus/core: what a user builds with — agents, tools, run/stream/resume, stores, policies,
+// approvals, errors, LLM ports and the main types. The pure loop's parts are in
+// `@openmanus/core/kernel`, the test kit in `@openmanus/core/testing`; `@openmanus/core/internal`
+// holds what the other @openmanus packages share with core (unstable, not for users).
+
+// Errors: the family's base and every error a host can meet from core; results.
+export {
+  hasErrorCode,
+  type LlmFailureCode,
+  OpenManusError,
+  type OpenManusErrorCode,
+  type ResultErrorCode,
+  type RunStopCode,
+  type ThrownErrorCode,
+} from './errors.js';
+// Agents and presets.
+export type {
+  Agent,
+  AgentConfig,
+  AgentConfigInput,
+  AgentInput,
+  ContextGatherer,
+  MemoryPolicy,
+  TokenizerName,
+  ToolChoice,
+} from './kernel/agent.js';
+export { createAgent, defineAgent } from './kernel/agent.js';
+// Policies and approvals.
+export { type ApprovalRule, requireApproval, withApprovals } from './kernel/approvals.js';
+export type { SummarizePolicy } from './kernel/compaction.js';
+export type { ContextProvider } from './kernel/context.js';
+// Running an agent: run, stream, resume, and what a run says.
+export type { AnyEffect, Effect, HostEffect, Observation, RunResult } from './kernel/effects.js';
+export type { AgentEvent, AnyEvent, HostAnswer, HostEvent } from './kernel/events.js';
+export type { ImageData, Message, ToolCall } from './kernel/messages.js';
+export {
+  type DefaultPolicyOptions,
+  defaultPolicies,
+  definePolicy,
+  type InputTokenBudget,
+  isStepLimit,
+  isTokenBudget,
+  type Policy,
+  type PolicyContext,
+  type StepLimit,
+  type Stop,
+  type StuckDetection,
+  stepLimit,
+  stuckDetection,
+  type TokenBudgetOptions,
+  terminalTools,
+  tokenBudget,
+} from './kernel/policies.js';
+export { InvalidEventError, initialStep, type StepFunction, step, type Transition } from './kernel/reducer.js';
+export type { RunError } from './kernel/runError.js';
+export type { AgentState, FinishReason, PendingInput, RunStatus, Usage } from './kernel/state.js';
+export { costOf, isFinal } from './kernel/state.js';
+export type { StuckMemory, StuckThresholds } from './kernel/stuck.js';
+// Tools.
+export type { JsonSchema, ToolSpec } from './kernel/tool.js';
+// LLM ports.
 export { type AiSdkLlmOptions, type AiSdkModel, fromAiSdk } from './llm/aiSdk.js';
 export { type AnthropicLlmOptions, createAnthropicLlm } from './llm/anthropic.js';
 export { type BedrockLlmOptions, createBedrockLlm } from './llm/bedrock.js';
@@ -15,17 +75,20 @@ export type {
   ToolCallDelta,
 } from './llm/llm.js';
 export { describeLlmError, runErrorOfLlm } from './llm/llm.js';
-export {
-  type ApiType,
-  createOpenAiLlm,
-  isReasoningModel,
-  type OpenAiLlmOptions,
-  toOpenAiMessages,
-} from './llm/openai.js';
+export { type ApiType, createOpenAiLlm, type OpenAiLlmOptions } from './llm/openai.js';
 export type { Placeholders } from './llm/placeholders.js';
 export type { LlmPortOptions } from './llm/portOptions.js';
-export { BUILT_IN_PRICES, callCost, type ModelPrice, type PriceTable, priceIn, priceOf } from './llm/prices.js';
+export {
+  BUILT_IN_PRICES,
+  callCost,
+  type ModelPrice,
+  type PriceTable,
+  priceIn,
+  priceOf,
+} from './llm/prices.js';
+// For ports of models without native tool calls: the tools in the prompt, the calls in the reply.
 export { parseToolCalls, toolsPrompt } from './llm/promptTools.js';
+// Record and replay.
 export { type RecordingLlm, type RecordOptions, recordLlm } from './llm/record.js';
 export { type ReplayLlm, type ReplayOptions, replayLlm } from './llm/replay.js';
 export {
@@ -40,7 +103,7 @@ export {
   type Transcript,
   TranscriptError,
 } from './llm/transcript.js';
-export { allowedHostOf } from './manus/allowedHost.js';
+// config.toml.
 export {
   type BrowserSettings,
   type ConfigError,
@@ -57,46 +120,18 @@ export {
 } from './manus/config.js';
 export { createManus, type ManusOptions, manusNextStepPrompt, manusSystemPrompt } from './manus/manus.js';
 export { messageOf } from './messageOf.js';
-export {
-  type BwrapOptions,
-  bwrapCommand,
-  hostPath,
-  noticeOnce,
-  type Probe,
-  probeBwrap,
-  type SandboxMode,
-  sandboxEnv,
-} from './sandbox/bwrap.js';
-export { type Ending, endingOfStatus, signalOfStatus } from './sandbox/exitStatus.js';
-export { type ProcessIsolation, spawnConfined } from './sandbox/localProcess.js';
+export { err, errAsync, ok, okAsync, Result, ResultAsync } from './result.js';
+// Sandboxes: where tools run.
+export type { SandboxMode } from './sandbox/bwrap.js';
 export { createLocalSandboxProvider, type LocalSandboxOptions } from './sandbox/localProvider.js';
-export { startTimeOf } from './sandbox/processOwner.js';
-export { canSwitchUser, leaseUid, lendWorkspace, reapMarked, stripSetuid } from './sandbox/reaping.js';
 export { sandboxFor } from './sandbox/runSandbox.js';
-export { type AbortLink, linkAbort } from './shell/abort.js';
 export { type AgentToolOptions, agentTool } from './shell/agentTool.js';
-export {
-  type Driven,
-  type DriveOptions,
-  type DriverControl,
-  type DriverItem,
-  drive,
-  type Machine,
-  type PerformContext,
-  type Performer,
-  type Performers,
-} from './shell/driver.js';
+export type { PerformContext, Performer, Performers } from './shell/driver.js';
+// Stores.
 export { createFileStore } from './shell/fileStore.js';
-export { type ItemSink, itemStream } from './shell/itemStream.js';
-export { answerLlmCall } from './shell/llmCall.js';
 export { createMemoryStore } from './shell/memoryStore.js';
-export {
-  type AgentPerformer,
-  type AgentPerformers,
-  agentPerformers,
-  type HostPerformers,
-  type PerformerDeps,
-} from './shell/performers.js';
+export type { Outcome, SharedRunOptions } from './shell/outcome.js';
+export type { AgentPerformer, AgentPerformers, HostPerformers } from './shell/performers.js';
 export { type InvalidStateCode, InvalidStateError, restore } from './shell/restore.js';
 export {
   RunInProgressError,
@@ -115,7 +150,6 @@ export {
   type RunItem,
   type RunOutcome,
 } from './shell/runItems.js';
-export { deltaLine, type RunLog, readRunLog, snapshotLine } from './shell/runLog.js';
 export type {
   DirectoryEntry,
   ExecOptions,
@@ -134,18 +168,11 @@ export {
   type RunScope,
   type ToolScope,
 } from './shell/scope.js';
-export { type ArrayTail, diffState, type StateDelta } from './shell/stateDelta.js';
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
-export {
-  type CallToolEffect,
-  executeTool,
-  type ToolCallOptions,
-  type ToolEvent,
-  toolOutputOf,
-} from './shell/toolExecution.js';
-export { createToolRun, type ToolRun, type ToolRunOptions } from './shell/toolRun.js';
 export { askHuman } from './tools/askHuman.js';
-export { NotRegularFileError, type OpenMode, openInside, removeInside, writeAll } from './tools/confinedFile.js';
+// For tools of your own: files opened inside the workspace (links and `..` never lead out), and what
+// an error says, whatever was thrown.
+export { NotRegularFileError, type OpenMode, openInside } from './tools/confinedFile.js';
 export {
   defineTool,
   type JsonToolDefinition,
@@ -155,8 +182,7 @@ export {
   type ToolReturn,
   type ToolSuspension,
 } from './tools/defineTool.js';
-export { type EditorPath, type OpenedPath, sandboxPath } from './tools/editorFiles.js';
 export { createPythonExecute, type PythonExecuteOptions } from './tools/pythonExecute.js';
-export { createStrReplaceEditor, expandTabs, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
+export { createStrReplaceEditor, type StrReplaceEditorOptions } from './tools/strReplaceEditor.js';
 export { terminate } from './tools/terminate.js';
-export { confine, confineIn, inside, WorkspaceError } from './tools/workspace.js';
+export { confine, confineIn, WorkspaceError } from './tools/workspace.js';

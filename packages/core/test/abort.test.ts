@@ -1,11 +1,14 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import { createAgent, defineTool, type LlmPort, run } from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { LlmPort } from '../src/llm/llm.js';
 import { portComplete } from '../src/llm/llm.js';
 import { err } from '../src/result.js';
 import { linkAbort } from '../src/shell/abort.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { run } from '../src/shell/run.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { defineTool } from '../src/tools/defineTool.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -1,16 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AgentState,
-  createAgent,
-  defaultAgentConfig,
-  defineAgent,
-  defineTool,
-  initialState,
-  type Policy,
-  type StepFunction,
-  stepLimit,
-} from '../src/index.js';
+import { createAgent, defaultAgentConfig, defineAgent } from '../src/kernel/agent.js';
+import { type Policy, stepLimit } from '../src/kernel/policies.js';
+import { initialState, type StepFunction } from '../src/kernel/reducer.js';
+import type { AgentState } from '../src/kernel/state.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { call, ofType, specs } from './helpers.js';
 import { echo } from './toolHelpers.js';
 

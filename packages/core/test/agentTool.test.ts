@@ -1,24 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type Agent,
-  type AgentState,
-  agentTool,
-  askHuman,
-  createAgent,
-  createRunEmitter,
-  defaultPolicies,
-  defineTool,
-  type ItemOrigin,
-  type LlmRequest,
-  type RunItem,
-  resume,
-  resumeWith,
-  run,
-  stream,
-  type Tool,
-} from '../src/index.js';
-import { type ScriptedReply, scriptedLlm } from '../src/testing/index.js';
+import { type Agent, createAgent } from '../src/kernel/agent.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import type { AgentState } from '../src/kernel/state.js';
+import { agentTool } from '../src/shell/agentTool.js';
+import { resume, resumeWith, run, stream } from '../src/shell/run.js';
+import { createRunEmitter, type ItemOrigin, type RunItem } from '../src/shell/runItems.js';
+import type { ScriptedReply } from '../src/testing/script.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { askHuman } from '../src/tools/askHuman.js';
+import { defineTool, type Tool } from '../src/tools/defineTool.js';
 
 const PARENT_PROMPT = 'You are the parent. Hand research to the researcher.';
 const CHILD_PROMPT = 'You are the researcher.';

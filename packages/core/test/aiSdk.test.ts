@@ -13,19 +13,16 @@ import {
 } from '@ai-sdk/provider';
 import { MockLanguageModelV3, MockLanguageModelV4, simulateReadableStream } from 'ai/test';
 import { describe, expect, it } from 'vitest';
-import { fromAiSdk, type LlmDelta, type Message, run } from '../src/index.js';
+import type { Message } from '../src/kernel/messages.js';
+import { fromAiSdk } from '../src/llm/aiSdk.js';
+import type { LlmDelta } from '../src/llm/llm.js';
 import { err, ok } from '../src/result.js';
-import {
-  type AnthropicServer,
-  type BedrockServer,
-  checkLlmPort,
-  type OpenAiServer,
-  type RecordedBedrockRequest,
-  type ScriptEntry,
-  startAnthropicServer,
-  startBedrockServer,
-  startOpenAiServer,
-} from '../src/testing/index.js';
+import { run } from '../src/shell/run.js';
+import { type AnthropicServer, startAnthropicServer } from '../src/testing/anthropicServer.js';
+import { type BedrockServer, type RecordedBedrockRequest, startBedrockServer } from '../src/testing/bedrockServer.js';
+import { checkLlmPort } from '../src/testing/portConformance.js';
+import type { ScriptEntry } from '../src/testing/script.js';
+import { type OpenAiServer, startOpenAiServer } from '../src/testing/server.js';
 import { askBriefly, calculator, PIXEL, question, weather } from './portFixtures.js';
 import { useStandIns } from './servers.js';
 

@@ -1,10 +1,11 @@
 // A system message after the conversation started (an MCP server's instructions) reaches providers
 // that take system messages only at the start as the user's text in its place.
 import { afterEach, expect, it } from 'vitest';
-import { createGoogleLlm, systemMessage, userMessage } from '../src/index.js';
+import { systemMessage, userMessage } from '../src/kernel/messages.js';
 import { toAiSdkPrompt } from '../src/llm/aiSdkPrompt.js';
+import { createGoogleLlm } from '../src/llm/google.js';
 import { ok } from '../src/result.js';
-import { type GeminiServer, startGeminiServer } from '../src/testing/index.js';
+import { type GeminiServer, startGeminiServer } from '../src/testing/geminiServer.js';
 
 let server: GeminiServer | undefined;
 afterEach(() => server?.close());

@@ -2,23 +2,20 @@
 // Messages API: what it sends, how it reads replies streamed or not, and how it fails.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AnthropicLlmOptions,
-  createAgent,
-  createAnthropicLlm,
-  defaultPolicies,
-  defineTool,
-  type LlmDelta,
-  type Message,
-  run,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { Message } from '../src/kernel/messages.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { type AnthropicLlmOptions, createAnthropicLlm } from '../src/llm/anthropic.js';
+import type { LlmDelta } from '../src/llm/llm.js';
 import { err, ok } from '../src/result.js';
+import { run } from '../src/shell/run.js';
 import {
   type AnthropicServer,
-  checkLlmPort,
   type RecordedAnthropicRequest,
   startAnthropicServer,
-} from '../src/testing/index.js';
+} from '../src/testing/anthropicServer.js';
+import { checkLlmPort } from '../src/testing/portConformance.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { add, ask, clock, PIXEL, weather } from './portFixtures.js';
 import { useStandIns } from './servers.js';
 

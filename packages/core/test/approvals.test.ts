@@ -3,22 +3,18 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type ApprovalRule,
-  askHuman,
-  createAgent,
-  createFileStore,
-  createOpenAiLlm,
-  createStep,
-  defaultPolicies,
-  defineTool,
-  requireApproval,
-  resumeWith,
-  run,
-  terminate,
-  withApprovals,
-} from '../src/index.js';
-import { type OpenAiServer, scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { type ApprovalRule, requireApproval, withApprovals } from '../src/kernel/approvals.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { createStep } from '../src/kernel/reducer.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { createFileStore } from '../src/shell/fileStore.js';
+import { resumeWith, run } from '../src/shell/run.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { type OpenAiServer, startOpenAiServer } from '../src/testing/server.js';
+import { askHuman } from '../src/tools/askHuman.js';
+import { defineTool } from '../src/tools/defineTool.js';
+import { terminate } from '../src/tools/terminate.js';
 import { call, drive, ofType, testConfig } from './helpers.js';
 
 const gated = (rule: ApprovalRule, ...calls: ReturnType<typeof call>[]) => {

@@ -3,27 +3,19 @@
 // replies streamed or not, how it caches, counts and fails. Fake credentials: nothing reaches AWS.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type BedrockLlmOptions,
-  createAgent,
-  createBedrockLlm,
-  defaultPolicies,
-  defineTool,
-  type LlmDelta,
-  type Message,
-  priceOf,
-  run,
-} from '../src/index.js';
-import { bedrockEndpoint, cachesPrompts } from '../src/llm/bedrock.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { Message } from '../src/kernel/messages.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { type BedrockLlmOptions, bedrockEndpoint, cachesPrompts, createBedrockLlm } from '../src/llm/bedrock.js';
 import { toLlmError } from '../src/llm/bedrockErrors.js';
+import type { LlmDelta } from '../src/llm/llm.js';
+import { priceOf } from '../src/llm/prices.js';
 import { err, ok, type Result } from '../src/result.js';
-import {
-  type BedrockServer,
-  checkLlmPort,
-  type RecordedBedrockRequest,
-  type ScriptEntry,
-  startBedrockServer,
-} from '../src/testing/index.js';
+import { run } from '../src/shell/run.js';
+import { type BedrockServer, type RecordedBedrockRequest, startBedrockServer } from '../src/testing/bedrockServer.js';
+import { checkLlmPort } from '../src/testing/portConformance.js';
+import type { ScriptEntry } from '../src/testing/script.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { ask, clock, PIXEL, weather } from './portFixtures.js';
 import { useStandIns } from './servers.js';
 

@@ -1,18 +1,12 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import {
-  type AgentConfig,
-  type AgentEvent,
-  type AgentState,
-  type ContextProvider,
-  createStep,
-  defaultPolicies,
-  defineAgent,
-  type Effect,
-  initialState,
-  type LlmRequest,
-  type Observation,
-} from '../src/index.js';
+import { type AgentConfig, defineAgent } from '../src/kernel/agent.js';
+import type { ContextProvider } from '../src/kernel/context.js';
+import type { Effect, LlmRequest, Observation } from '../src/kernel/effects.js';
+import type { AgentEvent } from '../src/kernel/events.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { createStep, initialState } from '../src/kernel/reducer.js';
+import type { AgentState } from '../src/kernel/state.js';
 
 const search = {
   name: 'search',

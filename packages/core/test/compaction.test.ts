@@ -1,21 +1,18 @@
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  type AgentState,
-  createAgent,
-  createOpenAiLlm,
-  defineTool,
-  type Message,
-  messageTokens,
-  restore,
-  resume,
-  run,
-  selectWindow,
-  step,
-  terminate,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
 import { dueCompaction } from '../src/kernel/compaction.js';
-import { type OpenAiServer, startOpenAiServer } from '../src/testing/index.js';
+import { selectWindow } from '../src/kernel/memory.js';
+import type { Message } from '../src/kernel/messages.js';
+import { step } from '../src/kernel/reducer.js';
+import type { AgentState } from '../src/kernel/state.js';
+import { messageTokens } from '../src/kernel/tokens.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { restore } from '../src/shell/restore.js';
+import { resume, run } from '../src/shell/run.js';
+import { type OpenAiServer, startOpenAiServer } from '../src/testing/server.js';
+import { defineTool } from '../src/tools/defineTool.js';
+import { terminate } from '../src/tools/terminate.js';
 import { call, done, drive, ofType, on, replied, testConfig } from './helpers.js';
 
 const long = (label: string) => `${label}: ${'x'.repeat(400)}`;

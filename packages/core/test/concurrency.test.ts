@@ -1,16 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createAgent,
-  createOpenAiLlm,
-  createRunEmitter,
-  type LlmPort,
-  type LlmRequest,
-  run,
-  terminate,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
 import { limitConcurrency } from '../src/llm/concurrency.js';
+import type { LlmPort } from '../src/llm/llm.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
 import { err, ok, ResultAsync } from '../src/result.js';
-import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
+import { run } from '../src/shell/run.js';
+import { createRunEmitter } from '../src/shell/runItems.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { startOpenAiServer } from '../src/testing/server.js';
+import { terminate } from '../src/tools/terminate.js';
 
 const request: LlmRequest = { messages: [{ role: 'user', content: 'hi' }], tools: [], toolChoice: 'auto' };
 

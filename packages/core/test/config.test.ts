@@ -1,17 +1,17 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { createAgent } from '../src/kernel/agent.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
 import {
-  createAgent,
   createLlmFromConfig,
-  createOpenAiLlm,
   describeConfigError,
   llmSettingsFor,
   loadConfig,
   openAiOptionsFrom,
-  run,
-} from '../src/index.js';
-import { startOpenAiServer } from '../src/testing/index.js';
+} from '../src/manus/config.js';
+import { run } from '../src/shell/run.js';
+import { startOpenAiServer } from '../src/testing/server.js';
 import { tempWorkspace } from './toolHelpers.js';
 
 const made: string[] = [];

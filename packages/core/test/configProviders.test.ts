@@ -4,22 +4,15 @@
 import { mkdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import {
-  createAgent,
-  createLlmFromConfig,
-  defaultPolicies,
-  describeConfigError,
-  llmSettingsFor,
-  loadConfig,
-  run,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { createLlmFromConfig, describeConfigError, llmSettingsFor, loadConfig } from '../src/manus/config.js';
 import { splitModel } from '../src/manus/providerEnv.js';
-import {
-  startAnthropicServer,
-  startBedrockServer,
-  startGeminiServer,
-  startOpenAiServer,
-} from '../src/testing/index.js';
+import { run } from '../src/shell/run.js';
+import { startAnthropicServer } from '../src/testing/anthropicServer.js';
+import { startBedrockServer } from '../src/testing/bedrockServer.js';
+import { startGeminiServer } from '../src/testing/geminiServer.js';
+import { startOpenAiServer } from '../src/testing/server.js';
 import { tempWorkspace } from './toolHelpers.js';
 
 const made: string[] = [];

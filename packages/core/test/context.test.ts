@@ -1,7 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { type AgentState, type ContextProvider, createAgent, createOpenAiLlm, defineTool, run } from '../src/index.js';
-import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { ContextProvider } from '../src/kernel/context.js';
+import type { AgentState } from '../src/kernel/state.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { run } from '../src/shell/run.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { startOpenAiServer } from '../src/testing/server.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { call, done, drive, ofType, on, replied, testConfig } from './helpers.js';
 
 // Like Manus's browser helper: after the agent used `echo`, show it the "page" before it thinks.

@@ -1,19 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  BUILT_IN_PRICES,
-  callCost,
-  compactRunItem,
-  costOf,
-  createAgent,
-  defaultPolicies,
-  defineTool,
-  type LlmRequest,
-  priceOf,
-  type RunItem,
-  run,
-  stream,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { costOf } from '../src/kernel/state.js';
+import { BUILT_IN_PRICES, callCost, priceOf } from '../src/llm/prices.js';
+import { run, stream } from '../src/shell/run.js';
+import { compactRunItem, type RunItem } from '../src/shell/runItems.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { useOpenAiServers } from './servers.js';
 
 const { serve, llmFor } = useOpenAiServers({ maxRetries: 0 });

@@ -1,6 +1,9 @@
 import { describe, expect, it } from 'vitest';
-import { createAgent, defineTool, err, ok, run } from '../src/index.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { err, ok } from '../src/result.js';
+import { run } from '../src/shell/run.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { defineTool } from '../src/tools/defineTool.js';
 
 const addSchema = {
   type: 'object',

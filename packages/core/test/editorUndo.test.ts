@@ -2,19 +2,17 @@ import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AgentState,
-  createAgent,
-  createStrReplaceEditor,
-  defaultPolicies,
-  type LlmPort,
-  type LlmRequest,
-  resume,
-  run,
-  type Tool,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import type { AgentState } from '../src/kernel/state.js';
+import type { LlmPort } from '../src/llm/llm.js';
 import { portComplete } from '../src/llm/llm.js';
-import { type ScriptedReply, scriptedLlm } from '../src/testing/index.js';
+import { resume, run } from '../src/shell/run.js';
+import type { ScriptedReply } from '../src/testing/script.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import type { Tool } from '../src/tools/defineTool.js';
+import { createStrReplaceEditor } from '../src/tools/strReplaceEditor.js';
 
 let workspace: string;
 beforeEach(async () => {

@@ -4,13 +4,11 @@ import { cp, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  CheckpointConflictError,
-  InvalidStateError,
-  OpenManusError,
-  RunInProgressError,
-  TranscriptError,
-} from '../src/index.js';
+import { OpenManusError } from '../src/errors.js';
+import { TranscriptError } from '../src/llm/transcript.js';
+import { InvalidStateError } from '../src/shell/restore.js';
+import { RunInProgressError } from '../src/shell/run.js';
+import { CheckpointConflictError } from '../src/shell/store.js';
 
 type Core = typeof import('../src/index.js');
 

@@ -2,7 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { type AgentEvent, isFinal, pendingInputs, restore, step } from '../src/index.js';
+import type { AgentEvent } from '../src/kernel/events.js';
+import { pendingInputs, step } from '../src/kernel/reducer.js';
+import { isFinal } from '../src/kernel/state.js';
+import { restore } from '../src/shell/restore.js';
 import { testConfig } from './helpers.js';
 
 // States saved by released versions. Never edit or delete one: every later version must load them.

@@ -1,14 +1,17 @@
 // Gemini through the AI SDK's Google provider (@ai-sdk/google), against the Gemini stand-in.
 import { describe, expect, it } from 'vitest';
-import { createGoogleLlm, type GoogleLlmOptions, type LlmDelta, type Message, run } from '../src/index.js';
+import type { Message } from '../src/kernel/messages.js';
+import { createGoogleLlm, type GoogleLlmOptions } from '../src/llm/google.js';
+import type { LlmDelta } from '../src/llm/llm.js';
 import { err, ok } from '../src/result.js';
+import { run } from '../src/shell/run.js';
 import {
-  checkLlmPort,
   type GeminiPart,
   type GeminiServer,
   type RecordedGeminiRequest,
   startGeminiServer,
-} from '../src/testing/index.js';
+} from '../src/testing/geminiServer.js';
+import { checkLlmPort } from '../src/testing/portConformance.js';
 import { askBriefly, calculator, PIXEL, question, weather } from './portFixtures.js';
 import { useStandIns } from './servers.js';
 

@@ -1,18 +1,12 @@
-import {
-  type AgentConfig,
-  type AgentEvent,
-  type AgentState,
-  type AnyEffect,
-  createStep,
-  type DefaultPolicyOptions,
-  defaultPolicies,
-  defineAgent,
-  type Effect,
-  initialState,
-  type RunError,
-  type ToolCall,
-  type ToolSpec,
-} from '../src/index.js';
+import { type AgentConfig, defineAgent } from '../src/kernel/agent.js';
+import type { AnyEffect, Effect } from '../src/kernel/effects.js';
+import type { AgentEvent } from '../src/kernel/events.js';
+import type { ToolCall } from '../src/kernel/messages.js';
+import { type DefaultPolicyOptions, defaultPolicies } from '../src/kernel/policies.js';
+import { createStep, initialState } from '../src/kernel/reducer.js';
+import type { RunError } from '../src/kernel/runError.js';
+import type { AgentState } from '../src/kernel/state.js';
+import type { ToolSpec } from '../src/kernel/tool.js';
 
 const schema = (props: Record<string, unknown> = {}) => ({
   type: 'object',

@@ -1,24 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AgentState,
-  askHuman,
-  createAgent,
-  createOpenAiLlm,
-  createRunEmitter,
-  createStep,
-  defaultPolicies,
-  defineTool,
-  err,
-  RunInProgressError,
-  type RunItem,
-  resume,
-  run,
-  stream,
-  tokenBudget,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { defaultPolicies, tokenBudget } from '../src/kernel/policies.js';
+import { createStep } from '../src/kernel/reducer.js';
+import type { AgentState } from '../src/kernel/state.js';
 import { portComplete } from '../src/llm/llm.js';
-import type { RecordedRequest, ScriptEntry } from '../src/testing/index.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { err } from '../src/result.js';
+import { RunInProgressError, resume, run, stream } from '../src/shell/run.js';
+import { createRunEmitter, type RunItem } from '../src/shell/runItems.js';
+import type { ScriptEntry } from '../src/testing/script.js';
+import type { RecordedRequest } from '../src/testing/server.js';
+import { askHuman } from '../src/tools/askHuman.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { useOpenAiServers } from './servers.js';
 
 const { serve, llmFor } = useOpenAiServers({ maxRetries: 2 });

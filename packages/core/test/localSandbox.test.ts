@@ -4,16 +4,13 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import {
-  createLocalSandboxProvider,
-  createPythonExecute,
-  createStrReplaceEditor,
-  createToolRun,
-  probeBwrap,
-  type Sandbox,
-  type SandboxProcess,
-} from '../src/index.js';
-import { toolSession } from '../src/testing/index.js';
+import { probeBwrap } from '../src/sandbox/bwrap.js';
+import { createLocalSandboxProvider } from '../src/sandbox/localProvider.js';
+import type { Sandbox, SandboxProcess } from '../src/shell/sandboxPort.js';
+import { createToolRun } from '../src/shell/toolRun.js';
+import { toolSession } from '../src/testing/toolSession.js';
+import { createPythonExecute } from '../src/tools/pythonExecute.js';
+import { createStrReplaceEditor } from '../src/tools/strReplaceEditor.js';
 import { tempWorkspace } from './toolHelpers.js';
 
 const bwrapWorks = (await probeBwrap(['/bin/sh', '-c', 'echo ok'])).ok;

@@ -3,8 +3,11 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createManus, defineTool, isStepLimit, isTokenBudget, run } from '../src/index.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { isStepLimit, isTokenBudget } from '../src/kernel/policies.js';
+import { createManus } from '../src/manus/manus.js';
+import { run } from '../src/shell/run.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { tempWorkspace } from './toolHelpers.js';
 
 describe('createManus', () => {

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { type Message, selectWindow } from '../src/index.js';
-import { keepNewestImages } from '../src/kernel/memory.js';
+import { keepNewestImages, selectWindow } from '../src/kernel/memory.js';
+import type { Message } from '../src/kernel/messages.js';
 
 const user = (content: string): Message => ({ role: 'user', content });
 const said = (content: string, ...callIds: string[]): Message =>

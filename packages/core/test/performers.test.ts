@@ -1,31 +1,22 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type Agent,
-  type AgentEvent,
-  type AgentState,
-  type ApprovalDecision,
-  askHuman,
-  type ContextProvider,
-  createAgent,
-  createRunEmitter,
-  defaultPolicies,
-  defineAgent,
-  defineTool,
-  drive,
-  InvalidEventError,
-  type LlmError,
-  type LlmPort,
-  type RunError,
-  type RunScope,
-  run,
-  type StepFunction,
-  step,
-  type Tool,
-} from '../src/index.js';
+import { type Agent, createAgent, defineAgent } from '../src/kernel/agent.js';
+import type { ContextProvider } from '../src/kernel/context.js';
+import type { AgentEvent } from '../src/kernel/events.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { InvalidEventError, type StepFunction, step } from '../src/kernel/reducer.js';
+import type { RunError } from '../src/kernel/runError.js';
+import type { AgentState } from '../src/kernel/state.js';
+import type { LlmError, LlmPort } from '../src/llm/llm.js';
 import { portComplete } from '../src/llm/llm.js';
 import { err, errAsync } from '../src/result.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { drive } from '../src/shell/driver.js';
+import { run } from '../src/shell/run.js';
+import { createRunEmitter } from '../src/shell/runItems.js';
+import type { ApprovalDecision, RunScope } from '../src/shell/scope.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { askHuman } from '../src/tools/askHuman.js';
+import { defineTool, type Tool } from '../src/tools/defineTool.js';
 import { echo } from './toolHelpers.js';
 
 const deploy = (log: string[] = []) =>

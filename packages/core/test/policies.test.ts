@@ -5,24 +5,26 @@ import {
   type AgentConfigInput,
   type AgentInput,
   createAgent,
-  createStep,
   defaultAgentConfig,
-  defaultPolicies,
   defineAgent,
+} from '../src/kernel/agent.js';
+import {
+  defaultPolicies,
   definePolicy,
   isStepLimit,
   isTokenBudget,
   type Policy,
-  run,
-  type StuckMemory,
   stepLimit,
   stuckDetection,
   terminalTools,
-  terminate,
   tokenBudget,
-} from '../src/index.js';
+} from '../src/kernel/policies.js';
+import { createStep } from '../src/kernel/reducer.js';
 import { restoreState } from '../src/kernel/stateSchema.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import type { StuckMemory } from '../src/kernel/stuck.js';
+import { run } from '../src/shell/run.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { terminate } from '../src/tools/terminate.js';
 import { call, drive, ofType, on, replied, start, testConfig } from './helpers.js';
 import { echo } from './toolHelpers.js';
 

@@ -1,8 +1,10 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { createOpenAiLlm } from '../src/index.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
 import { err, errAsync, ok, ResultAsync } from '../src/result.js';
-import { assertLlmPortConforms, checkLlmPort, scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
+import { assertLlmPortConforms, checkLlmPort } from '../src/testing/portConformance.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { startOpenAiServer } from '../src/testing/server.js';
 import { readmeOf, runSnippet } from './readmeCheck.js';
 
 // The port under test, at a fresh stand-in serving the check's script.

@@ -1,14 +1,11 @@
 // What the LLM ports' tests ask their models, the same for every provider: the tools, the requests, an image, an agent.
 import { z } from 'zod';
-import {
-  createAgent,
-  defaultPolicies,
-  defineTool,
-  type ImageData,
-  type LlmRequest,
-  type Message,
-  type ToolSpec,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import type { ImageData, Message } from '../src/kernel/messages.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import type { ToolSpec } from '../src/kernel/tool.js';
+import { defineTool } from '../src/tools/defineTool.js';
 
 export const weather: ToolSpec = {
   name: 'get_weather',

@@ -1,22 +1,15 @@
 import fc from 'fast-check';
 import { beforeAll, describe, expect, it } from 'vitest';
-import {
-  type AgentConfig,
-  type AgentEvent,
-  type AgentState,
-  createStep,
-  defaultPolicies,
-  type Effect,
-  initialState,
-  isFinal,
-  loadTokenizer,
-  type Message,
-  messageTokens,
-  type Policy,
-  type StepFunction,
-  selectWindow,
-} from '../src/index.js';
+import type { AgentConfig } from '../src/kernel/agent.js';
 import { countingTokenizer, summaryMessage, tokensToSend } from '../src/kernel/compaction.js';
+import type { Effect } from '../src/kernel/effects.js';
+import type { AgentEvent } from '../src/kernel/events.js';
+import { selectWindow } from '../src/kernel/memory.js';
+import type { Message } from '../src/kernel/messages.js';
+import { defaultPolicies, type Policy } from '../src/kernel/policies.js';
+import { createStep, initialState, type StepFunction } from '../src/kernel/reducer.js';
+import { type AgentState, isFinal } from '../src/kernel/state.js';
+import { loadTokenizer, messageTokens } from '../src/kernel/tokens.js';
 import { specs, testConfig } from './helpers.js';
 
 type CallKind = 'echo' | 'write' | 'unknown' | 'badJson' | 'terminate' | 'deploy' | 'ask';

@@ -3,8 +3,9 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { createPythonExecute } from '../src/index.js';
-import { processesMatching, toolSession } from '../src/testing/index.js';
+import { processesMatching } from '../src/testing/processes.js';
+import { toolSession } from '../src/testing/toolSession.js';
+import { createPythonExecute } from '../src/tools/pythonExecute.js';
 import { eventually } from './eventually.js';
 import { tempWorkspace } from './toolHelpers.js';
 

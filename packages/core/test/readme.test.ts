@@ -68,11 +68,35 @@ describe('the package README: errors', () => {
   });
 });
 
+describe('the package README: agents and flows, one outcome', () => {
+  it('its snippet runs as written and prints what the README says', async () => {
+    const printed = await runSnippet(packageDir, block('## Agents and flows: one outcome', 'ts'), { typescript: true });
+    const [finished = '', failed = ''] = printed.split('\n');
+    expect([finished, failed]).toEqual(['finished (answered): Hello.', 'failed (error): LLM_AUTH']);
+    expect(readme).toContain(`prints \`${finished}\`, then \`${failed}\`.`);
+  });
+});
+
 describe('the package README lists what the package exports', () => {
   itListsTheExports(packageDir, readme, () => import('../src/index.js'), {
-    // index.ts re-exports the kernel's index.ts, which likewise holds nothing but exports.
-    typeFiles: ['index.ts', 'kernel/index.ts'],
-    entryPoints: { '- Testing': () => import('../src/testing/index.js') },
+    // Each entry's index holds nothing but exports.
+    typeFiles: ['index.ts', 'kernel/index.ts', 'internal/index.ts'],
+    entryPoints: {
+      '- Kernel': () => import('../src/kernel/index.js'),
+      '- Testing': () => import('../src/testing/index.js'),
+      '- Internal': () => import('../src/internal/index.js'),
+    },
+  });
+});
+
+describe('the internal entry', () => {
+  it('says at its top and in the README that it is internal, unstable and not covered by semver', async () => {
+    const top = (await readFile(join(packageDir, 'src', 'internal', 'index.ts'), 'utf8')).split('\n\n')[0] ?? '';
+    expect(top).toMatch(/^\/\/ @openmanus\/core\/internal: /);
+    expect(top).toMatch(/INTERNAL AND UNSTABLE/);
+    expect(top).toMatch(/not covered by semver/);
+    const row = readme.split('\n').find((line) => line.startsWith('| `@openmanus/core/internal` |')) ?? '';
+    expect(row).toMatch(/internal and unstable: not covered by semver/);
   });
 });
 

@@ -5,19 +5,16 @@ import { dirname, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createAgent,
-  defaultPolicies,
-  defineTool,
-  loadTranscript,
-  parseTranscript,
-  recordLlm,
-  replayLlm,
-  run,
-  type Transcript,
-  TranscriptError,
-} from '../src/index.js';
-import { type ScriptedReply, startOpenAiServer, transcriptScript } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { recordLlm } from '../src/llm/record.js';
+import { replayLlm } from '../src/llm/replay.js';
+import { loadTranscript, parseTranscript, type Transcript, TranscriptError } from '../src/llm/transcript.js';
+import { run } from '../src/shell/run.js';
+import type { ScriptedReply } from '../src/testing/script.js';
+import { startOpenAiServer } from '../src/testing/server.js';
+import { transcriptScript } from '../src/testing/transcriptScript.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { useOpenAiServers } from './servers.js';
 
 const { serve, llmFor } = useOpenAiServers({ maxRetries: 0 });

@@ -1,16 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createStep,
-  InvalidEventError,
-  initialState,
-  initialStep,
-  loadTokenizer,
-  type Message,
-  step,
-  stepLimit,
-  stuckDetection,
-  terminalTools,
-} from '../src/index.js';
+import type { Message } from '../src/kernel/messages.js';
+import { stepLimit, stuckDetection, terminalTools } from '../src/kernel/policies.js';
+import { createStep, InvalidEventError, initialState, initialStep, step } from '../src/kernel/reducer.js';
+import { loadTokenizer } from '../src/kernel/tokens.js';
 import { call, done, drive, ofType, on, replied, stepWith, testConfig } from './helpers.js';
 
 const lastRequest = (effects: Parameters<typeof ofType>[0]) => {

@@ -1,23 +1,13 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type AgentConfig,
-  type AgentState,
-  type AnyEffect,
-  type ContextProvider,
-  createStep,
-  defaultPolicies,
-  InvalidEventError,
-  initialState,
-  initialStep,
-  lastAnswer,
-  type Message,
-  type PendingCall,
-  type Policy,
-  requestTokens,
-  type Stop,
-  step,
-  type ToolSpec,
-} from '../src/index.js';
+import type { AgentConfig } from '../src/kernel/agent.js';
+import type { ContextProvider } from '../src/kernel/context.js';
+import type { AnyEffect } from '../src/kernel/effects.js';
+import { lastAnswer, type Message } from '../src/kernel/messages.js';
+import { defaultPolicies, type Policy, type Stop } from '../src/kernel/policies.js';
+import { createStep, InvalidEventError, initialState, initialStep, step } from '../src/kernel/reducer.js';
+import type { AgentState, PendingCall } from '../src/kernel/state.js';
+import { requestTokens } from '../src/kernel/tokens.js';
+import type { ToolSpec } from '../src/kernel/tool.js';
 import {
   call,
   correlate,

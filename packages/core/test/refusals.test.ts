@@ -2,19 +2,15 @@
 // state they start from, and answers only to what a run waits for. Against a real HTTP server.
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AgentState,
-  createAgent,
-  createMemoryStore,
-  createOpenAiLlm,
-  defineTool,
-  InvalidStateError,
-  type LlmPort,
-  resume,
-  resumeWith,
-  run,
-} from '../src/index.js';
-import { type OpenAiServer, startOpenAiServer } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { AgentState } from '../src/kernel/state.js';
+import type { LlmPort } from '../src/llm/llm.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { createMemoryStore } from '../src/shell/memoryStore.js';
+import { InvalidStateError } from '../src/shell/restore.js';
+import { resume, resumeWith, run } from '../src/shell/run.js';
+import { type OpenAiServer, startOpenAiServer } from '../src/testing/server.js';
+import { defineTool } from '../src/tools/defineTool.js';
 
 const deploy = defineTool({
   name: 'deploy',

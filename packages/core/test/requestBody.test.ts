@@ -1,6 +1,9 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { createAgent, createOpenAiLlm, defineTool, run } from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { run } from '../src/shell/run.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { useOpenAiServers } from './servers.js';
 
 const { serve } = useOpenAiServers({ maxRetries: 0 });

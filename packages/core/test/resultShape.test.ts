@@ -6,9 +6,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createAgent, defineTool, type LlmPort, run, type Tool, toolOutputOf } from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { LlmPort } from '../src/llm/llm.js';
 import { Err, err, ok, ResultAsync, resultOf } from '../src/result.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { run } from '../src/shell/run.js';
+import { toolOutputOf } from '../src/shell/toolExecution.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { defineTool, type Tool } from '../src/tools/defineTool.js';
 
 type Neverthrow = typeof import('neverthrow');
 

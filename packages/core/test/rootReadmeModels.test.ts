@@ -6,13 +6,11 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { describeConfigError, llmSettingsFor, loadConfig } from '../src/index.js';
-import {
-  startAnthropicServer,
-  startBedrockServer,
-  startGeminiServer,
-  startOpenAiServer,
-} from '../src/testing/index.js';
+import { describeConfigError, llmSettingsFor, loadConfig } from '../src/manus/config.js';
+import { startAnthropicServer } from '../src/testing/anthropicServer.js';
+import { startBedrockServer } from '../src/testing/bedrockServer.js';
+import { startGeminiServer } from '../src/testing/geminiServer.js';
+import { startOpenAiServer } from '../src/testing/server.js';
 import { runSnippet } from './readmeCheck.js';
 
 const packageDir = join(import.meta.dirname, '..');

@@ -1,17 +1,12 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type AgentState,
-  compactRunItem,
-  createAgent,
-  createRunEmitter,
-  defaultPolicies,
-  initialState,
-  type RunItem,
-  type RunOutcome,
-  run,
-  userMessage,
-} from '../src/index.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { userMessage } from '../src/kernel/messages.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { initialState } from '../src/kernel/reducer.js';
+import type { AgentState } from '../src/kernel/state.js';
+import { run } from '../src/shell/run.js';
+import { compactRunItem, createRunEmitter, type RunItem, type RunOutcome } from '../src/shell/runItems.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
 import { echo } from './toolHelpers.js';
 
 const origin = [{ tool: 'researcher', effectId: 'running-1-0' }];

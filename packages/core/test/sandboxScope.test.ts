@@ -1,7 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createAgent, defineTool, run, type Sandbox, type SandboxProvider, terminate } from '../src/index.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { run } from '../src/shell/run.js';
+import type { Sandbox, SandboxProvider } from '../src/shell/sandboxPort.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { defineTool } from '../src/tools/defineTool.js';
+import { terminate } from '../src/tools/terminate.js';
 
 /** A provider that records what it was asked for; its sandboxes only know their ids. */
 function recordingProvider() {

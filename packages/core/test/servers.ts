@@ -1,13 +1,8 @@
 import { afterEach } from 'vitest';
-import { createOpenAiLlm } from '../src/index.js';
-import {
-  type OpenAiServer,
-  type RecordedRequest,
-  type ScriptEntry,
-  type StandInOptions,
-  type StandInServer,
-  startOpenAiServer,
-} from '../src/testing/index.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import type { ScriptEntry } from '../src/testing/script.js';
+import type { StandInOptions, StandInServer } from '../src/testing/scriptedHttp.js';
+import { type OpenAiServer, type RecordedRequest, startOpenAiServer } from '../src/testing/server.js';
 
 /**
  * A provider's stand-ins for a test file (or a `describe` block), each closed after its test:

@@ -1,28 +1,19 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AgentState,
-  type AnyEffect,
-  createAgent,
-  createResourcePool,
-  defaultPolicies,
-  defineTool,
-  drive,
-  type HostEffect,
-  initialState,
-  type LlmPort,
-  type RunError,
-  resume,
-  run,
-  type StepFunction,
-  step,
-  stream,
-  type Tool,
-  tokenBudget,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { AnyEffect, HostEffect } from '../src/kernel/effects.js';
+import { defaultPolicies, tokenBudget } from '../src/kernel/policies.js';
+import { initialState, type StepFunction, step } from '../src/kernel/reducer.js';
+import type { RunError } from '../src/kernel/runError.js';
+import type { AgentState } from '../src/kernel/state.js';
+import type { LlmPort } from '../src/llm/llm.js';
 import { portComplete } from '../src/llm/llm.js';
 import { err, ok } from '../src/result.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { drive } from '../src/shell/driver.js';
+import { resume, run, stream } from '../src/shell/run.js';
+import { createResourcePool } from '../src/shell/scope.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { defineTool, type Tool } from '../src/tools/defineTool.js';
 import { echo } from './toolHelpers.js';
 
 /** A model whose replies the test releases one at a time. */

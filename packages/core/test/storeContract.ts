@@ -1,14 +1,10 @@
 // The contract every CheckpointStore keeps, run by core's stores and by stores in other packages
 // (a package's test imports this file): each kind names how to reach the same runs again.
 import { beforeEach, describe, expect, it } from 'vitest';
-import {
-  type AgentState,
-  assistantMessage,
-  type CheckpointStore,
-  initialState,
-  type Message,
-  userMessage,
-} from '../src/index.js';
+import { assistantMessage, type Message, userMessage } from '../src/kernel/messages.js';
+import { initialState } from '../src/kernel/reducer.js';
+import type { AgentState } from '../src/kernel/state.js';
+import type { CheckpointStore } from '../src/shell/store.js';
 
 /** A store under test: each call of `writers()` is a new set of runs, each call of what it returns another writer on them. */
 export interface StoreKind {

@@ -2,7 +2,8 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach } from 'vitest';
-import { createFileStore, createMemoryStore } from '../src/index.js';
+import { createFileStore } from '../src/shell/fileStore.js';
+import { createMemoryStore } from '../src/shell/memoryStore.js';
 import type { StoreKind } from './storeContract.js';
 import { describeStoreRunsContract } from './storeRunsContract.js';
 

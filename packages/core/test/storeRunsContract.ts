@@ -3,20 +3,15 @@
 // resumed, and a second writer refused.
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  type AgentState,
-  type CheckpointStore,
-  createAgent,
-  createRunEmitter,
-  defineTool,
-  type LlmRequest,
-  type RunEmitter,
-  resume,
-  resumeWith,
-  run,
-  stream,
-} from '../src/index.js';
-import { type ScriptedReply, scriptedLlm } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import type { AgentState } from '../src/kernel/state.js';
+import { resume, resumeWith, run, stream } from '../src/shell/run.js';
+import { createRunEmitter, type RunEmitter } from '../src/shell/runItems.js';
+import type { CheckpointStore } from '../src/shell/store.js';
+import type { ScriptedReply } from '../src/testing/script.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import type { StoreKind } from './storeContract.js';
 
 function calculator(added: string[]) {

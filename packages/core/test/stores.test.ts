@@ -3,7 +3,10 @@ import { appendFile, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } f
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { CheckpointConflictError, createFileStore, createMemoryStore, userMessage } from '../src/index.js';
+import { userMessage } from '../src/kernel/messages.js';
+import { createFileStore } from '../src/shell/fileStore.js';
+import { createMemoryStore } from '../src/shell/memoryStore.js';
+import { CheckpointConflictError } from '../src/shell/store.js';
 import { describeStoreContract, grow, type StoreKind, started } from './storeContract.js';
 
 // Each test gets a root directory with the store's directory inside, so escapes would show up.

@@ -1,8 +1,8 @@
 import { mkdir, readFile, symlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
-import { createStrReplaceEditor } from '../src/index.js';
-import { type ToolSession, toolSession } from '../src/testing/index.js';
+import { type ToolSession, toolSession } from '../src/testing/toolSession.js';
+import { createStrReplaceEditor } from '../src/tools/strReplaceEditor.js';
 import { tempWorkspace } from './toolHelpers.js';
 
 let ws: string;

@@ -1,24 +1,15 @@
 import { describe, expect, it } from 'vitest';
-import {
-  type AgentState,
-  askHuman,
-  createAgent,
-  createMemoryStore,
-  createRunEmitter,
-  defaultPolicies,
-  type HostEffect,
-  InvalidStateError,
-  initialState,
-  RunInProgressError,
-  type RunItem,
-  type RunOutcome,
-  resume,
-  run,
-  type StepFunction,
-  step,
-  stream,
-} from '../src/index.js';
-import { scriptedLlm } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { HostEffect } from '../src/kernel/effects.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { initialState, type StepFunction, step } from '../src/kernel/reducer.js';
+import type { AgentState } from '../src/kernel/state.js';
+import { createMemoryStore } from '../src/shell/memoryStore.js';
+import { InvalidStateError } from '../src/shell/restore.js';
+import { RunInProgressError, resume, run, stream } from '../src/shell/run.js';
+import { createRunEmitter, type RunItem, type RunOutcome } from '../src/shell/runItems.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { askHuman } from '../src/tools/askHuman.js';
 import { echo } from './toolHelpers.js';
 
 const collect = async (items: AsyncIterable<RunItem>) => {

@@ -2,7 +2,9 @@ import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createOpenAiLlm, type LlmDelta, type LlmRequest } from '../src/index.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import type { LlmDelta } from '../src/llm/llm.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
 import { readStreamedReply } from '../src/llm/streamedReply.js';
 import { err, ok } from '../src/result.js';
 

@@ -1,21 +1,16 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  agentTool,
-  compactRunItem,
-  createAgent,
-  createRunEmitter,
-  defaultPolicies,
-  defineTool,
-  type LlmCallOptions,
-  type LlmPort,
-  type RunItem,
-  run,
-  stream,
-  type ToolCall,
-} from '../src/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import type { ToolCall } from '../src/kernel/messages.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import type { LlmCallOptions, LlmPort } from '../src/llm/llm.js';
 import { err, ok } from '../src/result.js';
-import type { RecordedRequest, ScriptEntry } from '../src/testing/index.js';
+import { agentTool } from '../src/shell/agentTool.js';
+import { run, stream } from '../src/shell/run.js';
+import { compactRunItem, createRunEmitter, type RunItem } from '../src/shell/runItems.js';
+import type { ScriptEntry } from '../src/testing/script.js';
+import type { RecordedRequest } from '../src/testing/server.js';
+import { defineTool } from '../src/tools/defineTool.js';
 import { useOpenAiServers } from './servers.js';
 
 const { serve, llmFor } = useOpenAiServers({ maxRetries: 0 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { AssistantMessage, ToolCall } from '../src/index.js';
+import type { AssistantMessage, ToolCall } from '../src/kernel/messages.js';
 import {
   hashText,
   recordTurn,

@@ -1,7 +1,12 @@
 import OpenAI from 'openai';
 import { describe, expect, it } from 'vitest';
-import { createAgent, createOpenAiLlm, defaultPolicies, run, userMessage } from '../src/index.js';
-import { scriptedLlm, startOpenAiServer } from '../src/testing/index.js';
+import { createAgent } from '../src/kernel/agent.js';
+import { userMessage } from '../src/kernel/messages.js';
+import { defaultPolicies } from '../src/kernel/policies.js';
+import { createOpenAiLlm } from '../src/llm/openai.js';
+import { run } from '../src/shell/run.js';
+import { scriptedLlm } from '../src/testing/scriptedLlm.js';
+import { startOpenAiServer } from '../src/testing/server.js';
 
 describe('scriptedLlm', () => {
   it('answers in order, records requests and checks the script was consumed', async () => {

@@ -1,6 +1,8 @@
 import { Buffer } from 'node:buffer';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { initialState, type LlmRequest, type Message, type ToolSpec } from '../src/index.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import type { Message } from '../src/kernel/messages.js';
+import { initialState } from '../src/kernel/reducer.js';
 import {
   imageSize,
   imageTokens,
@@ -11,6 +13,7 @@ import {
   tokenizerReady,
   toolSpecTokens,
 } from '../src/kernel/tokens.js';
+import type { ToolSpec } from '../src/kernel/tool.js';
 import { drive, ofType, stepWith, testConfig } from './helpers.js';
 
 const base64 = (bytes: readonly number[]) => Buffer.from(bytes).toString('base64');

@@ -1,25 +1,16 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
-import {
-  type CallToolEffect,
-  createResourcePool,
-  defineTool,
-  err,
-  executeTool,
-  type HostAnswer,
-  type LlmPort,
-  type LlmRequest,
-  ok,
-  type RunItem,
-  type RunScope,
-  type Tool,
-  type ToolReturn,
-  type ToolScope,
-} from '../src/index.js';
+import type { LlmRequest } from '../src/kernel/effects.js';
+import type { HostAnswer } from '../src/kernel/events.js';
+import type { LlmPort } from '../src/llm/llm.js';
 import { portComplete } from '../src/llm/llm.js';
-import { errAsync } from '../src/result.js';
-import { toolSession } from '../src/testing/index.js';
+import { err, errAsync, ok } from '../src/result.js';
+import type { RunItem } from '../src/shell/runItems.js';
+import { createResourcePool, type RunScope, type ToolScope } from '../src/shell/scope.js';
+import { type CallToolEffect, executeTool } from '../src/shell/toolExecution.js';
+import { toolSession } from '../src/testing/toolSession.js';
+import { defineTool, type Tool, type ToolReturn } from '../src/tools/defineTool.js';
 
 afterEach(() => {
   vi.useRealTimers();

@@ -3,7 +3,7 @@ import { mkdtemp, realpath } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { z } from 'zod';
-import { defineTool } from '../src/index.js';
+import { defineTool } from '../src/tools/defineTool.js';
 
 /** Whether this process is root (the sandbox then drops model code to a per-call uid). */
 export const isRoot = process.getuid?.() === 0;

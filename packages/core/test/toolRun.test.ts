@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createToolRun, defineTool, type RunItem } from '../src/index.js';
+import type { RunItem } from '../src/shell/runItems.js';
+import { createToolRun } from '../src/shell/toolRun.js';
+import { defineTool } from '../src/tools/defineTool.js';
 
 /** A tool with a per-run resource (a counter, opened once per run) and per-run data (its calls so far). */
 function counterTool(events: string[]) {

@@ -5,13 +5,13 @@ import {
   type AnyEvent,
   createRunEmitter,
   type PendingInput,
-  pendingInputs,
   type RunOutcome,
   resume,
   run,
   type StartOptions,
   type Usage,
 } from '@openmanus/core';
+import { pendingInputs } from '@openmanus/core/kernel';
 import { type AnswerCheck, answersBySignal } from './hostAnswers.js';
 import { recordedPerformers } from './recordedPerformers.js';
 import type { DurableRuntime } from './runtime.js';

@@ -1,3 +1,4 @@
+export { FlowCancelledError } from './cancelled.js';
 export {
   type ApproveOptions,
   createDurableClient,

@@ -1,4 +1,5 @@
-import { type Agent, type AgentPerformers, interruptedNote } from '@openmanus/core';
+import type { Agent, AgentPerformers } from '@openmanus/core';
+import { interruptedNote } from '@openmanus/core/kernel';
 import type { DurableRuntime } from './runtime.js';
 
 /**

@@ -1,5 +1,6 @@
 import type { DBOSClient, WorkflowStatus } from '@dbos-inc/dbos-sdk';
-import { type RunError, type RunOutcome, runErrorOf } from '@openmanus/core';
+import type { RunError, RunOutcome } from '@openmanus/core';
+import { runErrorOf } from '@openmanus/core/kernel';
 import { RunCancelledError } from './cancelled.js';
 import type { RunProgress } from './durableRun.js';
 import { FLOW_WORKFLOW, isContinuation, laterPartsPrefix, NEW_RUN_PRIORITY, RUN_QUEUE, RUN_WORKFLOW } from './names.js';

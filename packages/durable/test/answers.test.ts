@@ -1,7 +1,7 @@
 import type { PendingInput } from '@openmanus/core';
 import type { RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import type { DurableClient } from '../src/index.js';
+import type { DurableClient } from '../src/client.js';
 import { durableHarness, until } from './harness.js';
 import { noteReply, turnsDone } from './scriptedNotes.js';
 

@@ -1,6 +1,6 @@
 import type { RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { RunCancelledError } from '../src/index.js';
+import { RunCancelledError } from '../src/client.js';
 import { durableHarness, until } from './harness.js';
 import { noteReply, taskOf, turnsDone } from './scriptedNotes.js';
 

@@ -2,13 +2,10 @@ import { createOpenAiLlm } from '@openmanus/core';
 import type { RecordedRequest } from '@openmanus/core/testing';
 import { createPlanningFlow, type FlowOutcome, runFlow } from '@openmanus/flow';
 import { describe, expect, it } from 'vitest';
-import {
-  type DurableClient,
-  type FlowEventItem,
-  generateDecisionKey,
-  RunCancelledError,
-  startWorker,
-} from '../src/index.js';
+import { type DurableClient, RunCancelledError } from '../src/client.js';
+import { generateDecisionKey } from '../src/decisions.js';
+import type { FlowEventItem } from '../src/durableFlow.js';
+import { startWorker } from '../src/worker.js';
 import { testAgents } from './agents.mjs';
 import { flowAgents } from './flowAgents.mjs';
 import { flowScript, promptOf, purposeOf, stepTextOf } from './flowScript.js';

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import { type OpenAiServer, type OpenAiServerOptions, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, afterEach, beforeAll } from 'vitest';
-import { createDurableClient, type DurableClient, generateDecisionKey } from '../src/index.js';
+import { createDurableClient, type DurableClient } from '../src/client.js';
+import { generateDecisionKey } from '../src/decisions.js';
 import { type Postgres, startPostgres } from './postgres.js';
 import { spawnWorker, type WorkerEnv, type WorkerProcess } from './workers.js';
 

@@ -2,29 +2,22 @@
  * The flow's shell: core's one driver runs the flow's reducer, with performers for its two kinds
  * of work — a model call, and an executor agent's run (itself core's `run`, on the same driver).
  */
+
 import {
-  answerLlmCall,
-  type CheckpointStore,
   createResourcePool,
   createRunEmitter,
-  drive,
-  emptyUsage,
-  type HostCallbacks,
   InvalidStateError,
-  type ItemSink,
-  itemStream,
   type LlmPort,
-  type Machine,
   messageOf,
+  type Outcome,
   type Performer,
-  type ResourcePool,
-  type RunError,
   type RunItem,
   type RunOutcome,
   run,
-  type Usage,
-  usageSince,
+  type SharedRunOptions,
 } from '@openmanus/core';
+import { answerLlmCall, drive, type ItemSink, itemStream, type Machine } from '@openmanus/core/internal';
+import { emptyUsage, usageSince } from '@openmanus/core/kernel';
 import { restoreFlow } from './flowSchema.js';
 import {
   type FlowEffect,
@@ -39,23 +32,12 @@ import { initialFlowState, planOf } from './flowStep.js';
 import type { PlanningFlow } from './planningFlow.js';
 import type { Plan } from './plans.js';
 
-export interface FlowRunOptions extends HostCallbacks {
-  /** The model for the plan and the summary, and for executors without one in `llms`. */
-  readonly llm: LlmPort;
+/** A flow's options: those of every run (`llm` is the model of the plan, the summary and executors without one in `llms`), and the flow's own. */
+export interface FlowRunOptions extends SharedRunOptions<FlowState> {
   /** An executor's own model, by its key (as `[llm.<name>]` profiles give each agent its own). */
   readonly llms?: Readonly<Record<string, LlmPort>>;
   /** The flow's id (default: the saved state's, else a new UUID); executor runs are `{flowId}/{effect id}`. */
   readonly flowId?: string;
-  readonly signal?: AbortSignal;
-  /** Saves every transition of the flow under its id (resume it with `resumeFlow(flow, flowId, { store })`). */
-  readonly store?: CheckpointStore<FlowState>;
-  /** Gets the flow's state after every transition. */
-  readonly checkpoint?: (state: FlowState) => void | Promise<void>;
-  readonly workspace?: string;
-  /** Time limit of a tool call without its own, in executor runs. */
-  readonly toolTimeoutMs?: number;
-  /** Resources shared beyond this flow (the host closes them); by default the flow's executors share a pool closed at its end. */
-  readonly resources?: ResourcePool;
   /** The plan's id (default `plan_<ms since 1970>`, as OpenManus); a durable flow gives one its replay gives again. */
   readonly planId?: string;
   /**
@@ -92,20 +74,16 @@ export function agentFinished(
   return { type: 'agentFinished', effectId: effect.id, report };
 }
 
-/** How a flow ended. */
-export interface FlowOutcome {
-  readonly status: FlowStatus;
-  readonly finishReason?: FlowFinishReason;
-  /** The summary (`Plan completed: …`), or each step's result when the flow stopped early. */
-  readonly answer: string;
-  /** Why the flow failed or stopped early: `code` as in a run's error (`FLOW_TIMEOUT`, `LLM_AUTH`, `CANCELLED`, …). */
-  readonly error?: RunError;
-  readonly usage: Usage;
+/**
+ * How a flow ended, in the shape of an agent run's outcome (`Outcome`): its `answer` is the summary
+ * (`Plan completed: …`), or each step's result when the flow stopped early; its `error.code` as a
+ * run's (`FLOW_TIMEOUT`, `LLM_AUTH`, `CANCELLED`, …).
+ */
+export interface FlowOutcome extends Outcome<FlowState, FlowStatus, FlowFinishReason> {
   readonly plan: Plan;
   /** Each finished step's answer, or why it was blocked. */
   readonly results: readonly string[];
   readonly flowId: string;
-  readonly state: FlowState;
 }
 
 /** One thing that happened in a flow, in order: its own effects, events and observations, its executors' run items, the result. */

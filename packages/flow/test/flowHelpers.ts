@@ -8,23 +8,16 @@ import {
   createAgent,
   defaultPolicies,
   type Effect,
-  initialState,
   isFinal,
   step,
   type ToolCall,
   terminate,
   type Usage,
-  usageSince,
 } from '@openmanus/core';
-import {
-  type AgentReport,
-  type FlowEffect,
-  type FlowEvent,
-  type FlowState,
-  type FlowWork,
-  initialFlowState,
-  type PlanningFlow,
-} from '../src/index.js';
+import { initialState, usageSince } from '@openmanus/core/kernel';
+import type { AgentReport, FlowEffect, FlowEvent, FlowState, FlowWork } from '../src/flowState.js';
+import { initialFlowState } from '../src/flowStep.js';
+import type { PlanningFlow } from '../src/planningFlow.js';
 
 export const PLAN_ID = 'plan_1';
 export const noUsage: Usage = { inputTokens: 0, outputTokens: 0, llmCalls: 0 };

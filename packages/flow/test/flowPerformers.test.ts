@@ -1,7 +1,8 @@
 import { createAgent, run } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { agentFinished, createPlanningFlow, runFlow } from '../src/index.js';
+import { createPlanningFlow } from '../src/planningFlow.js';
+import { agentFinished, runFlow } from '../src/runFlow.js';
 
 const planning = (args: unknown) => ({ toolCalls: [{ name: 'planning', arguments: args }] });
 

@@ -1,19 +1,18 @@
-import { addUsage, type ToolCall, type Usage } from '@openmanus/core';
+import type { ToolCall, Usage } from '@openmanus/core';
+import { addUsage } from '@openmanus/core/kernel';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { restoreFlow } from '../src/flowSchema.js';
 import {
-  createPlanningFlow,
   type FlowEffect,
   type FlowEvent,
   type FlowState,
   type FlowWork,
-  initialFlowState,
   isFlowFinal,
-  type PlanningFlow,
-  planOf,
-  restoreFlow,
   type WhenBlocked,
-} from '../src/index.js';
+} from '../src/flowState.js';
+import { initialFlowState, planOf } from '../src/flowStep.js';
+import { createPlanningFlow, type PlanningFlow } from '../src/planningFlow.js';
 import {
   asks,
   create,

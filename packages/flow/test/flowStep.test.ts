@@ -1,15 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import {
-  createPlanningFlow,
-  type FlowEffect,
-  InvalidFlowEventError,
-  initialFlowState,
-  type PlanningFlowOptions,
-  planOf,
-  renderPlan,
-  routeStep,
-  verdictOf,
-} from '../src/index.js';
+import type { FlowEffect } from '../src/flowState.js';
+import { InvalidFlowEventError, initialFlowState, planOf, routeStep, verdictOf } from '../src/flowStep.js';
+import { createPlanningFlow, type PlanningFlowOptions } from '../src/planningFlow.js';
+import { renderPlan } from '../src/plans.js';
 import {
   asks,
   create,

@@ -4,7 +4,10 @@ import { join } from 'node:path';
 import { costOf, createAgent, createFileStore, createOpenAiLlm, defaultPolicies, terminate } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPlanningFlow, type FlowState, restoreFlow, resumeFlow, runFlow } from '../src/index.js';
+import { restoreFlow } from '../src/flowSchema.js';
+import type { FlowState } from '../src/flowState.js';
+import { createPlanningFlow } from '../src/planningFlow.js';
+import { resumeFlow, runFlow } from '../src/runFlow.js';
 
 let server: OpenAiServer | undefined;
 const dirs: string[] = [];

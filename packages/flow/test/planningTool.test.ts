@@ -9,7 +9,8 @@ import {
 } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer, toolSession } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createPlanningTool, PLANNING_TOOL, type PlanBook, renderPlan } from '../src/index.js';
+import { createPlanningTool, PLANNING_TOOL } from '../src/planningTool.js';
+import { type PlanBook, renderPlan } from '../src/plans.js';
 
 const create = { command: 'create', plan_id: 'trip', title: 'Trip', steps: ['Book flights', 'Pack'] };
 

@@ -5,7 +5,7 @@ import { describe, expect, it } from 'vitest';
 import { itListsTheExports, readmeOf, runSnippet } from '../../core/test/readmeCheck.js';
 
 const packageDir = join(import.meta.dirname, '..');
-const { readme, block } = await readmeOf(packageDir);
+const { readme, block, blocks } = await readmeOf(packageDir);
 
 describe('the README snippets run and print what the README shows', () => {
   it('planning: the tool in an agent run', async () => {
@@ -16,6 +16,13 @@ describe('the README snippets run and print what the README shows', () => {
   it('PlanningFlow: a flow of two executors, streamed', async () => {
     expect(block('## PlanningFlow', 'text')).toContain('step 1 (writer)');
     expect(await runSnippet(packageDir, block('## PlanningFlow', 'ts'))).toBe(block('## PlanningFlow', 'text'));
+  });
+
+  it("a flow's outcome and an agent run's are one shape: one report serves both", async () => {
+    const heading = "### The same options and outcome as an agent's run";
+    const [printed] = blocks(heading, 'text');
+    expect(printed).toContain('LLM_AUTH');
+    expect(await runSnippet(packageDir, block(heading, 'ts'), { typescript: true })).toBe(printed);
   });
 });
 

@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { createFileStore } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { FlowState } from '../src/index.js';
+import type { FlowState } from '../src/flowState.js';
 
 const packageDir = join(import.meta.dirname, '..');
 const readme = await readFile(join(packageDir, '..', '..', 'README.md'), 'utf8');

@@ -14,16 +14,10 @@ import {
 import { type OpenAiServer, type RecordedRequest, scriptedLlm, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createPlanningFlow,
-  type FlowItem,
-  type FlowState,
-  type PlanningFlowOptions,
-  renderPlan,
-  resumeFlow,
-  runFlow,
-  streamFlow,
-} from '../src/index.js';
+import type { FlowState } from '../src/flowState.js';
+import { createPlanningFlow, type PlanningFlowOptions } from '../src/planningFlow.js';
+import { renderPlan } from '../src/plans.js';
+import { type FlowItem, resumeFlow, runFlow, streamFlow } from '../src/runFlow.js';
 
 let server: OpenAiServer | undefined;
 const dirs: string[] = [];

@@ -15,7 +15,9 @@ import {
 import { processesMatching, type RecordedRequest, type Script, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMcpAgent, createMcpClient, type McpClient, withMcp } from '../src/index.js';
+import { createMcpAgent } from '../src/agents/mcpAgent.js';
+import { withMcp } from '../src/agents/withMcp.js';
+import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { everythingScript, fixtureServer, newMarker, nextEvent, tempWorkspace } from './helpers.js';
 
 const fixtureTag = newMarker();

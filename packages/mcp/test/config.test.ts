@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describeConfigError, ok } from '@openmanus/core';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMcpClient, loadMcpConfig } from '../src/index.js';
+import { loadMcpConfig } from '../src/client/config.js';
+import { createMcpClient } from '../src/client/mcpClient.js';
 
 let dir: string;
 beforeEach(async () => {

@@ -2,7 +2,7 @@
 // their schemas untouched, images, resources, errors, instructions, and an environment of its own.
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpClient, type McpClient } from '../src/index.js';
+import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { everythingScript, newMarker, observe, toolNamed } from './helpers.js';
 
 describe('the everything server over stdio', () => {

@@ -3,7 +3,7 @@ import { readFile, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpClient, type McpClient } from '../src/index.js';
+import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { filesystemScript, observe, tempWorkspace, toolNamed } from './helpers.js';
 
 describe('the filesystem server over stdio, in a temporary directory', () => {

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpClient, type McpClient } from '../src/index.js';
+import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { eventually, fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';

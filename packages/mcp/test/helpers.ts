@@ -6,7 +6,8 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createResourcePool, errAsync, executeTool, type RunScope, type Tool, type ToolEvent } from '@openmanus/core';
-import type { McpClient, McpClientEvent, StdioServerConfig } from '../src/index.js';
+import type { StdioServerConfig } from '../src/client/config.js';
+import type { McpClient, McpClientEvent } from '../src/client/mcpClient.js';
 
 /** A fresh directory, by its real path. */
 export const tempWorkspace = async () => realpath(await mkdtemp(join(tmpdir(), 'openmanus-mcp-test-')));

@@ -8,8 +8,10 @@ import { createInterface } from 'node:readline';
 import { createAgent, createOpenAiLlm, defaultPolicies, run, terminate } from '@openmanus/core';
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withMcp } from '../src/agents/withMcp.js';
+import type { McpServerConfig } from '../src/client/config.js';
+import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { MAX_RESULT_CHARS } from '../src/client/results.js';
-import { createMcpClient, type McpClient, type McpServerConfig, withMcp } from '../src/index.js';
 import { newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const hostile = join(import.meta.dirname, 'fixtures', 'hostileServer.mjs');

@@ -4,7 +4,8 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { LATEST_PROTOCOL_VERSION } from '@modelcontextprotocol/sdk/types.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createMcpServer, type HttpServeOptions, type HttpServing, type McpToolServer } from '../src/index.js';
+import type { HttpServeOptions, HttpServing } from '../src/server/http.js';
+import { createMcpServer, type McpToolServer } from '../src/server/mcpServer.js';
 import { testTools } from './fixtures/tools.mjs';
 import { callTool, eventually, httpClient, tempWorkspace, textOf } from './helpers.js';
 

@@ -8,7 +8,8 @@ import { defineTool, type Tool } from '@openmanus/core';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createMcpServer, type HttpServing, type McpToolServer } from '../src/index.js';
+import type { HttpServing } from '../src/server/http.js';
+import { createMcpServer, type McpToolServer } from '../src/server/mcpServer.js';
 import { PIXEL, testTools } from './fixtures/tools.mjs';
 import { callTool, eventually, httpClient, newMarker, tempWorkspace, textOf } from './helpers.js';
 

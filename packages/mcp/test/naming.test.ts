@@ -1,7 +1,7 @@
 // OpenManus's rule for tool names, and the suffix that keeps two tools from sharing one name.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from '../src/index.js';
+import { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from '../src/client/naming.js';
 
 describe('mcpToolName', () => {
   it('gives OpenManus’s names for its own examples', () => {

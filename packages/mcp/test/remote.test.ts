@@ -5,7 +5,8 @@ import { once } from 'node:events';
 import { createInterface } from 'node:readline';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpClient, type McpClient, type McpServers } from '../src/index.js';
+import type { McpServers } from '../src/client/config.js';
+import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const tag = newMarker();

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { createOpenAiLlm, run } from '@openmanus/core';
 import { processesMatching, type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createMcpAgent, type McpAgent } from '../src/index.js';
+import { createMcpAgent } from '../src/agents/mcpAgent.js';
+import type { McpAgent } from '../src/agents/withMcp.js';
 import { newMarker, tempWorkspace } from './helpers.js';
 
 const marker = newMarker();

@@ -3,7 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { type Duplex, Readable, Writable } from 'node:stream';
 import { setTimeout as delay } from 'node:timers/promises';
-import { type ExecOptions, type ExecResult, endingOfStatus, type SandboxProcess } from '@openmanus/core';
+import type { ExecOptions, ExecResult, SandboxProcess } from '@openmanus/core';
+import { endingOfStatus } from '@openmanus/core/internal';
 import type Docker from 'dockerode';
 import { MARKER, RUN_SCRIPT, SIGNAL_SCRIPT, WRAPPER_MARKER } from './containerScripts.js';
 import { engineCall } from './engineCall.js';

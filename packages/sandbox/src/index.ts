@@ -12,6 +12,7 @@ export {
   SANDBOX_LABEL,
 } from './dockerProvider.js';
 export type { DockerSandbox } from './dockerSandbox.js';
+export { EngineTimeoutError } from './engineCall.js';
 export {
   createSandboxManager,
   type ManagedSandbox,

@@ -1,7 +1,7 @@
 // Which process made a container: host name, pid and the pid's start time, so that a pid reused
 // by a later process is not mistaken for the crashed one.
 import { hostname } from 'node:os';
-import { startTimeOf } from '@openmanus/core';
+import { startTimeOf } from '@openmanus/core/internal';
 
 /** This process, as written in a container's owner label: `host pid start-time`. */
 export const currentOwner = (): string => `${hostname()} ${process.pid} ${startTimeOf(process.pid) ?? '?'}`;

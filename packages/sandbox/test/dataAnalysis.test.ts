@@ -9,16 +9,17 @@ import {
   createLocalSandboxProvider,
   createOpenAiLlm,
   createPythonExecute,
-  createToolRun,
   run,
   type SandboxProvider,
 } from '@openmanus/core';
+import { createToolRun } from '@openmanus/core/internal';
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDataAnalysis, createDataVisualization } from '../../tools/src/index.js';
+import { createDataAnalysis } from '../../tools/src/dataAnalysis/dataAnalysis.js';
+import { createDataVisualization } from '../../tools/src/dataAnalysis/dataVisualization.js';
 import { salesWorkspace } from '../../tools/test/chartFiles.js';
 import { tempWorkspace } from '../../tools/test/helpers.js';
-import { createDockerSandboxProvider } from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
 import { dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from './docker.js';
 
 interface Subject {

@@ -8,13 +8,9 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { loadConfig, ok } from '@openmanus/core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDaytonaSandboxProvider,
-  type DaytonaSettings,
-  DEFAULT_DAYTONA_SETTINGS,
-  daytonaSettingsFrom,
-  sandboxSettingsFrom,
-} from '../src/index.js';
+import { createDaytonaSandboxProvider } from '../src/daytonaProvider.js';
+import { type DaytonaSettings, DEFAULT_DAYTONA_SETTINGS, daytonaSettingsFrom } from '../src/daytonaSettings.js';
+import { sandboxSettingsFrom } from '../src/settings.js';
 import { type DaytonaStandIn, startDaytonaStandIn } from './daytonaStandIn.js';
 
 let dir: string;

@@ -5,7 +5,9 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDaytonaSandboxProvider, type DaytonaSandbox, DEFAULT_DAYTONA_SETTINGS } from '../src/index.js';
+import { createDaytonaSandboxProvider } from '../src/daytonaProvider.js';
+import type { DaytonaSandbox } from '../src/daytonaSandbox.js';
+import { DEFAULT_DAYTONA_SETTINGS } from '../src/daytonaSettings.js';
 import { type DaytonaStandIn, startDaytonaStandIn } from './daytonaStandIn.js';
 import { spawnContract, terminal } from './spawnContract.js';
 

@@ -5,7 +5,8 @@ import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider, type DockerSandbox } from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
+import type { DockerSandbox } from '../src/dockerSandbox.js';
 import { docker, dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from './docker.js';
 
 const provider = createDockerSandboxProvider({ image: TEST_IMAGE, memoryLimit: '256m', cpuLimit: 0.5 });

@@ -2,7 +2,8 @@
 // the container (spawn) — the checks every provider's shell passes (spawnContract.ts) — and a
 // command's time limit.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider, type DockerSandbox } from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
+import type { DockerSandbox } from '../src/dockerSandbox.js';
 import { dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from './docker.js';
 import { spawnContract } from './spawnContract.js';
 

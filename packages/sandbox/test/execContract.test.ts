@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createLocalSandboxProvider, type Sandbox, type SandboxProvider } from '@openmanus/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider } from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
 import { dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from './docker.js';
 
 interface Subject {

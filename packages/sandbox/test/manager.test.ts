@@ -2,7 +2,8 @@
 // its exact error, an unknown id, delete, idle cleanup, and closing the manager.
 import type { SandboxProvider } from '@openmanus/core';
 import { afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider, createSandboxManager, type SandboxManager } from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
+import { createSandboxManager, type SandboxManager } from '../src/manager.js';
 import { docker, dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from './docker.js';
 
 const provider = createDockerSandboxProvider({ image: TEST_IMAGE });

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider } from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
 import { docker, dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from './docker.js';
 
 const packageDir = join(import.meta.dirname, '..');

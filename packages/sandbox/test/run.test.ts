@@ -7,7 +7,7 @@ import { createAgent, defineTool, run, terminate } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { createDockerSandboxProvider } from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
 import { docker, dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from './docker.js';
 
 /** A shell tool that runs in the run's sandbox. */

@@ -4,12 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig, ok } from '@openmanus/core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import {
-  createDockerSandboxProvider,
-  DEFAULT_SANDBOX_SETTINGS,
-  memoryBytes,
-  sandboxSettingsFrom,
-} from '../src/index.js';
+import { createDockerSandboxProvider } from '../src/dockerProvider.js';
+import { DEFAULT_SANDBOX_SETTINGS, memoryBytes, sandboxSettingsFrom } from '../src/settings.js';
 
 let dir: string;
 beforeAll(async () => {

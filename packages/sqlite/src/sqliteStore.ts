@@ -1,14 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import {
-  type AgentState,
-  CheckpointConflictError,
-  type CheckpointStore,
-  deltaLine,
-  diffState,
-  readRunLog,
-  type StoredRun,
-  snapshotLine,
-} from '@openmanus/core';
+import { type AgentState, CheckpointConflictError, type CheckpointStore, type StoredRun } from '@openmanus/core';
+import { deltaLine, diffState, readRunLog, snapshotLine } from '@openmanus/core/internal';
 import { openDatabase } from './database.js';
 import { FINAL_STATUSES, type PruneOptions, pruneQuery } from './prune.js';
 

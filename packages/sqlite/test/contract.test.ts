@@ -6,7 +6,7 @@ import { CheckpointConflictError } from '@openmanus/core';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { describeStoreContract, type StoreKind, started } from '../../core/test/storeContract.js';
 import { describeStoreRunsContract } from '../../core/test/storeRunsContract.js';
-import { createSqliteStore, type SqliteStore } from '../src/index.js';
+import { createSqliteStore, type SqliteStore } from '../src/sqliteStore.js';
 
 let root: string;
 const opened: SqliteStore[] = [];

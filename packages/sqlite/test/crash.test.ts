@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { createOpenAiLlm, resume } from '@openmanus/core';
 import { type OpenAiServer, type RecordedRequest, startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, type SqliteStore } from '../src/index.js';
+import { createSqliteStore, type SqliteStore } from '../src/sqliteStore.js';
 import { counterAgent } from './children/counterAgent.js';
 import { buildChildren, type Children, startChild } from './children.js';
 

@@ -15,11 +15,11 @@ import {
   resume,
   resumeWith,
   run,
-  SCHEMA_VERSION,
 } from '@openmanus/core';
+import { SCHEMA_VERSION } from '@openmanus/core/kernel';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSqliteStore, type SqliteStore } from '../src/index.js';
+import { createSqliteStore, type SqliteStore } from '../src/sqliteStore.js';
 
 const dir = join(import.meta.dirname, '..', '..', 'core', 'test', 'fixtures');
 const saved = readdirSync(dir).filter((f) => f.startsWith('state-v') && f.endsWith('.json'));

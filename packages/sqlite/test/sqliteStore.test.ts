@@ -1,11 +1,12 @@
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type AgentState, userMessage } from '@openmanus/core';
+import type { AgentState } from '@openmanus/core';
+import { userMessage } from '@openmanus/core/kernel';
 import Database from 'better-sqlite3';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { grow, started } from '../../core/test/storeContract.js';
-import { createSqliteStore, type SqliteStore } from '../src/index.js';
+import { createSqliteStore, type SqliteStore } from '../src/sqliteStore.js';
 import { buildChildren, type Children, startChild } from './children.js';
 
 let root: string;

@@ -3,6 +3,7 @@
 export { createSandboxManus, type SandboxManusOptions } from './agents/sandboxManus.js';
 export { createSweAgent, type SweAgentOptions, sweSystemPrompt } from './agents/swe.js';
 export { type BashOptions, createBash } from './bash/bashTool.js';
+export { ChartError } from './dataAnalysis/chartError.js';
 export { CHART_TYPES, type ChartRequest, type ChartType } from './dataAnalysis/chartPlan.js';
 export {
   createDataAnalysis,
@@ -48,6 +49,8 @@ export {
 export { addressRefusal, connectionLookup, type HostTarget } from './web/addressCheck.js';
 export type { HttpPage, HttpRequest } from './web/http.js';
 export { type ReadablePage, readableMarkdown } from './web/markdown.js';
-export { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';
+export { AddressRefusedError, type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';
 export type { Resolver } from './web/transport.js';
+export { WorkerTimeoutError } from './web/workerJob.js';
 export { createWebFetch, fetchWebPage, type WebFetchOptions, type WebPage } from './webFetch.js';
+export { WorkspaceFileError } from './workspace.js';

@@ -1,8 +1,8 @@
 // Structured output: a zod schema in, a validated object out. The model answers by calling one
 // tool whose parameters are the schema; what it sends is checked against the schema, and a wrong
 // answer goes back to it with the errors until it gets it right or the attempts run out.
+
 import {
-  assistantMessage,
   defineTool,
   describeLlmError,
   err,
@@ -16,8 +16,8 @@ import {
   ResultAsync,
   type Tool,
   type ToolCall,
-  userMessage,
 } from '@openmanus/core';
+import { assistantMessage, userMessage } from '@openmanus/core/kernel';
 import { z } from 'zod';
 
 /** The tool's name in OpenManus, which models and prompts know it by. */

@@ -13,8 +13,8 @@ import {
   type OpenMode,
   openInside,
   WorkspaceError,
-  writeAll,
 } from '@openmanus/core';
+import { writeAll } from '@openmanus/core/internal';
 
 /** A preset's workspace: the one given, else `./workspace` (Manus's default), as an absolute path. */
 export const workspaceDir = (given: string | undefined): string => resolve(given ?? 'workspace');

@@ -2,7 +2,9 @@
 import type { LookupAddress } from 'node:dns';
 import { connect, createServer, type LookupFunction } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { addressRefusal, connectionLookup, networkPolicy, type Resolver } from '../src/index.js';
+import { addressRefusal, connectionLookup } from '../src/web/addressCheck.js';
+import { networkPolicy } from '../src/web/networkPolicy.js';
+import type { Resolver } from '../src/web/transport.js';
 
 /** A resolver answering these addresses for every name (no DNS is asked). */
 const answering =

@@ -21,7 +21,7 @@ import {
   toolSession,
 } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BashOptions, createBash } from '../src/index.js';
+import { type BashOptions, createBash } from '../src/bash/bashTool.js';
 import { directRun, eventually, tempWorkspace } from './helpers.js';
 
 const bwrapWorks = (() => {

@@ -4,7 +4,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { toolSession } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createBash } from '../src/index.js';
+import { createBash } from '../src/bash/bashTool.js';
 import { tempWorkspace } from './helpers.js';
 
 let workspace: string;

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { createLocalSandboxProvider } from '@openmanus/core';
 import { type ToolSession, toolSession } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { type BashOptions, createBash } from '../src/index.js';
+import { type BashOptions, createBash } from '../src/bash/bashTool.js';
 import { tempWorkspace } from './helpers.js';
 
 const isRoot = process.getuid?.() === 0;

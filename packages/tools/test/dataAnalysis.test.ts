@@ -4,7 +4,7 @@ import { createOpenAiLlm, isStepLimit, run } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer } from '@openmanus/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDataAnalysis } from '../src/index.js';
+import { createDataAnalysis } from '../src/dataAnalysis/dataAnalysis.js';
 import { salesWorkspace } from './chartFiles.js';
 import { launchChromium } from './chromium.js';
 

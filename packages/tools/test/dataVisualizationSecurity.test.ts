@@ -4,7 +4,7 @@ import { readdir, readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { toolSession } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createDataVisualization, type DataVisualizationOptions } from '../src/index.js';
+import { createDataVisualization, type DataVisualizationOptions } from '../src/dataAnalysis/dataVisualization.js';
 import { salesWorkspace, writePlan } from './chartFiles.js';
 import { whileTicking } from './ticking.js';
 

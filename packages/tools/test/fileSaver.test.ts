@@ -4,7 +4,7 @@ import { mkdir, readdir, readFile, rm, symlink, writeFile } from 'node:fs/promis
 import { join } from 'node:path';
 import { toolSession } from '@openmanus/core/testing';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createFileSaver } from '../src/index.js';
+import { createFileSaver } from '../src/fileSaver.js';
 import { tempWorkspace } from './helpers.js';
 
 let ws: string;

@@ -15,9 +15,11 @@ import {
 import { startOpenAiServer } from '@openmanus/core/testing';
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDaytonaSandboxProvider, DEFAULT_DAYTONA_SETTINGS } from '../../sandbox/src/index.js';
+import { createDaytonaSandboxProvider } from '../../sandbox/src/daytonaProvider.js';
+import { DEFAULT_DAYTONA_SETTINGS } from '../../sandbox/src/daytonaSettings.js';
 import { startDaytonaStandIn } from '../../sandbox/test/daytonaStandIn.js';
-import { createSandboxBrowser, createSandboxManus } from '../src/index.js';
+import { createSandboxManus } from '../src/agents/sandboxManus.js';
+import { createSandboxBrowser } from '../src/sandbox/sandboxBrowser.js';
 import { startBrowserService } from './browserServiceStandIn.js';
 import { launchChromium } from './chromium.js';
 import { directRun, tempWorkspace } from './helpers.js';

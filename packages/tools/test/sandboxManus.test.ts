@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { createLocalSandboxProvider, createOpenAiLlm, run, type Sandbox, type SandboxProvider } from '@openmanus/core';
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { createSandboxManus } from '../src/index.js';
+import { createSandboxManus } from '../src/agents/sandboxManus.js';
 import { tempWorkspace } from './helpers.js';
 
 /** The local provider, with a record of what its sandboxes were asked to do. */

@@ -7,9 +7,10 @@ import { createLocalSandboxProvider, createOpenAiLlm, run, type SandboxProvider 
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDaytonaSandboxProvider, DEFAULT_DAYTONA_SETTINGS } from '../../sandbox/src/index.js';
+import { createDaytonaSandboxProvider } from '../../sandbox/src/daytonaProvider.js';
+import { DEFAULT_DAYTONA_SETTINGS } from '../../sandbox/src/daytonaSettings.js';
 import { type DaytonaStandIn, startDaytonaStandIn } from '../../sandbox/test/daytonaStandIn.js';
-import { createSandboxManus } from '../src/index.js';
+import { createSandboxManus } from '../src/agents/sandboxManus.js';
 import { listeningPorts } from '../src/sandbox/previewLinks.js';
 import { tempWorkspace } from './helpers.js';
 

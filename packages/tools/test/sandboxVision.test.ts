@@ -14,9 +14,10 @@ import {
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { Jimp } from 'jimp';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider } from '../../sandbox/src/index.js';
+import { createDockerSandboxProvider } from '../../sandbox/src/dockerProvider.js';
 import { dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from '../../sandbox/test/docker.js';
-import { createSandboxManus, createSandboxVision } from '../src/index.js';
+import { createSandboxManus } from '../src/agents/sandboxManus.js';
+import { createSandboxVision } from '../src/sandbox/sandboxVision.js';
 import { directRun, tempWorkspace } from './helpers.js';
 import { PNG_WRITER } from './pngWriter.js';
 

@@ -1,5 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import { baiduEngine, bingEngine, braveEngine, duckDuckGoEngine, googleEngine, searxngEngine } from '../src/index.js';
+import { baiduEngine } from '../src/search/baidu.js';
+import { bingEngine } from '../src/search/bing.js';
+import { braveEngine } from '../src/search/brave.js';
+import { duckDuckGoEngine } from '../src/search/duckduckgo.js';
+import { googleEngine } from '../src/search/google.js';
+import { searxngEngine } from '../src/search/searxng.js';
 import { engineQuery, fixture, send, serversPerTest } from './webServer.js';
 
 const { serve } = serversPerTest();

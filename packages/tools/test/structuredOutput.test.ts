@@ -2,7 +2,7 @@ import { createAgent, createOpenAiLlm, ok, run } from '@openmanus/core';
 import { type OpenAiServer, startOpenAiServer, toolSession } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { CHAT_COMPLETION_TOOL, createChatCompletion, createChatCompletionTool } from '../src/index.js';
+import { CHAT_COMPLETION_TOOL, createChatCompletion, createChatCompletionTool } from '../src/structuredOutput.js';
 
 const city = z.object({
   city: z.string(),

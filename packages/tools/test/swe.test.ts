@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { createOpenAiLlm, isStepLimit, isTokenBudget, run } from '@openmanus/core';
 import { processesMatching, startOpenAiServer } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { createSweAgent } from '../src/index.js';
+import { createSweAgent } from '../src/agents/swe.js';
 import { tempWorkspace } from './helpers.js';
 
 describe('the SWE agent', () => {

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import { err, ok } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { createWebFetch, fetchWebPage } from '../src/index.js';
+import { createWebFetch, fetchWebPage } from '../src/webFetch.js';
 import { send, serversPerTest } from './webServer.js';
 
 const article = readFileSync(join(import.meta.dirname, 'fixtures', 'web', 'article.html'), 'utf8');

@@ -2,9 +2,10 @@
 // its markup is made.
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { createWebFetch, readableMarkdown } from '../src/index.js';
 import { MAX_DEPTH, pageText, parseHtml } from '../src/web/html.js';
+import { readableMarkdown } from '../src/web/markdown.js';
 import { WorkerTimeoutError } from '../src/web/workerJob.js';
+import { createWebFetch } from '../src/webFetch.js';
 import { whileTicking } from './ticking.js';
 import { send, serversPerTest } from './webServer.js';
 

@@ -3,10 +3,11 @@ import { promisify } from 'node:util';
 import { err } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
-import { createWebFetch, createWebSearch, fetchWebPage, searchWeb } from '../src/index.js';
+import { createWebSearch, searchWeb } from '../src/search/webSearch.js';
 import { PUBLIC_ONLY } from '../src/web/networkPolicy.js';
 import { whyNotPublic } from '../src/web/publicAddress.js';
 import { checkedLookup, type Resolver, transportFor } from '../src/web/transport.js';
+import { createWebFetch, fetchWebPage } from '../src/webFetch.js';
 import { send, serversPerTest } from './webServer.js';
 
 const { serve } = serversPerTest();

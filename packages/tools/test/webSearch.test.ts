@@ -4,17 +4,12 @@ import { join } from 'node:path';
 import { err, loadConfig, ok } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
-import {
-  builtInEngines,
-  createWebSearch,
-  type EngineHit,
-  googleEngine,
-  type SearchEngine,
-  searchOptionsFrom,
-  searchWeb,
-} from '../src/index.js';
 import { engineOrder } from '../src/search/cascade.js';
-import { resolveSearch } from '../src/search/settings.js';
+import { builtInEngines } from '../src/search/engines.js';
+import { googleEngine } from '../src/search/google.js';
+import { resolveSearch, searchOptionsFrom } from '../src/search/settings.js';
+import type { EngineHit, SearchEngine } from '../src/search/types.js';
+import { createWebSearch, searchWeb } from '../src/search/webSearch.js';
 import { fixture, send, serversPerTest } from './webServer.js';
 
 const { serve } = serversPerTest();

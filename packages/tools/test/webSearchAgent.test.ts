@@ -2,7 +2,8 @@ import { rm } from 'node:fs/promises';
 import { createManus, createOpenAiLlm, run } from '@openmanus/core';
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { expect, it } from 'vitest';
-import { bingEngine, createWebSearch } from '../src/index.js';
+import { bingEngine } from '../src/search/bing.js';
+import { createWebSearch } from '../src/search/webSearch.js';
 import { tempWorkspace } from './helpers.js';
 import { fixture, send, startWebServer } from './webServer.js';
 

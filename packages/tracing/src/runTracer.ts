@@ -1,5 +1,7 @@
-import type { ItemOrigin, LlmUsage, RunItem, RunOutcome, Usage } from '@openmanus/core';
-import { costOf, emptyUsage, usageSince } from '@openmanus/core';
+import type { ItemOrigin, RunItem, RunOutcome, Usage } from '@openmanus/core';
+import { costOf } from '@openmanus/core';
+import type { LlmUsage } from '@openmanus/core/kernel';
+import { emptyUsage, usageSince } from '@openmanus/core/kernel';
 import {
   type Attributes,
   type Context,

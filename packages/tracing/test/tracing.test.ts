@@ -17,7 +17,8 @@ import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import type { ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { VERSION, withTracing } from '../src/index.js';
+import { VERSION } from '../src/version.js';
+import { withTracing } from '../src/withTracing.js';
 import { collector } from './collector.js';
 
 let server: OpenAiServer | undefined;

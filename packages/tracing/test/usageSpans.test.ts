@@ -2,7 +2,7 @@ import { createAgent, createOpenAiLlm, defaultPolicies, defineTool, run, termina
 import { type OpenAiServer, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach, describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { withTracing } from '../src/index.js';
+import { withTracing } from '../src/withTracing.js';
 import { collector } from './collector.js';
 
 let server: OpenAiServer | undefined;

@@ -1,12 +1,5 @@
-import {
-  type AgentState,
-  assistantMessage,
-  type ContextGatherer,
-  type ContextProvider,
-  type ImageData,
-  type Message,
-  type RunScope,
-} from '@openmanus/core';
+import type { AgentState, ContextGatherer, ContextProvider, ImageData, Message, RunScope } from '@openmanus/core';
+import { assistantMessage } from '@openmanus/core/kernel';
 import type { BrowserUseTool } from '../browserUse.js';
 
 /** The context provider's name (and its gatherer's key). */

@@ -8,21 +8,19 @@ import { isTokenBudget } from '../kernel/policies.js';
 import { initialState, pendingInputs, step } from '../kernel/reducer.js';
 import { type AgentState, isFinal } from '../kernel/state.js';
 import { loadTokenizer } from '../kernel/tokens.js';
-import type { LlmPort } from '../llm/llm.js';
 import { sandboxOf } from '../sandbox/runSandbox.js';
 import type { Tool } from '../tools/defineTool.js';
 import { admitRun } from './admission.js';
 import { drive, type Machine } from './driver.js';
 import { type ItemSink, itemStream } from './itemStream.js';
+import type { SharedRunOptions } from './outcome.js';
 import { type AgentPerformers, agentPerformers, askingAfterCheck, type HostPerformers } from './performers.js';
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
 import type { SandboxProvider } from './sandboxPort.js';
-import { createResourcePool, type HostCallbacks, type ResourcePool, type RunScope } from './scope.js';
-import type { CheckpointStore } from './store.js';
+import { createResourcePool, type RunScope } from './scope.js';
 
-export interface RunOptions extends HostCallbacks {
-  readonly llm: LlmPort;
+export interface RunOptions extends SharedRunOptions<AgentState> {
   /**
    * Calls that wait for approval in this run, besides those the tools gate: tool names, per tool
    * `true` or a predicate on the arguments, or a function. Give the same rule when resuming.
@@ -30,20 +28,10 @@ export interface RunOptions extends HostCallbacks {
   readonly approvals?: ApprovalRule;
   /** The run's id (tools key resources and idempotency on it); default: the saved state's, else a new UUID. */
   readonly runId?: string;
-  readonly signal?: AbortSignal;
-  /** Gets the state after every transition. */
-  readonly checkpoint?: (state: AgentState) => Promise<void> | void;
-  /** Saves every transition under `runId`; two writers of one run cannot overwrite each other. */
-  readonly store?: CheckpointStore;
-  /** Time limit for a tool call without its own `timeoutMs`. */
-  readonly toolTimeoutMs?: number;
   /** Most parallel-safe calls running at once. */
   readonly maxParallelTools?: number;
-  readonly workspace?: string;
   /** Receives every item of the run as it happens (the same items `stream` yields). */
   readonly emitter?: RunEmitter;
-  /** Resources shared beyond this run (the host closes them); by default each run has its own, closed at its end. */
-  readonly resources?: ResourcePool;
   /** Where the run's tools execute: one sandbox per run, made on first use (default: the host). */
   readonly sandbox?: SandboxProvider;
   /**

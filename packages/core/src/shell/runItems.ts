@@ -1,10 +1,10 @@
 import type { EventEmitter } from 'eventemitter3';
 import type { Effect, Observation } from '../kernel/effects.js';
 import type { AgentEvent } from '../kernel/events.js';
-import type { RunError } from '../kernel/runError.js';
-import type { AgentState, FinishReason, PendingInput, RunStatus, Usage } from '../kernel/state.js';
+import type { AgentState, FinishReason, PendingInput, RunStatus } from '../kernel/state.js';
 import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta } from '../llm/llm.js';
+import type { Outcome } from './outcome.js';
 
 /** Where a run item comes from when a child agent produced it: the tool call that ran the child, outermost first. */
 export interface ItemOrigin {
@@ -28,18 +28,11 @@ export type RunItem = (
   | { readonly type: 'result'; readonly result: RunOutcome }
 ) & { readonly origin?: readonly ItemOrigin[] };
 
-export interface RunOutcome {
-  /** `finished`/`failed`, or a pause waiting for a person (answer `pending` with `resumeWith`). */
-  readonly status: RunStatus;
-  readonly finishReason?: FinishReason;
-  readonly answer: string;
-  /** Why the run failed or stopped early: `code` tells a rate limit (`LLM_RATE_LIMIT`) from an auth failure (`LLM_AUTH`). */
-  readonly error?: RunError;
-  readonly usage: Usage;
+/** How an agent's run ended: finished, failed, or paused waiting for a person (answer `pending` with `resumeWith`). */
+export interface RunOutcome extends Outcome<AgentState, RunStatus, FinishReason> {
   /** What the paused run waits for from people, with the effect ids to answer. */
   readonly pending: readonly PendingInput[];
   readonly runId: string;
-  readonly state: AgentState;
 }
 
 export type RunEmitter = EventEmitter<{

@@ -5,9 +5,11 @@ import { mkdir, open, readdir, readFile, rm, symlink, writeFile } from 'node:fs/
 import { createServer, type Server } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createLocalSandboxProvider, createStrReplaceEditor, type SandboxProvider } from '../../src/index.js';
-import { type ToolSession, toolSession } from '../../src/testing/index.js';
+import { createLocalSandboxProvider } from '../../src/sandbox/localProvider.js';
+import type { SandboxProvider } from '../../src/shell/sandboxPort.js';
+import { type ToolSession, toolSession } from '../../src/testing/toolSession.js';
 import { openInside } from '../../src/tools/confinedFile.js';
+import { createStrReplaceEditor } from '../../src/tools/strReplaceEditor.js';
 import { tempWorkspace } from '../toolHelpers.js';
 
 // A prompt-injected model, or code it ran, plants links, pipes and odd bytes in the workspace:

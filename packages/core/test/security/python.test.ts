@@ -8,8 +8,10 @@ import { homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
-import { createLocalSandboxProvider, createPythonExecute } from '../../src/index.js';
-import { processesMatching, toolSession } from '../../src/testing/index.js';
+import { createLocalSandboxProvider } from '../../src/sandbox/localProvider.js';
+import { processesMatching } from '../../src/testing/processes.js';
+import { toolSession } from '../../src/testing/toolSession.js';
+import { createPythonExecute } from '../../src/tools/pythonExecute.js';
 import { bwrapWorks, isRoot, tempWorkspace } from '../toolHelpers.js';
 
 /** The tool's own isolation, or (`provider:`) the local sandbox provider's, which the tool then runs through. */

@@ -1,16 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import {
-  createAgent,
-  defineTool,
-  type LlmError,
-  type LlmResponse,
-  parseToolCalls,
-  type Result,
-  run,
-} from '../../src/index.js';
+import { createAgent } from '../../src/kernel/agent.js';
+import type { LlmError, LlmResponse } from '../../src/llm/llm.js';
+import { parseToolCalls } from '../../src/llm/promptTools.js';
+import type { Result } from '../../src/result.js';
 import { err, ok } from '../../src/result.js';
-import { scriptedLlm } from '../../src/testing/index.js';
+import { run } from '../../src/shell/run.js';
+import { scriptedLlm } from '../../src/testing/scriptedLlm.js';
+import { defineTool } from '../../src/tools/defineTool.js';
 import { useOpenAiServers } from '../servers.js';
 
 // What a hostile (or broken) model and model server can send: replies that stall the parser,

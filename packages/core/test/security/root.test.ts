@@ -8,8 +8,12 @@ import { chown, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { bwrapCommand, createLocalSandboxProvider, createPythonExecute, type SandboxProcess } from '../../src/index.js';
-import { processesMatching, toolSession } from '../../src/testing/index.js';
+import { bwrapCommand } from '../../src/sandbox/bwrap.js';
+import { createLocalSandboxProvider } from '../../src/sandbox/localProvider.js';
+import type { SandboxProcess } from '../../src/shell/sandboxPort.js';
+import { processesMatching } from '../../src/testing/processes.js';
+import { toolSession } from '../../src/testing/toolSession.js';
+import { createPythonExecute } from '../../src/tools/pythonExecute.js';
 import { bwrapWorks, isRoot, tempWorkspace } from '../toolHelpers.js';
 
 const SANDBOX_UIDS = { from: 1_800_000_000, to: 1_801_000_000 };

@@ -7,15 +7,14 @@ import { DBOSClient } from '@dbos-inc/dbos-sdk';
 import type { PendingInput } from '@openmanus/core';
 import type { RecordedRequest } from '@openmanus/core/testing';
 import { afterAll, describe, expect, it } from 'vitest';
-import { answerSubject, decisionKey } from '../../src/decisions.js';
+import { createDurableClient, type DurableClient, type Refusal } from '../../src/client.js';
 import {
   AlreadyDecidedError,
-  createDurableClient,
+  answerSubject,
   DecisionKeyError,
-  type DurableClient,
+  decisionKey,
   generateDecisionKey,
-  type Refusal,
-} from '../../src/index.js';
+} from '../../src/decisions.js';
 import { durableHarness, until } from '../harness.js';
 import { startPostgres } from '../postgres.js';
 import { noteReply, taskOf, turnsDone } from '../scriptedNotes.js';

@@ -1,4 +1,5 @@
-import { type ContextProvider, type Message, systemMessage } from '@openmanus/core';
+import type { ContextProvider, Message } from '@openmanus/core';
+import { systemMessage } from '@openmanus/core/kernel';
 import { sanitizeToolName } from './naming.js';
 
 /** What the client's gatherer hands the next request (JSON: it is kept in the run's state). */

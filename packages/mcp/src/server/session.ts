@@ -8,7 +8,8 @@ import {
   McpError,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
-import { createToolRun, type Tool, type ToolEvent, type ToolRunOptions } from '@openmanus/core';
+import type { Tool } from '@openmanus/core';
+import { createToolRun, type ToolEvent, type ToolRunOptions } from '@openmanus/core/internal';
 import { toCallToolResult } from './toolContent.js';
 
 /** One client's connection: its own run of the tools (its shell, its browser context), until it closes. */

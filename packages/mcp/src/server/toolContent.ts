@@ -1,5 +1,5 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import type { ToolEvent } from '@openmanus/core';
+import type { ToolEvent } from '@openmanus/core/internal';
 
 /**
  * A tool call's outcome as MCP content: the observation as text, an image (a screenshot, a

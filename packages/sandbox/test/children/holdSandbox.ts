@@ -1,5 +1,5 @@
 // A process that makes a sandbox, says its container id, and holds it until it is killed.
-import { createDockerSandboxProvider } from '../../src/index.js';
+import { createDockerSandboxProvider } from '../../src/dockerProvider.js';
 
 const [image = '', workspace] = process.argv.slice(2);
 const sandbox = await createDockerSandboxProvider({ image }).create({

@@ -9,8 +9,9 @@ import { join } from 'node:path';
 import Docker from 'dockerode';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { restartable } from '../../src/containerRestart.js';
+import { createDockerSandboxProvider } from '../../src/dockerProvider.js';
+import type { DockerSandbox } from '../../src/dockerSandbox.js';
 import { hostViewOf, processesOf } from '../../src/hostProcesses.js';
-import { createDockerSandboxProvider, type DockerSandbox } from '../../src/index.js';
 import { docker, dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from '../docker.js';
 
 const request = (runId: string) => ({ runId, signal: new AbortController().signal });

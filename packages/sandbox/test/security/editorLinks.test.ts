@@ -7,7 +7,8 @@ import { join } from 'node:path';
 import { createStrReplaceEditor, type SandboxProvider } from '@openmanus/core';
 import { type ToolSession, toolSession } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider, type DockerSandbox } from '../../src/index.js';
+import { createDockerSandboxProvider } from '../../src/dockerProvider.js';
+import type { DockerSandbox } from '../../src/dockerSandbox.js';
 import { dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from '../docker.js';
 
 let sandbox: DockerSandbox | undefined;

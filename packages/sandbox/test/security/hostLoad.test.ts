@@ -5,7 +5,8 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createDockerSandboxProvider, type DockerSandbox } from '../../src/index.js';
+import { createDockerSandboxProvider } from '../../src/dockerProvider.js';
+import type { DockerSandbox } from '../../src/dockerSandbox.js';
 import { dockerReady, SETUP_TIMEOUT, TEST_IMAGE } from '../docker.js';
 
 /** Sleeping host processes, each with a large environment (reading all of them at once took seconds). */

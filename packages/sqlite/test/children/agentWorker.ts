@@ -2,7 +2,7 @@
 // the call that bumps `name`: while the call runs (`running`: prints "running <name>"), or once
 // its result is saved (`saved`: prints "saved <name>").
 import { createOpenAiLlm, run } from '@openmanus/core';
-import { createSqliteStore } from '../../src/index.js';
+import { createSqliteStore } from '../../src/sqliteStore.js';
 import { counterAgent } from './counterAgent.js';
 
 const [file = '', baseURL = '', log = '', runId = '', stopWhen = '', name = '', atMostOnce] = process.argv.slice(2);

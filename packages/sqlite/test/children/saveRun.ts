@@ -2,7 +2,7 @@
 // times, each expecting the version it loaded (or `expected`, when given). Prints what it saved.
 // It prints "ready" and starts once a line comes on its standard input, so several start together.
 import { once } from 'node:events';
-import { createSqliteStore } from '../../src/index.js';
+import { createSqliteStore } from '../../src/sqliteStore.js';
 
 const [file = '', runId = '', marker = '', attempts = '1', expected] = process.argv.slice(2);
 const store = createSqliteStore(file);

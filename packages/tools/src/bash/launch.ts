@@ -2,18 +2,8 @@
 // python_execute uses), else as a separate unprivileged uid when the host is root, else as the
 // host's user, with a scrubbed environment.
 import { userInfo } from 'node:os';
-import {
-  canSwitchUser,
-  err,
-  noticeOnce,
-  ok,
-  probeBwrap,
-  type Result,
-  type Sandbox,
-  type SandboxMode,
-  type SandboxProcess,
-  spawnConfined,
-} from '@openmanus/core';
+import { err, ok, type Result, type Sandbox, type SandboxMode, type SandboxProcess } from '@openmanus/core';
+import { canSwitchUser, noticeOnce, probeBwrap, spawnConfined } from '@openmanus/core/internal';
 
 export const BASH = '/bin/bash';
 const BASH_ARGS = ['--noprofile', '--norc'];

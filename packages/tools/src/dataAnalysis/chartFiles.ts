@@ -4,7 +4,8 @@
 // so with a sandbox only the files cross, each operation confined by the sandbox's provider (a
 // container by being one, the local one to its workspace).
 import { posix } from 'node:path';
-import { type Sandbox, sandboxPath } from '@openmanus/core';
+import type { Sandbox } from '@openmanus/core';
+import { sandboxPath } from '@openmanus/core/internal';
 import { readInside, refusal, taken, tooLarge, WorkspaceFileError, writeInside } from '../workspace.js';
 
 export interface ChartFiles {

@@ -12,8 +12,8 @@ import {
   type Tool,
   type ToolReturn,
   type ToolScope,
-  toolOutputOf,
 } from '@openmanus/core';
+import { toolOutputOf } from '@openmanus/core/internal';
 
 /** The port the sandbox's own web server shows the workspace on (SandboxManus's "website"). */
 export const WEBSITE_PORT = 8080;

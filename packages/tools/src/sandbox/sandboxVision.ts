@@ -2,7 +2,8 @@
 // drew, a screenshot), scaled down and sent as a JPEG with the observation. Any provider: local,
 // Docker, Daytona.
 import { posix } from 'node:path';
-import { defineTool, err, inside, type SandboxProvider, sandboxFor } from '@openmanus/core';
+import { defineTool, err, type SandboxProvider, sandboxFor } from '@openmanus/core';
+import { inside } from '@openmanus/core/internal';
 import { z } from 'zod';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits, imageForModel, sizeOf } from './imageForModel.js';
 

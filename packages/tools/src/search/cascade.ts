@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import { err, linkAbort, messageOf, ok, type Result } from '@openmanus/core';
+import { err, messageOf, ok, type Result } from '@openmanus/core';
+import { linkAbort } from '@openmanus/core/internal';
 import { isHttpUrl } from '../web/http.js';
 import { collapseWhitespace } from '../web/text.js';
 import type { EngineFailure, EngineFetch, EngineHit, SearchEngine, SearchResult } from './types.js';

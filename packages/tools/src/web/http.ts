@@ -1,4 +1,4 @@
-import { linkAbort } from '@openmanus/core';
+import { linkAbort } from '@openmanus/core/internal';
 import { AddressRefusedError, type NetworkPolicy, PUBLIC_ONLY, urlRefusal } from './networkPolicy.js';
 import { transportFor } from './transport.js';
 

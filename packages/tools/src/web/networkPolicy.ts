@@ -1,5 +1,6 @@
 import { isIP } from 'node:net';
-import { allowedHostOf, hasErrorCode, OpenManusError } from '@openmanus/core';
+import { hasErrorCode, OpenManusError } from '@openmanus/core';
+import { allowedHostOf } from '@openmanus/core/internal';
 import { whyNotPublic } from './publicAddress.js';
 
 /**

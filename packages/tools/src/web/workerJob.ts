@@ -3,7 +3,8 @@
 // stays in the worker: the host's event loop keeps running, the time limit holds (the worker is
 // terminated), and the caller gets an Error that says what happened.
 import { parentPort, Worker } from 'node:worker_threads';
-import { hasErrorCode, linkAbort, messageOf, OpenManusError } from '@openmanus/core';
+import { hasErrorCode, messageOf, OpenManusError } from '@openmanus/core';
+import { linkAbort } from '@openmanus/core/internal';
 import { SOURCE_LOADER } from './sourceLoader.js';
 
 export interface WorkerJobLimits {
