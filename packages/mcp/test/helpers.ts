@@ -5,7 +5,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { createResourcePool, errAsync, executeTool, type RunScope, type Tool, type ToolEvent } from '@openmanus/core';
+import { createResourcePool, errAsync, type RunScope, type Tool } from '@openmanus/core';
+import { executeTool, type ToolEvent } from '@openmanus/core/internal';
 import type { StdioServerConfig } from '../src/client/config.js';
 import type { McpClient, McpClientEvent } from '../src/client/mcpClient.js';
 
