@@ -153,6 +153,11 @@ interface Baseline {
 }
 
 const SETTLE_MS = 50;
+/**
+ * Chromium tells of a download some time after the page's script started it (seconds on a loaded
+ * machine): one told this soon after an action ends is still that action's doing.
+ */
+const DOWNLOAD_AFTERMATH_MS = 2000;
 /** Characters a state may have besides its elements (`maxStateChars`): the URL, tabs, events, a dialog. */
 const MAX_HEAD_CHARS = 4000;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -192,6 +197,8 @@ export function createSession(config: SessionConfig): Session {
   let dialogOpened: (() => void) | undefined;
   /** While an action runs: what it started. */
   let watch: { requests: Set<Request>; seen: number; newTabs: number[]; downloads: Promise<unknown>[] } | undefined;
+  /** When the last action ended. */
+  let actionEnded = Number.NEGATIVE_INFINITY;
   let closed = false;
   /** Tabs the page closed itself since the last state. */
   let closedByPage: { id: number; context: BrowserContext }[] = [];
@@ -233,7 +240,7 @@ export function createSession(config: SessionConfig): Session {
     });
     const sizes = watchDownloadSizes(page);
     page.on('download', (download) => {
-      const asked = watch !== undefined;
+      const asked = watch !== undefined || Date.now() - actionEnded <= DOWNLOAD_AFTERMATH_MS;
       const saving = sizes.then((watching) => onDownload(download, watching, asked));
       if (watch) watch.downloads.push(saving);
     });
@@ -252,7 +259,8 @@ export function createSession(config: SessionConfig): Session {
 
   /**
    * Keeps a download the model's action started, within the run's count of files and the byte cap
-   * (cancelled as soon as it passes it); one the page starts between actions is cancelled. The
+   * (cancelled as soon as it passes it); one the page starts between actions (told more than
+   * DOWNLOAD_AFTERMATH_MS after the last one ended) is cancelled. The
    * browser's own copy is deleted either way.
    */
   async function onDownload(download: Download, sizes: DownloadSizes, asked: boolean): Promise<void> {
@@ -453,6 +461,7 @@ export function createSession(config: SessionConfig): Session {
       return { moved, pending, dialogOpened: false };
     } finally {
       watch = undefined;
+      actionEnded = Date.now();
       dialogOpened = undefined;
     }
   }

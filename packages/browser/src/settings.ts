@@ -51,7 +51,7 @@ export interface BrowserUseOptions extends NetworkAccess {
   readonly search?: BrowserSearch | WebSearchOptions;
   /** Bytes a download may have (default 100 MB): one that passes them is cancelled as it arrives. */
   readonly maxDownloadBytes?: number;
-  /** Downloads a run may keep (default 20); later ones, and any a page starts between actions, are cancelled. */
+  /** Downloads a run may keep (default 20); later ones, and any a page starts between actions (more than 2 s after one), are cancelled. */
   readonly maxDownloads?: number;
   /** How the network guard looks host names up (default: the system's DNS), e.g. to map test names. */
   readonly resolve?: Resolver;

@@ -309,6 +309,10 @@ describe.skipIf(!chrome)('browser_use against a prompt-injected model and hostil
           page(`fetch('/go').then(() => ${click("'/endless.bin'")});`);
           return true;
         }
+        if (url.pathname === '/soon.html') {
+          page(`fetch('/go').then(() => ${click("'/file?n=soon'")});`);
+          return true;
+        }
         return false;
       });
     });
@@ -334,20 +338,40 @@ describe.skipIf(!chrome)('browser_use against a prompt-injected model and hostil
       let said = await run.ok({ action: 'go_to_url', url: `${files.url}/many.html` });
       // The page's downloads may still be arriving (slowly on a loaded machine): whatever comes later
       // is counted all the same, and told in the result of whichever action it came during. Waits
-      // until it is told, within the test's time limit.
-      while (!said.includes('this run has had its 5 downloads')) said += await run.ok({ action: 'wait', seconds: 1 });
+      // until the five saves and the cap are told, within the test's time limit.
+      const saves = () => said.match(/downloaded file-\d+\.txt/g)?.length ?? 0;
+      while (!said.includes('this run has had its 5 downloads') || saves() < 5) {
+        said += await run.ok({ action: 'wait', seconds: 1 });
+      }
+      expect(saves()).toBe(5);
       expect(said).toContain('was cancelled: this run has had its 5 downloads; nothing was kept');
       const saved = await kept(run.workspace);
       expect(saved).toHaveLength(5);
       for (const name of saved) expect(name).toMatch(/^file-\d+\.txt$/);
     });
 
+    // The pages below hold a request: the action waits a second for it, not the harness's 30.
+    it('keeps a download the page starts as an action ends: Chromium tells of downloads late', async () => {
+      const run = await h.run(tool({ actionTimeoutMs: 1000 }));
+      await run.ok({ action: 'go_to_url', url: `${files.url}/soon.html` });
+      release?.();
+      let said = '';
+      while (!said.includes('file-soon.txt')) {
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        said = await run.ok({ action: 'get_current_state' });
+      }
+      expect(said).toContain('downloaded file-soon.txt → downloads/file-soon.txt');
+      expect(await kept(run.workspace)).toEqual(['file-soon.txt']);
+    });
+
     it('cancels a download the page starts between actions', async () => {
-      const run = await h.run(tool());
+      const run = await h.run(tool({ actionTimeoutMs: 1000 }));
       await run.ok({ action: 'go_to_url', url: `${files.url}/later.html` });
       const started = endless.started;
       const closed = closedOnce();
-      // No action runs: the page starts its download now.
+      // No action runs, and the last one ended more than two seconds ago (a download told within
+      // them is the action's): the page starts its download now.
+      await new Promise((resolve) => setTimeout(resolve, 2500));
       release?.();
       await closed;
       expect(endless.started).toBe(started + 1);
