@@ -42,9 +42,9 @@ const WHILE_DIALOG = new Set<ActionName>(['handle_dialog', 'get_current_state'])
 
 let instances = 0;
 
-/** The search for web_search: the one given, else @openmanus/tools' searchWeb with the given options. */
+/** The search for web_search: the one given, else @openmanus/tools' searchWeb with the given options (awaited: TypeScript does not take a ResultAsync for a PromiseLike of a wider error). */
 const searchOf = (search: BrowserUseOptions['search']): BrowserSearch =>
-  typeof search === 'function' ? search : (query, { signal }) => searchWeb(query, { ...search, signal });
+  typeof search === 'function' ? search : async (query, { signal }) => searchWeb(query, { ...search, signal });
 
 /**
  * OpenManus's browser_use tool on playwright-core and a system Chrome or Chromium: every action of

@@ -1,5 +1,5 @@
 import type { BrowserSettings, Result } from '@openmanus/core';
-import type { NetworkAccess, Resolver, SearchFailure, SearchResponse, WebSearchOptions } from '@openmanus/tools';
+import type { NetworkAccess, Resolver, SearchResponse, WebSearchOptions } from '@openmanus/tools';
 import type { Browser, BrowserContext } from 'playwright-core';
 
 /** How JavaScript dialogs (alert, confirm, prompt) are answered. */
@@ -9,7 +9,7 @@ export type DialogPolicy = 'accept' | 'dismiss' | 'ask';
 export type BrowserSearch = (
   query: string,
   options: { readonly signal: AbortSignal },
-) => PromiseLike<Result<SearchResponse, SearchFailure>>;
+) => PromiseLike<Result<SearchResponse, { readonly message: string }>>;
 
 export interface BrowserUseOptions extends NetworkAccess {
   /** Where downloads are saved (`downloads/`) and uploads come from (default: the run's workspace, else `./workspace`). */

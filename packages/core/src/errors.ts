@@ -59,8 +59,14 @@ export type LlmFailureCode =
   | 'LLM_CONFIG'
   | 'LLM_MALFORMED_RESPONSE';
 
-/** The code of a result's error that is neither thrown nor a run's: a config that cannot be used (`ConfigError`). */
-export type ResultErrorCode = 'CONFIG_INVALID';
+/** The codes of results' errors that are neither thrown nor a run's. */
+export type ResultErrorCode =
+  // @openmanus/core: a config that cannot be used (`ConfigError`)
+  | 'CONFIG_INVALID'
+  // @openmanus/tools: a page not read (`WebFetchError`), a search with no results (`SearchError`)
+  | 'WEB_FETCH_FAILED'
+  | 'SEARCH_FAILED'
+  | 'SEARCH_CANCELLED';
 
 /** The codes of why a run ended early or failed (`RunError.code`), besides the model's failures and thrown codes. */
 export type RunStopCode =

@@ -4,6 +4,7 @@ import { httpRequest } from './web/http.js';
 import { readableMarkdown } from './web/markdown.js';
 import { type NetworkAccess, type NetworkPolicy, networkPolicy } from './web/networkPolicy.js';
 import { cutText } from './web/text.js';
+import { WebFetchError } from './web/webFetchError.js';
 import { WorkerTimeoutError } from './web/workerJob.js';
 
 export interface WebFetchOptions extends NetworkAccess {
@@ -50,13 +51,13 @@ type FetchCall = WebFetchOptions & { readonly signal?: AbortSignal };
  * One page as readable text: HTML as Markdown of its main content (title and links kept), text
  * and JSON as they are; other content (PDF, images, archives) is not downloaded, and the error
  * names its type. Only http(s) and public addresses unless the options allow others, on redirects
- * too. A mistake in the options throws.
+ * too. A mistake in the options throws; why a page was not read is the result's `WebFetchError`.
  */
-export function fetchWebPage(url: string, options: FetchCall = {}): ResultAsync<WebPage, string> {
+export function fetchWebPage(url: string, options: FetchCall = {}): ResultAsync<WebPage, WebFetchError> {
   return new ResultAsync(readPage(url, options, networkPolicy(options, 'web_fetch')));
 }
 
-async function readPage(url: string, options: FetchCall, network: NetworkPolicy): Promise<Result<WebPage, string>> {
+async function readPage(url: string, options: FetchCall, network: NetworkPolicy): Promise<Result<WebPage, WebFetchError>> {
   const maxChars = options.maxChars ?? 20_000;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = (options.timeoutSec ?? 20) * 1000;
@@ -78,17 +79,20 @@ async function readPage(url: string, options: FetchCall, network: NetworkPolicy)
       },
     );
   } catch (error) {
-    return err(messageOf(error));
+    return err(new WebFetchError(messageOf(error), { cause: error }));
   }
   if (page.status < 200 || page.status >= 300) {
-    return err(`HTTP ${page.status}${page.statusText ? ` ${page.statusText}` : ''} from ${page.url}`);
+    const status = `HTTP ${page.status}${page.statusText ? ` ${page.statusText}` : ''}`;
+    return err(new WebFetchError(`${status} from ${page.url}`, { status: page.status }));
   }
   if (page.mediaType !== '' && !isText(page.mediaType)) {
     return err(
-      `${page.url} is ${page.mediaType}, not a page web_fetch can read (HTML, text or JSON); it was not downloaded`,
+      new WebFetchError(
+        `${page.url} is ${page.mediaType}, not a page web_fetch can read (HTML, text or JSON); it was not downloaded`,
+      ),
     );
   }
-  if (page.text.includes('\u0000')) return err(`${page.url} is binary content, not text`);
+  if (page.text.includes('\u0000')) return err(new WebFetchError(`${page.url} is binary content, not text`));
   const html = isHtml(page.mediaType) || (page.mediaType === '' && /^\s*</.test(page.text));
   let readable: { readonly title: string; readonly markdown: string } = { title: '', markdown: page.text };
   if (html) {
@@ -99,9 +103,11 @@ async function readPage(url: string, options: FetchCall, network: NetworkPolicy)
         ...(options.signal ? { signal: options.signal } : {}),
       });
     } catch (error) {
-      if (error instanceof WorkerTimeoutError)
-        return err(`timed out after ${timeoutMs / 1000} s (reading ${page.url})`);
-      return err(`${page.url} could not be read: ${messageOf(error)}`);
+      const why =
+        error instanceof WorkerTimeoutError
+          ? `timed out after ${timeoutMs / 1000} s (reading ${page.url})`
+          : `${page.url} could not be read: ${messageOf(error)}`;
+      return err(new WebFetchError(why, { cause: error }));
     }
   }
   const note = page.truncated ? `\n…[only the first ${maxBytes} bytes of the page were read]` : '';
@@ -151,7 +157,7 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
         })),
       );
       const text = pages
-        .map(({ target, page }) => (page.isOk() ? formatPage(target, page.value) : `# ${target}\nError: ${page.error}`))
+        .map(({ target, page }) => (page.isOk() ? formatPage(target, page.value) : `# ${target}\nError: ${page.error.message}`))
         .join('\n\n---\n\n');
       return pages.some(({ page }) => page.isOk()) ? text : err(text);
     },

@@ -38,7 +38,7 @@ it('importing the package and making web_search and web_fetch loads no HTML pars
     await new Promise((r) => server.listen(0, '127.0.0.1', r));
     const host = '127.0.0.1:' + server.address().port;
     const page = await tools.fetchWebPage('http://' + host + '/', { allowHosts: [host] });
-    if (page.isErr()) throw new Error(page.error);
+    if (page.isErr()) throw page.error;
     if (page.value.text !== 'hi') throw new Error('the page was not read: ' + page.value.text);
     server.close();
   `);

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { err, ok } from '@openmanus/core';
+import { ok } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createWebFetch, fetchWebPage } from '../src/webFetch.js';
-import { send, serversPerTest } from './webServer.js';
+import { failureOf, send, serversPerTest } from './webServer.js';
 
 const article = readFileSync(join(import.meta.dirname, 'fixtures', 'web', 'article.html'), 'utf8');
 
@@ -93,7 +93,12 @@ describe('web_fetch', () => {
     expect((await session.call({ urls: `${url}/paper.pdf` })).output).toContain(
       `Error: ${url}/paper.pdf is application/pdf, not a page web_fetch can read (HTML, text or JSON); it was not downloaded`,
     );
-    expect(await fetchWebPage(`${url}/blob`, reach(url))).toEqual(err(`${url}/blob is binary content, not text`));
+    expect(failureOf(await fetchWebPage(`${url}/blob`, reach(url)))).toEqual({
+      fetchError: true,
+      code: 'WEB_FETCH_FAILED',
+      message: `${url}/blob is binary content, not text`,
+    });
+    expect(failureOf(await fetchWebPage(`${url}/missing`, reach(url)))).toMatchObject({ code: 'WEB_FETCH_FAILED', status: 404 });
   });
 
   it('fetches only http(s), on redirects too', async () => {
@@ -119,7 +124,7 @@ describe('web_fetch', () => {
   it('gives up on a page that takes too long', async () => {
     const { url } = await serve(() => {});
     const result = await fetchWebPage(url, { ...reach(url), timeoutSec: 0.1 });
-    expect(result).toEqual(err('timed out after 0.1 s'));
+    expect(failureOf(result)).toEqual({ fetchError: true, code: 'WEB_FETCH_FAILED', message: 'timed out after 0.1 s' });
   });
 
   it('fetches several URLs at once; one that fails does not hide the others', async () => {

@@ -1,6 +1,5 @@
 import type { LookupAddress } from 'node:dns';
 import { promisify } from 'node:util';
-import { err } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { createWebSearch, searchWeb } from '../src/search/webSearch.js';
@@ -8,7 +7,7 @@ import { PUBLIC_ONLY } from '../src/web/networkPolicy.js';
 import { whyNotPublic } from '../src/web/publicAddress.js';
 import { checkedLookup, type Resolver, transportFor } from '../src/web/transport.js';
 import { createWebFetch, fetchWebPage } from '../src/webFetch.js';
-import { send, serversPerTest } from './webServer.js';
+import { failureOf, send, serversPerTest } from './webServer.js';
 
 const { serve } = serversPerTest();
 /** A local service a page should never reach: it records whether it was asked anything. */
@@ -107,11 +106,17 @@ describe('by default, web_fetch reaches only public addresses', () => {
     const why = 'is a link-local address (where cloud metadata services answer)';
     // Through a transport that records what it is asked: it is asked nothing.
     const recording = recordingTransport();
-    expect(await fetchWebPage(metadata, { fetch: recording.fetch })).toEqual(err(refusedText('169.254.169.254', why)));
+    const refused = {
+      fetchError: true,
+      code: 'WEB_FETCH_FAILED',
+      message: refusedText('169.254.169.254', why),
+      cause: 'ADDRESS_REFUSED',
+    };
+    expect(failureOf(await fetchWebPage(metadata, { fetch: recording.fetch }))).toEqual(refused);
     expect(recording.asked).toEqual([]);
     // Through the default transport: a connection attempt would end in a failure to connect, or
     // the test's own time-out (the page's limit is longer).
-    expect(await fetchWebPage(metadata, { timeoutSec: 600 })).toEqual(err(refusedText('169.254.169.254', why)));
+    expect(failureOf(await fetchWebPage(metadata, { timeoutSec: 600 }))).toEqual(refused);
   });
 
   it('refuses an address of this machine in every form a URL normalises: decimal, hex, octal, short, IPv6, IPv4-mapped', async () => {
@@ -131,7 +136,7 @@ describe('by default, web_fetch reaches only public addresses', () => {
         `http://[::]:${port}/`,
       ].map(async (url) => {
         const page = await fetchWebPage(url, { timeoutSec: 600 });
-        return page.isOk() ? `${url} was fetched` : page.error.replace(HINT, '…');
+        return page.isOk() ? `${url} was fetched` : page.error.message.replace(HINT, '…');
       }),
     );
     expect(refusals).toEqual([
@@ -163,7 +168,7 @@ describe('by default, web_fetch reaches only public addresses', () => {
         'http://255.255.255.255/',
       ].map(async (url) => {
         const page = await fetchWebPage(url, { fetch: recording.fetch });
-        return page.isOk() ? `${url} was fetched` : page.error.replace(HINT, '…');
+        return page.isOk() ? `${url} was fetched` : page.error.message.replace(HINT, '…');
       }),
     );
     expect(refusals).toEqual([
@@ -185,8 +190,8 @@ describe('by default, web_fetch reaches only public addresses', () => {
     const page = await fetchWebPage(`http://localhost:${portOf(internal.url)}/admin`, {
       allowHosts: [hostOf(internal.url)],
     });
-    expect(page).toMatchObject(err(expect.any(String)));
-    expect(!page.isOk() && page.error).toMatch(
+    expect(failureOf(page)).toMatchObject({ code: 'WEB_FETCH_FAILED', cause: 'ADDRESS_REFUSED' });
+    expect(!page.isOk() && page.error.message).toMatch(
       /^refused: localhost resolves to (127\.0\.0\.1|::1), which is a loopback address; the web tools only reach/,
     );
     expect(internal.requests).toHaveLength(0);
@@ -264,7 +269,7 @@ describe('opening the web tools to other addresses', () => {
     const [a, b] = [await serve(send('page a', 'text/plain')), await serve(send('page b', 'text/plain'))];
     const text = async (url: string, allowHosts: string[]) => {
       const page = await fetchWebPage(url, { allowHosts });
-      return page.isOk() ? page.value.text : page.error.replace(`; ${HINT}`, '');
+      return page.isOk() ? page.value.text : page.error.message.replace(`; ${HINT}`, '');
     };
     expect(await text(a.url, [hostOf(a.url)])).toBe('page a');
     expect(await text(b.url, [hostOf(a.url)])).toBe(`refused: 127.0.0.1 ${LOOPBACK}`);

@@ -1,7 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { err, loadConfig, ok } from '@openmanus/core';
+import { loadConfig, ok, type Result } from '@openmanus/core';
 import { toolSession } from '@openmanus/core/testing';
 import { describe, expect, it, onTestFinished } from 'vitest';
 import { engineOrder } from '../src/search/cascade.js';
@@ -9,8 +9,16 @@ import { builtInEngines } from '../src/search/engines.js';
 import { googleEngine } from '../src/search/google.js';
 import { resolveSearch, searchOptionsFrom } from '../src/search/settings.js';
 import type { EngineHit, SearchEngine } from '../src/search/types.js';
+import { SearchError } from '../src/search/searchError.js';
 import { createWebSearch, searchWeb } from '../src/search/webSearch.js';
 import { fixture, send, serversPerTest } from './webServer.js';
+
+/** What a failed search says, as data: `searchWeb`'s `SearchError`. */
+function failureOf(result: Result<unknown, SearchError>) {
+  if (result.isOk()) return 'found';
+  const { code, message, failures, cancelled } = result.error;
+  return { searchError: SearchError.isInstance(result.error), code, message, failures, cancelled };
+}
 
 const { serve } = serversPerTest();
 
@@ -148,9 +156,13 @@ describe('the cascade', () => {
     ]);
     const one = await searchWeb('q', { engines: [messy], ...fast, numResults: 0 });
     expect(one.isOk() && one.value.results).toHaveLength(1);
-    expect(await searchWeb(' ', { engines: [messy], ...fast })).toEqual(
-      err({ message: 'The query is empty.', failures: [], cancelled: false }),
-    );
+    expect(failureOf(await searchWeb(' ', { engines: [messy], ...fast }))).toEqual({
+      searchError: true,
+      code: 'SEARCH_FAILED',
+      message: 'The query is empty.',
+      failures: [],
+      cancelled: false,
+    });
     expect(messy.calls).toBe(2);
   });
 
@@ -176,13 +188,13 @@ describe('the cascade', () => {
     });
     const b = engine('b', () => []);
     const result = await searchWeb('q', { engines: [a, b], ...fast, maxRetries: 2 });
-    expect(result).toEqual(
-      err({
-        message: 'All search engines failed in each of 3 rounds, 0.01 s apart:\n- a: HTTP 503\n- b: no results',
-        failures: expect.arrayContaining([{ engine: 'b', reason: 'no results', round: 3 }]),
-        cancelled: false,
-      }),
-    );
+    expect(failureOf(result)).toEqual({
+      searchError: true,
+      code: 'SEARCH_FAILED',
+      message: 'All search engines failed in each of 3 rounds, 0.01 s apart:\n- a: HTTP 503\n- b: no results',
+      failures: expect.arrayContaining([{ engine: 'b', reason: 'no results', round: 3 }]),
+      cancelled: false,
+    });
     expect([a.calls, b.calls]).toEqual([3, 3]);
   });
 
@@ -195,7 +207,11 @@ describe('the cascade', () => {
     });
     // Waiting out the delay would outlast the test's own time-out.
     const result = await searchWeb('q', { engines: [failing], retryDelaySec: 600, signal: controller.signal });
-    expect(result).toMatchObject(err({ cancelled: true, message: 'The search was cancelled.\n- failing: no results' }));
+    expect(failureOf(result)).toMatchObject({
+      code: 'SEARCH_CANCELLED',
+      cancelled: true,
+      message: 'The search was cancelled.\n- failing: no results',
+    });
     expect(failing.calls).toBe(1);
   });
 
@@ -209,7 +225,7 @@ describe('the cascade', () => {
     });
     const next = engine('next', () => hits('https://a.example/'));
     const result = await searchWeb('q', { engines: [slow, next], ...fast, signal: controller.signal });
-    expect(result).toMatchObject(err({ cancelled: true }));
+    expect(failureOf(result)).toMatchObject({ code: 'SEARCH_CANCELLED', cancelled: true });
     expect(engineSignal?.aborted).toBe(true);
     expect(next.calls).toBe(0);
   });
@@ -353,7 +369,7 @@ describe('the web_search tool', () => {
       'https://www.bing.com/search',
       'https://api.search.brave.com/res/v1/web/search',
     ]);
-    expect(result).toMatchObject(err({ failures: [{ engine: 'google', reason: 'offline' }, {}, {}, {}, {}] }));
+    expect(failureOf(result)).toMatchObject({ failures: [{ engine: 'google', reason: 'offline' }, {}, {}, {}, {}] });
     expect(builtInEngines({ searxngUrl: 'https://searx.example.org' }).map((e) => e.name)).toEqual([
       'google',
       'baidu',

@@ -2,10 +2,12 @@ import { readFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
+import { OpenManusError, type Result } from '@openmanus/core';
 import { afterEach } from 'vitest';
 import type { EngineFetch, EngineQuery } from '../src/search/types.js';
 import { httpRequest } from '../src/web/http.js';
 import { ANY_ADDRESS } from '../src/web/networkPolicy.js';
+import { WebFetchError } from '../src/web/webFetchError.js';
 
 /** A request as the local server received it. */
 export interface ReceivedRequest {
@@ -94,4 +96,17 @@ export function engineQuery(overrides: Partial<Omit<EngineQuery, 'fetch'>> = {})
   const fetch: EngineFetch = (url, request = {}) =>
     httpRequest(url, request, { signal, timeoutMs: 600_000, maxBytes: 2 * 1024 * 1024, network: ANY_ADDRESS });
   return { numResults: 10, lang: 'en', country: 'us', ...overrides, signal, fetch };
+}
+
+/** What a failed page read says, as data: `fetchWebPage`'s `WebFetchError` (its code, message, status and the code of its cause). */
+export function failureOf(result: Result<unknown, WebFetchError>) {
+  if (result.isOk()) return 'read';
+  const { code, message, status, cause } = result.error;
+  return {
+    fetchError: WebFetchError.isInstance(result.error),
+    code,
+    message,
+    ...(status !== undefined ? { status } : {}),
+    ...(OpenManusError.isInstance(cause) ? { cause: cause.code } : {}),
+  };
 }

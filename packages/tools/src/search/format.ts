@@ -13,13 +13,6 @@ export interface SearchResponse {
   readonly country: string;
 }
 
-/** Why a search has no results: every engine failed in every round, or it was cancelled. */
-export interface SearchFailure {
-  readonly message: string;
-  readonly failures: readonly EngineFailure[];
-  readonly cancelled: boolean;
-}
-
 /** Characters of a page's text shown per result (the structured response keeps more). */
 const CONTENT_PREVIEW = 1000;
 

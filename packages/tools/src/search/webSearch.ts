@@ -4,7 +4,8 @@ import { httpRequest } from '../web/http.js';
 import { ANY_ADDRESS } from '../web/networkPolicy.js';
 import { runCascade } from './cascade.js';
 import { withContent } from './fetchContent.js';
-import { describeFailures, formatSearchResponse, type SearchFailure, type SearchResponse } from './format.js';
+import { describeFailures, formatSearchResponse, type SearchResponse } from './format.js';
+import { SearchError } from './searchError.js';
 import { COUNTRY_CODE, LANGUAGE_CODE, type ResolvedSearch, resolveSearch, type WebSearchOptions } from './settings.js';
 
 /** One search: what the tool's arguments say. */
@@ -25,7 +26,7 @@ export interface SearchCall {
 export function searchWeb(
   query: string,
   options: WebSearchOptions & SearchCall = {},
-): ResultAsync<SearchResponse, SearchFailure> {
+): ResultAsync<SearchResponse, SearchError> {
   return new ResultAsync(search(resolveSearch(options), query, options));
 }
 
@@ -33,8 +34,8 @@ async function search(
   settings: ResolvedSearch,
   query: string,
   call: SearchCall,
-): Promise<Result<SearchResponse, SearchFailure>> {
-  if (!query.trim()) return err({ message: 'The query is empty.', failures: [], cancelled: false });
+): Promise<Result<SearchResponse, SearchError>> {
+  if (!query.trim()) return err(new SearchError('The query is empty.', []));
   const signal = call.signal ?? new AbortController().signal;
   const lang = call.lang ?? settings.lang;
   const country = call.country ?? settings.country;
@@ -70,7 +71,7 @@ async function search(
     const message = cancelled
       ? `The search was cancelled.${tried}`
       : `All search engines failed${rounds > 1 ? ` in each of ${rounds} rounds, ${settings.retryDelayMs / 1000} s apart` : ''}:${tried}`;
-    return err({ message, failures, cancelled });
+    return err(new SearchError(message, failures, cancelled));
   }
   const { engine, failures } = outcome.value;
   const results = call.fetchContent
