@@ -2,7 +2,7 @@
 // publint finds nothing in its package.json and files, and Are the Types Wrong finds no problem in
 // any way TypeScript resolves it (node10, node16 from CommonJS and from ES modules, bundler).
 import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
@@ -10,7 +10,7 @@ import { publint } from 'publint';
 import { formatMessage } from 'publint/utils';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { type LibraryPackage, libraryPackages } from './libraryPackages.js';
-import { repoRoot } from './workspace.js';
+import { type Manifest, repoRoot } from './workspace.js';
 
 const run = promisify(execFile);
 let packDir: string;
@@ -63,4 +63,18 @@ it.each(libraryPackages)('Are the Types Wrong finds no problem in $name', async 
   const { analysis } = JSON.parse(stdout) as AttwReport;
   expect(analysis.types, 'typed').toBeTruthy();
   expect(analysis.problems).toEqual([]);
+});
+
+// A user's zod schemas meet ours (tools' parameters, settings, plans): one zod in their project,
+// the one they installed, so every package that imports zod takes it as a peer range.
+it.each(libraryPackages)('$name takes zod as a peer range, never a copy of its own', async ({ dir }) => {
+  const manifest = JSON.parse(await readFile(join(dir, 'package.json'), 'utf8')) as Manifest;
+  expect(manifest.dependencies?.zod, 'zod in dependencies').toBeUndefined();
+  const sources = await readdir(join(dir, 'src'), { recursive: true });
+  const importsZod = (
+    await Promise.all(
+      sources.filter((file) => file.endsWith('.ts')).map((file) => readFile(join(dir, 'src', file), 'utf8')),
+    )
+  ).some((source) => /from ['"]zod['"]/.test(source));
+  if (importsZod) expect(manifest.peerDependencies?.zod).toMatch(/^\^4\.\d+\.\d+$/);
 });

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { createOpenAiLlm } from '../src/llm/openai.js';
-import { err, errAsync, ok, ResultAsync } from '../src/result.js';
+import { errAsync, ResultAsync } from '../src/result.js';
 import { assertLlmPortConforms, checkLlmPort } from '../src/testing/portConformance.js';
 import { scriptedLlm } from '../src/testing/scriptedLlm.js';
 import { startOpenAiServer } from '../src/testing/server.js';

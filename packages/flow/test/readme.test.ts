@@ -24,8 +24,17 @@ describe('the README snippets run and print what the README shows', () => {
     expect(printed).toContain('LLM_AUTH');
     expect(await runSnippet(packageDir, block(heading, 'ts'), { typescript: true })).toBe(printed);
   });
+  it('the reducer from the kernel entry: a flow decided without any I/O', async () => {
+    const printed = block('### The reducer', 'text');
+    expect(printed).toContain('callLlm');
+    expect(await runSnippet(packageDir, block('### The reducer', 'ts'), { typescript: true })).toBe(printed);
+  });
 });
 
 describe('the README lists what the package exports', () => {
-  itListsTheExports(packageDir, readme, () => import('../src/index.js'), { typeKeyword: true });
+  itListsTheExports(packageDir, readme, () => import('../src/index.js'), {
+    typeKeyword: true,
+    typeFiles: ['index.ts', 'kernel.ts'],
+    entryPoints: { '- Kernel': () => import('../src/kernel.js') },
+  });
 });

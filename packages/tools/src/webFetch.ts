@@ -57,7 +57,11 @@ export function fetchWebPage(url: string, options: FetchCall = {}): ResultAsync<
   return new ResultAsync(readPage(url, options, networkPolicy(options, 'web_fetch')));
 }
 
-async function readPage(url: string, options: FetchCall, network: NetworkPolicy): Promise<Result<WebPage, WebFetchError>> {
+async function readPage(
+  url: string,
+  options: FetchCall,
+  network: NetworkPolicy,
+): Promise<Result<WebPage, WebFetchError>> {
   const maxChars = options.maxChars ?? 20_000;
   const maxBytes = options.maxBytes ?? DEFAULT_MAX_BYTES;
   const timeoutMs = (options.timeoutSec ?? 20) * 1000;
@@ -157,7 +161,9 @@ export function createWebFetch(options: WebFetchOptions = {}): Tool {
         })),
       );
       const text = pages
-        .map(({ target, page }) => (page.isOk() ? formatPage(target, page.value) : `# ${target}\nError: ${page.error.message}`))
+        .map(({ target, page }) =>
+          page.isOk() ? formatPage(target, page.value) : `# ${target}\nError: ${page.error.message}`,
+        )
         .join('\n\n---\n\n');
       return pages.some(({ page }) => page.isOk()) ? text : err(text);
     },

@@ -98,7 +98,10 @@ describe('web_fetch', () => {
       code: 'WEB_FETCH_FAILED',
       message: `${url}/blob is binary content, not text`,
     });
-    expect(failureOf(await fetchWebPage(`${url}/missing`, reach(url)))).toMatchObject({ code: 'WEB_FETCH_FAILED', status: 404 });
+    expect(failureOf(await fetchWebPage(`${url}/missing`, reach(url)))).toMatchObject({
+      code: 'WEB_FETCH_FAILED',
+      status: 404,
+    });
   });
 
   it('fetches only http(s), on redirects too', async () => {

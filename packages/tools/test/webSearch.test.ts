@@ -7,9 +7,9 @@ import { describe, expect, it, onTestFinished } from 'vitest';
 import { engineOrder } from '../src/search/cascade.js';
 import { builtInEngines } from '../src/search/engines.js';
 import { googleEngine } from '../src/search/google.js';
+import { SearchError } from '../src/search/searchError.js';
 import { resolveSearch, searchOptionsFrom } from '../src/search/settings.js';
 import type { EngineHit, SearchEngine } from '../src/search/types.js';
-import { SearchError } from '../src/search/searchError.js';
 import { createWebSearch, searchWeb } from '../src/search/webSearch.js';
 import { fixture, send, serversPerTest } from './webServer.js';
 
