@@ -34,8 +34,9 @@ import { readStreamedReply } from './streamedReply.js';
 export type ApiType = 'openai' | 'azure' | 'ollama';
 
 export interface OpenAiLlmOptions extends LlmPortOptions {
-  readonly apiKey?: string;
-  readonly baseURL?: string;
+  // `| undefined`: `apiKey: process.env.OPENAI_API_KEY` type-checks under exactOptionalPropertyTypes (as in the SDK's own options).
+  readonly apiKey?: string | undefined;
+  readonly baseURL?: string | undefined;
   readonly apiType?: ApiType;
   /** Azure OpenAI's `api-version`. */
   readonly apiVersion?: string;
