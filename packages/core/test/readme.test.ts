@@ -17,7 +17,7 @@ describe('the package README', () => {
   });
 
   it('its record-and-replay snippet runs as written and prints what the README says', async () => {
-    const { dir, stdout } = await runKeepingFiles(block('## Record and replay', 'ts'));
+    const { dir, stdout } = await runKeepingFiles(block('## Record and replay', 'ts'), { typescript: true });
     const [answer = '', error = ''] = stdout.split('\n');
     expect(answer).toBe('HI');
     expect(error).toMatch(/^the model request failed: bad_request: replay diverged at model call 1 of 2: /);
@@ -51,7 +51,7 @@ describe('the package README: errors', () => {
 
   it('its result snippet runs as written: match, isOk() and unwrapOr', async () => {
     const [, results = ''] = blocks('## Errors', 'ts');
-    const printed = (await runSnippet(packageDir, results)).trim().split('\n');
+    const printed = (await runSnippet(packageDir, results, { typescript: true })).trim().split('\n');
     expect(printed).toEqual(['said Hello!', 'auth (HTTP 401)', 'gpt-4o-mini']);
     expect(readme).toContain('prints `said Hello!`, `auth (HTTP 401)`, then `gpt-4o-mini`.');
     expect(results).not.toContain('_unsafeUnwrap');

@@ -29,6 +29,7 @@ describe('the README snippet runs and prints what the README shows', () => {
     const expected = block('## Durable flows', 'text');
     expect(expected).toContain('kyoto/step-2 (researcher)');
     const stdout = await runSnippet(packageDir, block('## Durable flows', 'ts'), {
+      typescript: true,
       nodeArgs: ['--no-deprecation'],
       env: { DATABASE_URL: postgres.url('openmanus_readme_flows') },
     });

@@ -14,7 +14,7 @@ const snippetDir = snippetDirs(packageDir);
 describe('the README section "MCP server"', () => {
   it('serves tools over HTTP to the SDK client, as its comments say', async () => {
     const [http = ''] = blocks('## MCP server', 'ts');
-    const { stdout } = await runSnippet(http);
+    const { stdout } = await runSnippet(http, { typescript: true });
     expect(stdout).toBe(
       [
         "[ 'lookup_population', 'str_replace_editor', 'terminate' ]",

@@ -9,7 +9,7 @@ const { readme, block } = await readmeOf(packageDir);
 
 describe('the README snippet runs and prints what the README shows', () => {
   it('a run saved in SQLite, paused, answered from another store on the file, listed and pruned', async () => {
-    const stdout = await runSnippet(packageDir, block('## Usage', 'ts'));
+    const stdout = await runSnippet(packageDir, block('## Usage', 'ts'), { typescript: true });
     expect(block('## Usage', 'text')).toContain('deploy-42 5 finished');
     expect(stdout).toBe(block('## Usage', 'text'));
   });

@@ -20,7 +20,9 @@ import {
 export interface RecordedAnthropicRequest {
   readonly model?: string;
   readonly max_tokens?: number;
-  readonly system?: string | readonly { type: string; text?: string; cache_control?: unknown }[];
+  readonly system?:
+    | string
+    | readonly { type: string; text?: string; cache_control?: { readonly type: string; readonly ttl?: string } }[];
   readonly messages: readonly { role: string; content: string | readonly Record<string, unknown>[] }[];
   readonly tools?: readonly Record<string, unknown>[];
   readonly tool_choice?: unknown;

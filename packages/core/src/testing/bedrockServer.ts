@@ -34,7 +34,11 @@ export interface RecordedBedrockRequest {
   /** Sent to `converse-stream`. */
   readonly stream: boolean;
   readonly messages: readonly { readonly role: string; readonly content: readonly BedrockBlock[] }[];
-  readonly system?: readonly BedrockBlock[];
+  /** The system prompt's blocks: `{ text }`, and `{ cachePoint: { type: 'default' } }` where the port marks the cache. */
+  readonly system?: readonly (BedrockBlock & {
+    readonly text?: string;
+    readonly cachePoint?: { readonly type: string };
+  })[];
   readonly toolConfig?: { readonly tools: readonly BedrockBlock[]; readonly toolChoice?: BedrockBlock };
   readonly inferenceConfig?: { readonly maxTokens?: number; readonly temperature?: number };
   readonly [key: string]: unknown;
