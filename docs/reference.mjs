@@ -1,0 +1,21 @@
+// The public entry points the API reference documents: one sidebar group per package.
+import { join } from 'node:path';
+
+const packages = join(import.meta.dirname, '..', 'packages');
+
+export const referenceEntries = [
+  { slug: 'core', label: '@openmanus/core', entries: ['src/index.ts', 'src/kernel/index.ts', 'src/testing/index.ts'] },
+  { slug: 'tools', label: '@openmanus/tools', entries: ['src/index.ts'] },
+  { slug: 'browser', label: '@openmanus/browser', entries: ['src/index.ts'] },
+  { slug: 'mcp', label: '@openmanus/mcp', entries: ['src/index.ts'] },
+  { slug: 'flow', label: '@openmanus/flow', entries: ['src/index.ts', 'src/kernel.ts'] },
+  { slug: 'sandbox', label: '@openmanus/sandbox', entries: ['src/index.ts'] },
+  { slug: 'durable', label: '@openmanus/durable', entries: ['src/index.ts'] },
+  { slug: 'sqlite', label: '@openmanus/sqlite', entries: ['src/index.ts'] },
+  { slug: 'tracing', label: '@openmanus/tracing', entries: ['src/index.ts'] },
+].map((entry) => ({
+  ...entry,
+  entryPoints: entry.entries.map((file) => join(packages, entry.slug, file)),
+  tsconfig: join(packages, entry.slug, 'tsconfig.build.json'),
+  readme: join(import.meta.dirname, 'reference', `${entry.slug}.md`),
+}));
