@@ -1,5 +1,5 @@
 // Type-checks every TypeScript block of the docs (README.md, packages/*/README.md,
-// examples/*/README.md, docs/**/*.md(x)) as a user's file would be: strict,
+// examples/*/README.md, the pages under docs/src/content/docs) as a user's file would be: strict,
 // exactOptionalPropertyTypes and noUncheckedIndexedAccess, against the built packages (run
 // `pnpm build` first). A block whose info string says `fragment` (```ts fragment) is a piece on
 // purpose and is not checked. Prints each failing block and its errors; exits 1 if any fails.
@@ -17,9 +17,11 @@ function markdownFiles() {
       if (existsSync(join(root, parent, name, 'README.md'))) files.push(`${parent}/${name}/README.md`);
     }
   }
-  if (existsSync(join(root, 'docs'))) {
-    for (const file of readdirSync(join(root, 'docs'), { recursive: true })) {
-      if (/\.mdx?$/.test(file) && !file.includes('node_modules')) files.push(`docs/${file}`);
+  const pages = join(root, 'docs', 'src', 'content', 'docs');
+  if (existsSync(pages)) {
+    for (const file of readdirSync(pages, { recursive: true })) {
+      // reference/<package>/ is TypeDoc's output, generated at build time.
+      if (/\.mdx?$/.test(file) && !/^reference\/[^/]+\//.test(file)) files.push(`docs/src/content/docs/${file}`);
     }
   }
   return files;
@@ -35,15 +37,34 @@ function blocksOf(text) {
     const start = i;
     const body = [];
     for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]); i++) body.push(lines[i].slice(open[1].length));
-    blocks.push({ line: start + 1, code: body.join('\n'), fragment: /\bfragment\b/.test(open[3]) });
+    const file = /\bfile=(\S+)/.exec(open[3])?.[1];
+    blocks.push({ line: start + 1, code: body.join('\n'), fragment: /\bfragment\b/.test(open[3]), file });
   }
   return blocks;
 }
 
-/** Where a file's imports resolve: a package's README from that package, the rest from the CLI example (every package). */
+/** Where a file's imports resolve: a package's README from that package, the rest from docs/ (which depends on every package). */
 function ownerOf(file) {
   const match = /^(packages|examples)\/([^/]+)\//.exec(file);
-  return match ? join(root, match[1], match[2]) : join(root, 'examples', 'cli');
+  return match ? join(root, match[1], match[2]) : join(root, 'docs');
+}
+
+/**
+ * A block shown from a file (```ts file=examples/embedding/src/hono.ts, or …/hono.ts#routes for the
+ * lines between `// #region routes` and `// #endregion routes`) must equal it: the file is compiled
+ * and tested where it lives, so the page cannot drift from it.
+ */
+function sourceOf(reference) {
+  const [path, region] = reference.split('#');
+  const text = readFileSync(join(root, path), 'utf8').replace(/\n$/, '');
+  if (!region) return text;
+  const lines = text.split('\n');
+  const from = lines.findIndex((line) => line.trim() === `// #region ${region}`);
+  const to = lines.findIndex((line) => line.trim() === `// #endregion ${region}`);
+  if (from < 0 || to < from) throw new Error(`${path} has no region ${region}`);
+  const body = lines.slice(from + 1, to);
+  const indent = Math.min(...body.filter((line) => line.trim()).map((line) => /^ */.exec(line)[0].length));
+  return body.map((line) => line.slice(indent)).join('\n');
 }
 
 const options = {
@@ -62,9 +83,25 @@ const options = {
 
 const wanted = process.argv.slice(2);
 const snippets = new Map();
+const failures = new Map();
+let shown = 0; // blocks shown from a file
 for (const file of wanted.length > 0 ? wanted : markdownFiles()) {
   const owner = ownerOf(file);
   for (const block of blocksOf(readFileSync(join(root, file), 'utf8'))) {
+    if (block.file) {
+      shown++;
+      let source;
+      try {
+        source = sourceOf(block.file);
+      } catch (error) {
+        source = undefined;
+        failures.set(`${file}:${block.line}`, [String(error.message)]);
+      }
+      if (source !== undefined && source !== block.code) {
+        failures.set(`${file}:${block.line}`, [`differs from ${block.file}: copy the file's text into the block`]);
+      }
+      continue;
+    }
     if (block.fragment) continue;
     // An .mts file beside the owner's package.json: its imports resolve as that package's do.
     const path = join(owner, `__snippet_${file.replace(/\W/g, '_')}_${block.line}.mts`);
@@ -82,7 +119,6 @@ host.getSourceFile = (path, language, ...rest) =>
     : getSourceFile.call(host, path, language, ...rest);
 
 const program = ts.createProgram([...snippets.keys()], options, host);
-const failures = new Map();
 for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
   const path = diagnostic.file?.fileName;
   const snippet = path && snippets.get(path);
@@ -95,5 +131,5 @@ for (const diagnostic of ts.getPreEmitDiagnostics(program)) {
   failures.set(key, [...(failures.get(key) ?? []), `${where}${message}`]);
 }
 for (const [key, messages] of failures) console.log(`${key}\n  ${messages.join('\n  ')}`);
-console.log(`${snippets.size} blocks checked, ${failures.size} failing`);
+console.log(`${snippets.size + shown} blocks checked, ${failures.size} failing`);
 process.exitCode = failures.size > 0 ? 1 : 0;
