@@ -64,7 +64,7 @@ interface LiveRun {
   readonly subscribers: Set<Subscriber>;
   /** The state after the last event (none before the first). */
   state?: AgentState;
-  plan?: Plan;
+  plan?: Plan | undefined;
   done: Promise<void>;
 }
 

@@ -72,7 +72,7 @@ it('"Embedding it": the snippet serves a run that pauses for approval and finish
 
   const snippet = block('## Embedding it', 'ts');
   const code = substituted(snippet, [
-    ["'./service.js'", "'../../dist/service.js'"], // the example's src/, built; run from test/.snippet-*/
+    ["'./src/service.js'", "'../../dist/service.js'"], // the example's src/, built; run from test/.snippet-*/
     ["'/srv/agent'", JSON.stringify(workspace)],
     ["'/var/lib/agent-service'", JSON.stringify(dataDir)],
     ['listen(8080)', 'listen(0)'], // a free port: the snippet prints which
