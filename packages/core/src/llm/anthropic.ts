@@ -33,9 +33,9 @@ export interface AnthropicLlmOptions extends LlmPortOptions {
   /** A Claude model, e.g. `claude-sonnet-4-5`. */
   readonly model: string;
   /** Default: the SDK's (`ANTHROPIC_API_KEY`). */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Default: the SDK's (`ANTHROPIC_BASE_URL`, else Anthropic's API). The SDK adds `/v1/messages`. */
-  readonly baseURL?: string;
+  readonly baseURL?: string | undefined;
   /**
    * Most output tokens of a reply (the API requires a limit): default 8192, and with `thinking`
    * the thinking budget plus 8192 (the budget is part of the limit).

@@ -22,7 +22,7 @@ export interface BedrockLlmOptions extends LlmPortOptions {
   /** A model id or inference profile: `us.anthropic.claude-3-7-sonnet-20250219-v1:0`, `amazon.nova-pro-v1:0`. */
   readonly model: string;
   /** The AWS region; default the one `endpoint` names, else the SDK's (`AWS_REGION`, the profile's). */
-  readonly region?: string;
+  readonly region?: string | undefined;
   /**
    * Where to send requests: a host as OpenManus's `base_url` gives it
    * (`bedrock-runtime.us-west-2.amazonaws.com`, taken as https) or a URL; default the region's.

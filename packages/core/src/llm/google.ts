@@ -10,9 +10,9 @@ export interface GoogleLlmOptions extends Omit<AiSdkLlmOptions, 'model' | 'promp
   /** The Gemini model, e.g. `gemini-2.5-flash`. */
   readonly model: string;
   /** Default the `GOOGLE_GENERATIVE_AI_API_KEY` environment variable. */
-  readonly apiKey?: string;
+  readonly apiKey?: string | undefined;
   /** Default Google's `https://generativelanguage.googleapis.com/v1beta`. */
-  readonly baseURL?: string;
+  readonly baseURL?: string | undefined;
 }
 
 /**
