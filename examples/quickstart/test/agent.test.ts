@@ -4,6 +4,7 @@ import { describe, expect, it } from 'vitest';
 import { cityAgent } from '../src/agent.js';
 
 describe('the cities agent', () => {
+  // #region first-test
   it('looks both cities up before answering', async () => {
     const llm = scriptedLlm([
       {
@@ -20,6 +21,7 @@ describe('the cities agent', () => {
     const observations = llm.requests[1]?.messages.filter((m) => m.role === 'tool').map((m) => m.content);
     expect(observations).toEqual(['Kyoto: 1463723', 'Osaka: 2752412']);
   });
+  // #endregion first-test
 
   it('asks for the tool calls the model wants, as data (no model, no I/O)', () => {
     const [state] = initialStep(cityAgent.config, 'How many people live in Nara?');
