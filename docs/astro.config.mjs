@@ -45,6 +45,7 @@ export default defineConfig({
         { label: 'Security', items: [{ autogenerate: { directory: 'security' } }] },
         { label: 'Performance', items: [{ autogenerate: { directory: 'performance' } }] },
         { label: 'Migrating from OpenManus', items: [{ autogenerate: { directory: 'migrating' } }] },
+        { label: 'Development', items: [{ autogenerate: { directory: 'development' } }] },
         {
           label: 'Reference',
           items: [{ label: 'Error codes', slug: 'reference/error-codes' }, ...reference.map((r) => r.sidebarGroup)],

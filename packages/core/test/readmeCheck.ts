@@ -10,9 +10,14 @@ import { afterEach, expect, it } from 'vitest';
 /**
  * The README in `dir`, and its code blocks of `lang` in the section that starts with the line
  * `heading` (the title, `## …` or `### …`; up to the next `## `), in order; `block` is the first.
+ * A block's info string may go on after the language (```ts file=…).
  */
 export async function readmeOf(dir: string) {
-  const file = join(dir, 'README.md');
+  return markdownOf(join(dir, 'README.md'));
+}
+
+/** The same for any markdown file: a page of the site (`docs/src/content/docs/…`) or a README. */
+export async function markdownOf(file: string) {
   const readme = await readFile(file, 'utf8');
   const blocks = (heading: string, lang: string): string[] => {
     // A newline in front, so that the title on the first line is found like any heading.
@@ -21,7 +26,9 @@ export async function readmeOf(dir: string) {
     if (start === -1) throw new Error(`${file} has no heading "${heading}"`);
     const end = text.indexOf('\n## ', start + 1);
     const section = text.slice(start, end === -1 ? undefined : end);
-    return [...section.matchAll(new RegExp(`\`\`\`${lang}\\n([\\s\\S]*?)\`\`\``, 'g'))].map((match) => match[1] ?? '');
+    return [...section.matchAll(new RegExp(`\`\`\`${lang}(?: [^\\n]*)?\\n([\\s\\S]*?)\`\`\``, 'g'))].map(
+      (match) => match[1] ?? '',
+    );
   };
   const block = (heading: string, lang: string): string => {
     const [first] = blocks(heading, lang);

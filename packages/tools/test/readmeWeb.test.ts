@@ -1,17 +1,19 @@
-// The README's web_search and web_fetch snippets, and the root README's toolbox snippet, run as
+// The README's web_search and web_fetch snippets, and the site's toolbox guide's snippet, run as
 // written against recorded pages on 127.0.0.1 and a scripted model.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { startOpenAiServer } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { readmeOf, snippetRunner } from '../../core/test/readmeCheck.js';
+import { markdownOf, readmeOf, snippetRunner } from '../../core/test/readmeCheck.js';
 import { fixture, send, startWebServer, type WebServer } from './webServer.js';
 
 const article = await readFile(join(import.meta.dirname, 'fixtures', 'web', 'article.html'), 'utf8');
 const packageDir = join(import.meta.dirname, '..');
 const { blocks } = await readmeOf(packageDir);
-const root = await readmeOf(join(packageDir, '..', '..'));
+const toolbox = await markdownOf(
+  join(packageDir, '..', '..', 'docs', 'src', 'content', 'docs', 'guides', 'toolbox.md'),
+);
 const runSnippet = snippetRunner(packageDir);
 
 // The snippets name the real engines and sites; this test sends them to recorded pages on
@@ -106,9 +108,9 @@ describe('the web_search and web_fetch README snippets', () => {
   });
 });
 
-describe('the root README', () => {
-  it('"The wider toolbox": Manus with web_search and web_fetch searches, reads the page and answers', async () => {
-    const [snippet, ...more] = root.blocks('## The wider toolbox', 'ts');
+describe("the site's toolbox guide", () => {
+  it('"Give Manus more tools": Manus with web_search and web_fetch searches, reads the page and answers', async () => {
+    const [snippet, ...more] = toolbox.blocks('## Give Manus more tools', 'ts');
     expect(more).toEqual([]);
     const model = await startOpenAiServer({
       script: [
