@@ -306,9 +306,9 @@ describe('openmanus flow', () => {
     });
     expect(ran.code, ran.stderr).toBe(0);
     expect(marksOf(ran.stdout)).toEqual(['[→][ ]', '[✓][→]', '[✓][✓]']);
-    // The output the root README shows, as it is.
-    const readme = await readFile(join(import.meta.dirname, '../../../README.md'), 'utf8');
-    const section = readme.slice(readme.indexOf('### Planning flow: `openmanus flow`'));
+    // The output the site's page on `openmanus flow` shows, as it is.
+    const page = await readFile(join(import.meta.dirname, '../../../docs/src/content/docs/cli/flow.md'), 'utf8');
+    const section = page.slice(page.indexOf('## What it prints'));
     expect(ran.stdout).toBe(section.match(/```text\n([\s\S]*?)```/)?.[1]);
     expect(String(server.requests[0]?.messages[1]?.content)).toContain('Write three notes and count them');
 

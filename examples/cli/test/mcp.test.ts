@@ -317,8 +317,8 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
     );
     const command = block.split('\n').find((line) => line.includes('server-everything'));
     if (!command?.startsWith('pnpm openmanus mcp ')) throw new Error(`no everything command in: ${block}`);
-    // The root README shows the same command.
-    expect(await readFile(join(root, 'README.md'), 'utf8')).toContain(command);
+    // The site's CLI page shows the same command.
+    expect(await readFile(join(root, 'docs', 'src', 'content', 'docs', 'cli', 'index.md'), 'utf8')).toContain(command);
     const { server, env } = await endpoint([
       { toolCalls: [{ name: 'mcp_server_get-sum', arguments: { a: 2, b: 3 } }] },
       { content: '2 + 3 = 5.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
