@@ -385,11 +385,18 @@ const withBlock = (readme, name, text) => {
   if (!readme.includes(start) || !readme.includes(end)) return readme;
   return `${readme.slice(0, readme.indexOf(start) + start.length)}\n${text}\n${readme.slice(readme.indexOf(end))}`;
 };
-// The README shows the latest run: the cost table at the head of Performance, the timings further on.
+// The pages that show the latest run (the docs site's Performance page, the README if it still has
+// the blocks): the cost table, the timings; scripts/docs-pictures.mjs charts them from there.
 if (!ONLY && !SCENARIOS) {
-  const readmePath = here('../README.md');
-  const readme = withBlock(readFileSync(readmePath, 'utf8'), 'bench', report);
-  writeFileSync(readmePath, cost ? withBlock(readme, 'cost', cost.markdown) : readme);
-  log('README.md updated with this run.');
+  for (const page of ['../README.md', '../docs/src/content/docs/performance/index.md']) {
+    const path = here(page);
+    if (!existsSync(path)) continue;
+    const before = readFileSync(path, 'utf8');
+    const withBench = withBlock(before, 'bench', report);
+    const after = cost ? withBlock(withBench, 'cost', cost.markdown) : withBench;
+    if (after === before) continue;
+    writeFileSync(path, after);
+    log(`${page.slice(3)} updated with this run.`);
+  }
 }
 process.exit(failures.length > 0 ? 1 : 0);
