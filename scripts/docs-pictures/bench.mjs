@@ -135,6 +135,7 @@ export function benchCharts(figures, sourceName) {
       series: [{ name: 'cached input at 10 %' }, { name: 'cached input at 50 %' }],
       rows: costRows.map(({ label, highlight, r }) => ({ label, highlight, values: [r.cost10, r.cost50] })),
       format: money,
+      tick: (v) => `$${v % 1 === 0 ? v : v.toFixed(2)}`,
       source: costSource,
     }),
     'bench-input-tokens.svg': barChart({
@@ -149,6 +150,7 @@ export function benchCharts(figures, sourceName) {
         cacheable: r.cacheable,
       })),
       format: (v) => `${v.toFixed(2)} M`,
+      tick: (v) => `${v} M`,
       valueNote: (row) => (row.cacheable === undefined ? '' : ` · ${row.cacheable} % cacheable`),
       source: costSource,
     }),
@@ -169,7 +171,7 @@ export function benchCharts(figures, sourceName) {
       series: [{ name: 'cold import' }],
       rows: mainContenders(merge(figures.coldImport, [])).map((r) => ({ ...r, values: [r.values[0]] })),
       format: (v) => v.toFixed(0),
-      source: stepSource,
+      source: stepSource[0],
     }),
   };
 }

@@ -42,6 +42,7 @@ export const textWidth = (text, size) => String(text).length * size * 0.56;
  * @param {{ name: string }[]} chart.series — what each bar of a group is (a legend when more than one)
  * @param {{ label: string, values: (number | undefined)[], highlight?: boolean }[]} chart.rows
  * @param {(value: number) => string} [chart.format] — a value's label
+ * @param {(value: number) => string} [chart.tick] — an axis tick's label
  * @param {(row: object) => string} [chart.valueNote] — more words after a row's value labels
  * @param {string | string[]} chart.source — where the figures come from, and their date (a line each)
  * @param {number} [chart.width]
@@ -54,6 +55,7 @@ export function barChart({
   rows,
   format = (v) => String(v),
   valueNote = () => '',
+  tick = (v) => String(Math.round(v * 100) / 100),
   source,
   width = 960,
 }) {
@@ -130,11 +132,11 @@ export function barChart({
     const rough = max / 4;
     const magnitude = 10 ** Math.floor(Math.log10(rough));
     const stepSize = [1, 2, 2.5, 5, 10].map((m) => m * magnitude).find((s) => s >= rough) ?? rough;
-    for (let tick = 0; tick <= max * 1.0001; tick += stepSize) {
-      const x = px(plotX + tick * scale);
+    for (let value = 0; value <= max * 1.0001; value += stepSize) {
+      const x = px(plotX + value * scale);
       grid.push(
-        `<line x1="${x}" y1="${plotTop - 4}" x2="${x}" y2="${px(plotBottom)}" stroke="${tick === 0 ? COLORS.muted : COLORS.grid}" stroke-width="1"/>`,
-        `<text x="${x}" y="${px(plotBottom + 16)}" font-size="11" text-anchor="middle" fill="${COLORS.muted}">${escapeXml(format(tick))}</text>`,
+        `<line x1="${x}" y1="${plotTop - 4}" x2="${x}" y2="${px(plotBottom)}" stroke="${value === 0 ? COLORS.muted : COLORS.grid}" stroke-width="1"/>`,
+        `<text x="${x}" y="${px(plotBottom + 16)}" font-size="11" text-anchor="middle" fill="${COLORS.muted}">${escapeXml(tick(value))}</text>`,
       );
     }
   }
