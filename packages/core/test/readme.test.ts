@@ -1,14 +1,16 @@
-// The package README's snippets and the root README's "Extending the kernel", run with node as a
+// The package README's snippets and the site's "Extending the kernel" (concepts/reducer), run with node as a
 // user would run them (against the built package: `pnpm -C packages/core build` first), printing
 // what the README says; and the README's list of exports.
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { itListsTheExports, readmeOf, runSnippet, snippetRunner } from './readmeCheck.js';
+import { itListsTheExports, markdownOf, readmeOf, runSnippet, snippetRunner } from './readmeCheck.js';
 
 const packageDir = join(import.meta.dirname, '..');
 const { readme, block, blocks } = await readmeOf(packageDir);
-const root = await readmeOf(join(packageDir, '..', '..'));
+const reducerPage = await markdownOf(
+  join(packageDir, '..', '..', 'docs', 'src', 'content', 'docs', 'concepts', 'reducer.md'),
+);
 const runKeepingFiles = snippetRunner(packageDir);
 
 describe('the package README', () => {
@@ -100,16 +102,18 @@ describe('the internal entry', () => {
   });
 });
 
-describe('the root README', () => {
-  it('its "Extending the kernel" snippet runs as written and prints what the README says', async () => {
-    const { dir, stdout } = await runKeepingFiles(root.block('## Extending the kernel', 'ts'));
+describe("the site's page on the reducer", () => {
+  it('its "Extending the kernel" snippet runs as written and prints what the page says', async () => {
+    const { dir, stdout } = await runKeepingFiles(reducerPage.block('## Extending the kernel', 'ts'), {
+      typescript: true,
+    });
     expect(stdout.split('\n')).toEqual([
       'awaiting_approval running-1-0/approval-1-0 census {"city":"Kyoto"}',
       'Kyoto: about 1.46 million people (2020 census).',
       '4 model calls, 2 metered for acme',
       '',
     ]);
-    expect(root.readme).toContain('`4 model calls, 2 metered for acme`');
+    expect(reducerPage.readme).toContain('`4 model calls, 2 metered for acme`');
     const saved = await readFile(join(dir, 'runs', 'job-42.jsonl'), 'utf8');
     expect(saved.trim().split('\n').length).toBeGreaterThan(5);
   });
