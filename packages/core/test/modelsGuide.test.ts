@@ -1,4 +1,4 @@
-// The root README's "Models" section: its config.toml examples load and pick the port they say, and
+// The site's models guide (before its per-provider detail): its config.toml examples load and pick the port they say, and
 // its embedding snippet runs as written with node, each provider's requests reaching a stand-in of
 // its wire (the SDKs' own endpoint variables point them there; Google's and the local server's
 // hosts are redirected by a preload, as a proxy would).
@@ -14,10 +14,10 @@ import { startOpenAiServer } from '../src/testing/server.js';
 import { runSnippet } from './readmeCheck.js';
 
 const packageDir = join(import.meta.dirname, '..');
-const readme = await readFile(join(packageDir, '..', '..', 'README.md'), 'utf8');
-const section = readme.slice(readme.indexOf('\n## Models\n'), readme.indexOf('\n## The wider toolbox\n'));
+const page = await readFile(join(packageDir, '..', '..', 'docs', 'src', 'content', 'docs', 'guides', 'models.md'), 'utf8');
+const section = page.slice(0, page.indexOf('\n## Each provider in detail\n'));
 const tomls = [...section.matchAll(/```toml\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
-const snippet = /<!-- models-embedding:start -->\n```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
+const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';
 
 const closing: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -34,7 +34,7 @@ const configFrom = async (toml: string, env: Record<string, string>) => {
   return loaded.value;
 };
 
-describe("the root README's Models section", () => {
+describe("the site's models guide", () => {
   it('its config.toml examples load: OpenAI, Gemini with Manus on Claude, and Bedrock as OpenManus writes it', async () => {
     expect(tomls).toHaveLength(3);
     const openai = await configFrom(tomls[0] ?? '', {});
