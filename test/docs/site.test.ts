@@ -52,8 +52,8 @@ const page = (title: string, body: string) => `---\ntitle: ${title}\n---\n\n${bo
 describe('the documentation site', () => {
   it('builds every section and the API reference, with no broken link', { timeout: 900_000 }, async () => {
     const dir = await siteCopy();
-    const { stdout } = await build(dir);
-    expect(stdout).toContain('All internal links are valid');
+    const { stdout, stderr } = await build(dir);
+    expect(`${stdout}${stderr}`).toContain('All internal links are valid');
     const html = async (path: string) => readFile(join(dir, 'dist', path, 'index.html'), 'utf8');
     for (const section of ['getting-started', 'concepts', 'guides', 'cli', 'security', 'performance', 'migrating']) {
       expect(await html(section), section).toContain('<h1');
