@@ -14,7 +14,10 @@ import { startOpenAiServer } from '../src/testing/server.js';
 import { runSnippet } from './readmeCheck.js';
 
 const packageDir = join(import.meta.dirname, '..');
-const page = await readFile(join(packageDir, '..', '..', 'docs', 'src', 'content', 'docs', 'guides', 'models.md'), 'utf8');
+const page = await readFile(
+  join(packageDir, '..', '..', 'docs', 'src', 'content', 'docs', 'guides', 'models.md'),
+  'utf8',
+);
 const section = page.slice(0, page.indexOf('\n## Each provider in detail\n'));
 const tomls = [...section.matchAll(/```toml\n([\s\S]*?)```/g)].map((match) => match[1] ?? '');
 const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1] ?? '';

@@ -10,12 +10,16 @@ const { readme, block, blocks } = await readmeOf(packageDir);
 describe('the README snippets run and print what the README shows', () => {
   it('planning: the tool in an agent run', async () => {
     expect(block('## `planning`', 'text')).toContain('[✓] Book flights');
-    expect(await runSnippet(packageDir, block('## `planning`', 'ts'), { typescript: true })).toBe(block('## `planning`', 'text'));
+    expect(await runSnippet(packageDir, block('## `planning`', 'ts'), { typescript: true })).toBe(
+      block('## `planning`', 'text'),
+    );
   });
 
   it('PlanningFlow: a flow of two executors, streamed', async () => {
     expect(block('## PlanningFlow', 'text')).toContain('step 1 (writer)');
-    expect(await runSnippet(packageDir, block('## PlanningFlow', 'ts'), { typescript: true })).toBe(block('## PlanningFlow', 'text'));
+    expect(await runSnippet(packageDir, block('## PlanningFlow', 'ts'), { typescript: true })).toBe(
+      block('## PlanningFlow', 'text'),
+    );
   });
 
   it("a flow's outcome and an agent run's are one shape: one report serves both", async () => {

@@ -12,7 +12,9 @@ const { readme, block } = await readmeOf(packageDir);
 describe('the README snippet runs and prints what the README shows', () => {
   it('tracing a run', async () => {
     expect(block('## Tracing a run', 'text')).toContain('chat scripted (120 in, 14 out)');
-    expect(await runSnippet(packageDir, block('## Tracing a run', 'ts'), { typescript: true })).toBe(block('## Tracing a run', 'text'));
+    expect(await runSnippet(packageDir, block('## Tracing a run', 'ts'), { typescript: true })).toBe(
+      block('## Tracing a run', 'text'),
+    );
   });
 });
 
