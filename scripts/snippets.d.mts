@@ -5,6 +5,10 @@ export interface Block {
   readonly code: string;
   readonly fragment: boolean;
   readonly file: string | undefined;
+  /** Runs offline as written. */
+  readonly run: boolean;
+  /** What a runnable block prints, shown in the ```text block after it. */
+  readonly prints: string | undefined;
 }
 export declare function blocksOf(text: string): Block[];
 export declare function sourceOf(reference: string): string;

@@ -2,7 +2,9 @@
 // examples/*/README.md, the site's pages under docs/src/content/docs) type-checks as a user's file
 // would — strict, exactOptionalPropertyTypes, noUncheckedIndexedAccess — against the built packages.
 // ```ts fragment marks a piece on purpose (not checked); ```ts file=path[#region] shows a file and
-// must equal it. Used by scripts/check-snippets.mjs and test/docs/snippets.test.ts.
+// must equal it; ```ts run marks a block that runs offline as written (test/docs/runnable.test.ts runs
+// it, and compares what it prints with the ```text block after it, if there is one). Used by
+// scripts/check-snippets.mjs and test/docs/snippets.test.ts.
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import ts from 'typescript';
@@ -36,7 +38,19 @@ export function blocksOf(text) {
     const body = [];
     for (i++; i < lines.length && !/^\s*```\s*$/.test(lines[i]); i++) body.push(lines[i].slice(open[1].length));
     const file = /\bfile=(\S+)/.exec(open[3])?.[1];
-    blocks.push({ line: start + 1, code: body.join('\n'), fragment: /\bfragment\b/.test(open[3]), file });
+    const run = /\brun\b/.test(open[3]);
+    // What a runnable block prints: the ```text block right after it (blank lines or one line ending in ':' between).
+    let k = i + 1;
+    while (k < lines.length && lines[k].trim() === '') k++;
+    if (k < lines.length && /:\s*$/.test(lines[k]) && !lines[k].startsWith('```')) k++;
+    while (k < lines.length && lines[k].trim() === '') k++;
+    let prints;
+    if (run && /^```text\s*$/.test(lines[k] ?? '')) {
+      const text = [];
+      for (k++; k < lines.length && !/^```\s*$/.test(lines[k]); k++) text.push(lines[k]);
+      prints = text.join('\n');
+    }
+    blocks.push({ line: start + 1, code: body.join('\n'), fragment: /\bfragment\b/.test(open[3]), file, run, prints });
   }
   return blocks;
 }

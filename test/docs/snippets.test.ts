@@ -61,12 +61,17 @@ describe('the snippet check', () => {
     expect([...checkSnippets([page(noRegion)]).failures.values()].flat().join()).toMatch(/has no region nowhere/);
   });
 
+  it('reads what a runnable block prints from the text block after it', () => {
+    const [block] = blocksOf('```ts run\nconsole.log(1)\n```\n\nIt prints:\n\n```text\n1\n```\n');
+    expect(block).toMatchObject({ run: true, prints: '1' });
+  });
+
   it('reads the info string of each block', () => {
     const blocks = blocksOf('```ts\na\n```\n\n```ts fragment\nb\n```\n\n```ts file=x.ts#r\nc\n```\n\n```sh\nd\n```\n');
     expect(blocks).toEqual([
-      { line: 1, code: 'a', fragment: false, file: undefined },
-      { line: 5, code: 'b', fragment: true, file: undefined },
-      { line: 9, code: 'c', fragment: false, file: 'x.ts#r' },
+      { line: 1, code: 'a', fragment: false, file: undefined, run: false, prints: undefined },
+      { line: 5, code: 'b', fragment: true, file: undefined, run: false, prints: undefined },
+      { line: 9, code: 'c', fragment: false, file: 'x.ts#r', run: false, prints: undefined },
     ]);
   });
 });
