@@ -141,6 +141,8 @@ export {
   run,
   type StartOptions,
   stream,
+  streamResume,
+  streamResumeWith,
 } from './shell/run.js';
 export {
   compactRunItem,

@@ -89,7 +89,11 @@ function ready(start: Start, options: RunOptions): Start {
 
 /** Continues a saved state (or the store's copy of a run id): redoes what it was waiting for, then runs on. */
 export async function resume(agent: Agent, saved: unknown, options: RunOptions): Promise<RunOutcome> {
-  return runFrom(agent, await restored(saved, options), { type: 'resumed' }, options);
+  return resumeFrom(agent, saved, options);
+}
+
+async function resumeFrom(agent: Agent, saved: unknown, options: RunOptions, sink?: ItemSink<RunItem>) {
+  return runFrom(agent, await restored(saved, options), { type: 'resumed' }, options, sink);
 }
 
 /** Feeds a host's answer (a person's reply, an approval) into a paused state and runs on. */
@@ -99,9 +103,19 @@ export async function resumeWith(
   event: AnyEvent,
   options: RunOptions,
 ): Promise<RunOutcome> {
+  return answerFrom(agent, saved, event, options);
+}
+
+async function answerFrom(
+  agent: Agent,
+  saved: unknown,
+  event: AnyEvent,
+  options: RunOptions,
+  sink?: ItemSink<RunItem>,
+): Promise<RunOutcome> {
   const start = await restored(saved, options);
   waitsFor(agent, start, event, options);
-  return runFrom(agent, start, event, options);
+  return runFrom(agent, start, event, options, sink);
 }
 
 const ANSWERS: Readonly<Record<HostAnswer['type'], 'human' | 'approval'>> = {
@@ -142,6 +156,27 @@ function waitsFor(agent: Agent, start: Start, event: AnyEvent, options: RunOptio
  */
 export function stream(agent: Agent, input: string, options: StartOptions): AsyncIterableIterator<RunItem> {
   return itemStream<RunItem>((sink, signal) => startTask(agent, input, { ...options, signal }, sink), options.signal);
+}
+
+/** `resume` as an async iterator of the run's items, as `stream` is to `run`. */
+export function streamResume(agent: Agent, saved: unknown, options: RunOptions): AsyncIterableIterator<RunItem> {
+  return itemStream<RunItem>((sink, signal) => resumeFrom(agent, saved, { ...options, signal }, sink), options.signal);
+}
+
+/**
+ * `resumeWith` as an async iterator of the run's items: the answer is checked first (an answer
+ * the run does not wait for is thrown from the first `next()`, nothing changed), then the items.
+ */
+export function streamResumeWith(
+  agent: Agent,
+  saved: unknown,
+  event: AnyEvent,
+  options: RunOptions,
+): AsyncIterableIterator<RunItem> {
+  return itemStream<RunItem>(
+    (sink, signal) => answerFrom(agent, saved, event, { ...options, signal }, sink),
+    options.signal,
+  );
 }
 
 /** Where a run starts, and the store version it was read at under which id (a later save must not be overwritten). */
