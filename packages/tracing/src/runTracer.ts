@@ -7,6 +7,8 @@ import {
   type Context,
   context,
   diag,
+  isSpanContextValid,
+  type Link,
   type Span,
   SpanKind,
   SpanStatusCode,
@@ -15,6 +17,7 @@ import {
 } from '@opentelemetry/api';
 import { inputMessages, outputMessages, systemInstructions, taskMessages } from './content.js';
 import { ERROR_TYPE, GEN_AI, OPENMANUS } from './semconv.js';
+import { parseTraceLink, spanContextOf, type TraceLink, traceparentOf } from './traceLink.js';
 import { VERSION } from './version.js';
 
 export interface TracingOptions {
@@ -24,6 +27,19 @@ export interface TracingOptions {
   readonly captureContent?: boolean;
   /** `gen_ai.provider.name` (default `openai`: the API core's model adapter speaks). */
   readonly provider?: string;
+  /**
+   * Called when the run pauses for an approval or a person, with the link to keep beside the paused
+   * state (it is plain JSON) and give as `continues` to the run that resumes it. Not called when the
+   * run's span has no context to link to (no tracer provider registered).
+   */
+  readonly onPause?: (link: TraceLink) => void;
+  /**
+   * The link `onPause` gave for the paused run this one resumes: the run's span continues that
+   * trace (its parent is the paused run's span), after an `openmanus.wait` span for the pause.
+   * Checked first (it comes back from storage): one that is not a link this package wrote starts a
+   * new trace, as no link does, with a warning through OpenTelemetry's `diag`.
+   */
+  readonly continues?: TraceLink | undefined;
 }
 
 /** The run a tracer follows: the agent and model of its top-level items. */
@@ -52,6 +68,12 @@ interface RunTrace extends Open {
   runId?: string;
 }
 
+/** What a paused run's status says it waits for. */
+const WAITS_FOR: Partial<Record<RunOutcome['status'], string>> = {
+  awaiting_approval: 'approval',
+  awaiting_human: 'human',
+};
+
 /** Runs are keyed by their origin: the effect ids of the tool calls that ran them, outermost first. */
 const keyOf = (origin: readonly ItemOrigin[]) => origin.map((o) => o.effectId).join('/');
 const within = (key: string, ancestor: string) => ancestor === '' || key === ancestor || key.startsWith(`${ancestor}/`);
@@ -67,16 +89,50 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
   const tracer = traced.tracer ?? trace.getTracer('@openmanus/tracing', VERSION);
   const provider = traced.provider ?? 'openai';
   const capture = traced.captureContent === true;
-  const parent = traced.context ?? context.active();
+  const active = traced.context ?? context.active();
+  const link = traced.continues === undefined ? undefined : parseTraceLink(traced.continues);
+  // Stored links come back from outside: nothing of one that is malformed is recorded.
+  if (traced.continues !== undefined && !link)
+    diag.warn('@openmanus/tracing: `continues` is not a trace link; the resumed run starts a new trace');
+  const paused = link ? spanContextOf(link.traceparent) : undefined;
+  const parent = paused ? trace.setSpanContext(active, paused) : active;
+  // The span the run was resumed in (the request that answered it) is in another trace: linked, not the parent.
+  const resumedIn = paused ? trace.getSpanContext(active) : undefined;
   const runs = new Map<string, RunTrace>();
 
-  const start = (name: string, kind: SpanKind, attributes: Attributes, under: Context): Open => {
-    const span = tracer.startSpan(name, { kind, attributes }, under);
+  const start = (name: string, kind: SpanKind, attributes: Attributes, under: Context, links?: Link[]): Open => {
+    const span = tracer.startSpan(name, { kind, attributes, ...(links ? { links } : {}) }, under);
     return { span, context: trace.setSpan(under, span) };
   };
 
-  function openRun(origin: readonly ItemOrigin[]): RunTrace {
+  /** The pause a resumed run continues, as a span from when it paused to now, beside the paused run's. */
+  function recordWait(pausedAt: string, waitingFor: string | undefined, first: RunItem): void {
+    const now = Date.now();
+    const answer = first.type === 'event' ? first.event : undefined;
+    const effectId =
+      answer && 'effectId' in answer && typeof answer.effectId === 'string' ? answer.effectId : undefined;
+    const runId = first.type === 'event' ? first.state.runId : undefined;
+    const span = tracer.startSpan(
+      'openmanus.wait',
+      {
+        kind: SpanKind.INTERNAL,
+        // Another machine's clock may be ahead: a wait never ends before it starts.
+        startTime: new Date(Math.min(Date.parse(pausedAt), now)),
+        attributes: {
+          ...(waitingFor !== undefined ? { [OPENMANUS.waitFor]: waitingFor } : {}),
+          ...(answer ? { [OPENMANUS.waitResumedBy]: answer.type } : {}),
+          ...(effectId !== undefined ? { [OPENMANUS.effectId]: effectId } : {}),
+          ...(runId !== undefined ? { [OPENMANUS.runId]: runId } : {}),
+        },
+      },
+      parent,
+    );
+    span.end(new Date(now));
+  }
+
+  function openRun(origin: readonly ItemOrigin[], first: RunItem): RunTrace {
     const via = origin.at(-1);
+    if (!via && link) recordWait(link.pausedAt, link.waitingFor, first);
     const outer = via ? runs.get(keyOf(origin.slice(0, -1))) : undefined;
     const agent = via ? (via.agent ?? via.tool) : traced.agent;
     const model = via?.model ?? outer?.model ?? traced.model;
@@ -92,6 +148,7 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
         ...(!via && traced.description ? { [GEN_AI.agentDescription]: traced.description } : {}),
       },
       where,
+      !via && resumedIn ? [{ context: resumedIn }] : undefined,
     );
     return { ...opened, model, calls: new Map() };
   }
@@ -100,7 +157,7 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
     const key = keyOf(item.origin ?? []);
     let run = runs.get(key);
     if (!run) {
-      run = openRun(item.origin ?? []);
+      run = openRun(item.origin ?? [], item);
       runs.set(key, run);
     }
     return [key, run];
@@ -252,6 +309,17 @@ export function createRunTracer(traced: TracedRun): (item: RunItem) => void {
     }
     runs.delete(key);
     close(run, cut, outcome);
+    if (key === '' && traced.onPause && outcome.status !== 'finished' && outcome.status !== 'failed') {
+      const spanContext = run.span.spanContext();
+      if (!isSpanContextValid(spanContext)) return;
+      const waitingFor = WAITS_FOR[outcome.status];
+      // A host's onPause that throws is caught with the rest (below): the run goes on.
+      traced.onPause({
+        traceparent: traceparentOf(spanContext),
+        pausedAt: new Date().toISOString(),
+        ...(waitingFor ? { waitingFor } : {}),
+      });
+    }
   }
 
   function record(item: RunItem): void {

@@ -40,6 +40,9 @@ export const OPENMANUS = {
   stepMax: 'openmanus.step.max',
   effectId: 'openmanus.effect.id',
   toolSuspended: 'openmanus.tool.suspended',
+  // On `openmanus.wait`: what the paused run waited for, and the event that resumed it.
+  waitFor: 'openmanus.wait.for',
+  waitResumedBy: 'openmanus.wait.resumed_by',
 } as const;
 
 /** `gen_ai.operation.name` values used here. */

@@ -16,6 +16,13 @@ describe('the README snippet runs and prints what the README shows', () => {
       block('## Tracing a run', 'text'),
     );
   });
+
+  it('runs that pause', async () => {
+    expect(block('## Runs that pause', 'text')).toContain('  openmanus.wait (approval)');
+    expect(await runSnippet(packageDir, block('## Runs that pause', 'ts'), { typescript: true })).toBe(
+      block('## Runs that pause', 'text'),
+    );
+  });
 });
 
 describe('the README lists what the package exports', () => {
