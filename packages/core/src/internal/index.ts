@@ -34,7 +34,7 @@ export { type ItemSink, itemStream } from '../shell/itemStream.js';
 export { answerLlmCall } from '../shell/llmCall.js';
 export { agentPerformers, type PerformerDeps } from '../shell/performers.js';
 export { deltaLine, type RunLog, readRunLog, snapshotLine } from '../shell/runLog.js';
-export { type ArrayTail, diffState, type StateDelta } from '../shell/stateDelta.js';
+export { type ArrayTail, applyDelta, diffState, type StateDelta } from '../shell/stateDelta.js';
 export {
   type CallToolEffect,
   executeTool,

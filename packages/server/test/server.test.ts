@@ -1,0 +1,182 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { type Agent, createAgent, defineTool } from '@openmanus/core';
+import { scriptedLlm } from '@openmanus/core/testing';
+import Fastify from 'fastify';
+import { Hono } from 'hono';
+import { afterEach, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { createServer, fastifyPlugin, type ServerOptions } from '../src/index.js';
+
+const TOKEN = 'test-token-0123456789abcdef';
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+const deployed: string[] = [];
+const deploy = defineTool({
+  name: 'deploy',
+  description: 'Deploys a service',
+  parameters: z.object({ service: z.string() }),
+  execute: async ({ service }) => {
+    deployed.push(service);
+    return `deployed ${service}`;
+  },
+});
+
+const agent = (): Agent => createAgent({ name: 'ops', tools: [deploy] });
+const script = () =>
+  scriptedLlm([{ toolCalls: [{ name: 'deploy', arguments: { service: 'api' } }] }, { content: 'Deployed the api.' }]);
+
+async function setup(more: Partial<ServerOptions> = {}) {
+  const dataDir = await mkdtemp(join(tmpdir(), 'openmanus-server-'));
+  const server = await createServer({
+    agents: { ops: agent() },
+    llm: script(),
+    approvals: ['deploy'],
+    dataDir,
+    token: TOKEN,
+    log: () => undefined,
+    ...more,
+  });
+  cleanups.push(async () => {
+    await server.idle();
+    await server.close();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+  return server;
+}
+
+const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
+const until = async (condition: () => Promise<boolean>) => {
+  while (!(await condition())) await new Promise((resolve) => setImmediate(resolve));
+};
+
+describe('createServer', () => {
+  it('runs an agent through its fetch handler: start, pause for approval, approve, trace, state, diff', async () => {
+    const server = await setup();
+    const call = async (method: string, path: string, body?: object) => {
+      const response = await server.fetch(
+        new Request(`http://127.0.0.1${path}`, {
+          method,
+          headers: auth,
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }),
+      );
+      return { status: response.status, json: (await response.json()) as Record<string, any> };
+    };
+    const { status, json } = await call('POST', '/runs', { task: 'deploy the api' });
+    expect(status).toBe(202);
+    const id = json.id as string;
+    await until(async () => (await call('GET', `/runs/${id}`)).json.status === 'awaiting_approval');
+    const run = (await call('GET', `/runs/${id}`)).json;
+    expect(run).toMatchObject({ agent: 'ops', pending: [{ kind: 'approval', tool: 'deploy' }] });
+    expect((await call('POST', `/runs/${id}/approve`, { effectId: run.pending[0].effectId })).status).toBe(202);
+    await server.idle();
+    expect((await call('GET', `/runs/${id}`)).json).toMatchObject({ status: 'finished', answer: 'Deployed the api.' });
+
+    const trace = (await call('GET', `/runs/${id}/trace`)).json;
+    expect(trace.modelCalls).toHaveLength(2);
+    expect(trace.modelCalls[0]).toMatchObject({ sent: { tools: expect.arrayContaining(['deploy']) } });
+    expect(trace.toolCalls).toMatchObject([{ tool: 'deploy', args: '{"service":"api"}', result: 'deployed api' }]);
+    expect(trace.transitions.map((t: { event: string }) => t.event)).toContain('approvalGiven');
+
+    const sent = (await call('GET', `/runs/${id}/model-calls/${trace.modelCalls[0].effectId}`)).json;
+    expect(sent.messages.some((m: { content: string }) => m.content === 'deploy the api')).toBe(true);
+
+    const last = trace.transitions.at(-1).n as number;
+    const state = (await call('GET', `/runs/${id}/transitions/${last}`)).json;
+    expect(state.state).toMatchObject({ status: 'finished', answer: 'Deployed the api.' });
+    const diff = (await call('GET', `/runs/${id}/diff?from=1&to=${last}`)).json;
+    expect(diff.changes.some((c: { path: string }) => c.path === 'status')).toBe(true);
+
+    // The recorded run re-runs exactly through the same agent, and diverges with another prompt.
+    expect((await call('POST', `/runs/${id}/replay`, {})).json).toMatchObject({ diverged: null, matched: last });
+    const changed = (await call('POST', `/runs/${id}/replay`, { systemPrompt: 'Be terse.' })).json;
+    expect(changed.diverged).toMatchObject({ transition: 1, event: 'started' });
+  });
+
+  it('forks a run from a transition onto another model', async () => {
+    const other = scriptedLlm([{ content: 'Not deploying after all.' }]);
+    const server = await setup({ approvals: [], models: { other } });
+    const headers = auth;
+    const post = (path: string, body: object) =>
+      server.fetch(new Request(`http://127.0.0.1${path}`, { method: 'POST', headers, body: JSON.stringify(body) }));
+    const get = async (path: string) =>
+      (await (await server.fetch(new Request(`http://127.0.0.1${path}`, { headers }))).json()) as Record<string, any>;
+    const { id } = (await (await post('/runs', { task: 'deploy the api' })).json()) as { id: string };
+    await server.idle();
+    // Transition 1 is the task: the fork asks the other model from there.
+    const forkedResponse = await post(`/runs/${id}/fork`, { transition: 1, model: 'other' });
+    const forked = (await forkedResponse.json()) as { id: string };
+    expect(forked).toHaveProperty('id');
+    await server.idle();
+    expect(await get(`/runs/${forked.id}`)).toMatchObject({ status: 'finished', answer: 'Not deploying after all.' });
+    const { runs } = await get('/runs');
+    expect(runs.find((r: { id: string }) => r.id === forked.id)).toMatchObject({
+      forkedFrom: { runId: id, transition: 1 },
+      model: other.model,
+    });
+  });
+
+  it('refuses requests without the token, from another origin, for another host, or not JSON', async () => {
+    const server = await setup();
+    const ask = (headers: Record<string, string>, method = 'GET') =>
+      server.fetch(
+        new Request('http://127.0.0.1:1234/runs', {
+          method,
+          headers,
+          ...(method === 'POST' ? { body: '{"task":"x"}' } : {}),
+        }),
+      );
+    expect((await ask({ host: '127.0.0.1:1234' })).status).toBe(401);
+    expect((await ask({ ...auth, host: 'evil.example:1234' })).status).toBe(421);
+    expect((await ask({ ...auth, origin: 'http://evil.example' })).status).toBe(403);
+    expect((await ask({ authorization: auth.authorization, 'content-type': 'text/plain' }, 'POST')).status).toBe(415);
+    expect((await ask(auth)).status).toBe(200);
+  });
+
+  it('shows each principal only its own runs with an authorize hook', async () => {
+    const server = await setup({
+      authorize: (request) => request.headers.get('x-user') ?? undefined,
+    });
+    const as = (user: string | undefined, path: string, body?: object) =>
+      server.fetch(
+        new Request(`http://127.0.0.1${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'content-type': 'application/json', ...(user ? { 'x-user': user } : {}) },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }),
+      );
+    const { id } = (await (await as('alice', '/runs', { task: 'deploy the api' })).json()) as { id: string };
+    await server.idle();
+    expect((await as('alice', `/runs/${id}`)).status).toBe(200);
+    expect((await as('bob', `/runs/${id}`)).status).toBe(404);
+    expect((await as('bob', `/runs/${id}/trace`)).status).toBe(404);
+    expect(((await (await as('bob', '/runs')).json()) as { runs: unknown[] }).runs).toEqual([]);
+    expect((await as(undefined, '/runs')).status).toBe(401);
+  });
+
+  it('mounts in Fastify and in Hono, streaming events over SSE', async () => {
+    const server = await setup({ approvals: [] });
+    const fastify = Fastify();
+    await fastify.register(fastifyPlugin(server), { prefix: '/agents' });
+    await fastify.listen({ port: 0, host: '127.0.0.1' });
+    cleanups.push(() => fastify.close());
+    const address = fastify.server.address() as { port: number };
+    const base = `http://127.0.0.1:${address.port}/agents`;
+    const started = await fetch(`${base}/runs`, { method: 'POST', headers: auth, body: '{"task":"deploy the api"}' });
+    expect(started.status).toBe(202);
+    const { id } = (await started.json()) as { id: string };
+    const text = await (await fetch(`${base}/runs/${id}/events`, { headers: auth })).text();
+    expect(text).toContain('"type":"ended"');
+    expect((await fetch(`${base}/studio/`)).headers.get('content-security-policy')).toContain("default-src 'none'");
+
+    const hono = new Hono();
+    hono.mount('/agents', server.fetch);
+    const listed = await hono.request('http://127.0.0.1/agents/runs', { headers: auth });
+    expect(((await listed.json()) as { runs: { id: string }[] }).runs.map((r) => r.id)).toContain(id);
+  });
+});
