@@ -16,6 +16,7 @@ export const referenceEntries = [
   { slug: 'durable', label: '@openmanus/durable', entries: ['src/index.ts'] },
   { slug: 'sqlite', label: '@openmanus/sqlite', entries: ['src/index.ts'] },
   { slug: 'tracing', label: '@openmanus/tracing', entries: ['src/index.ts'] },
+  { slug: 'server', label: '@openmanus/server', entries: ['src/index.ts'] },
 ]
   .filter(() => wanted)
   .map((entry) => ({
