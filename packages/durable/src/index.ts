@@ -35,6 +35,7 @@ export {
   type RunProgress,
 } from './durableRun.js';
 export type { ExecutorRunRequest, FlowRequest, RunRequest } from './names.js';
+export { createPostgresStore, type PostgresStore, type PostgresStoreOptions } from './postgresStore.js';
 export { recordedPerformers } from './recordedPerformers.js';
 export type { DurableRuntime } from './runtime.js';
 export { startWorker, type Worker, type WorkerAgent, type WorkerOptions } from './worker.js';
