@@ -9,12 +9,14 @@ export {
   type RunRecord,
   type SentMessage,
   type SentRequest,
+  type TraceLink,
 } from './journal.js';
 export { type NodeListener, toNodeListener } from './node.js';
 export type { QuarantinedRun } from './quarantine.js';
 export {
   type Decision,
   type ForkRequest,
+  type LegTraceLink,
   type Principal,
   RequestRefusedError,
   type RunFilter,
@@ -22,6 +24,7 @@ export {
   type RunSummary,
   type Runs,
   type Subscriber,
+  type TraceLeg,
 } from './runs.js';
 export { type AgentServer, type Authorize, createServer, type ServerOptions } from './server.js';
 export { createSqliteJournal } from './sqliteJournal.js';

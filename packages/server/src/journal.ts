@@ -62,6 +62,15 @@ export interface RunRecord {
   readonly systemPrompt?: string;
   readonly tools?: readonly string[];
   readonly forkedFrom?: { readonly runId: string; readonly transition: number };
+  /** Where the run's trace stood when it last paused (the `tracing` option's link), for the leg that resumes it. */
+  readonly traceLink?: TraceLink;
+}
+
+/** A paused run's place in its trace, as `@openmanus/tracing` gives it (plain JSON, kept with the run's record). */
+export interface TraceLink {
+  readonly traceparent: string;
+  readonly pausedAt: string;
+  readonly waitingFor?: string;
 }
 
 /** Where the server keeps its runs' records and journals: in memory, or SQLite (`createSqliteJournal`). */

@@ -18,7 +18,7 @@ import {
 } from '@openmanus/core';
 import { initialState, pendingInputs, step } from '@openmanus/core/kernel';
 import type { Plan } from '@openmanus/flow';
-import type { RunJournal, RunRecord } from './journal.js';
+import type { RunJournal, RunRecord, TraceLink } from './journal.js';
 import { type QuarantinedRun, quarantine } from './quarantine.js';
 import { legRecorder } from './recorder.js';
 import { jsonDiff, requestOf, stateAt } from './states.js';
@@ -65,6 +65,20 @@ export interface RunsOptions {
   readonly log: (line: string) => void;
   /** More options for every leg of every run (tool timeouts, a workspace). */
   readonly runOptions?: Omit<RunOptions, 'llm' | 'runId' | 'store' | 'signal' | 'emitter'>;
+  readonly tracing?: TraceLeg;
+}
+
+/**
+ * Traces one leg of a run: given the leg's options, the same options traced. `withTracing` from
+ * `@openmanus/tracing` is one; `link` carries the trace across a pause (`onPause` is kept with
+ * the run, `continues` is what the last pause left), so a run approved hours later, by another
+ * process included, stays one trace with a span for the wait.
+ */
+export type TraceLeg = (agent: Agent, options: RunOptions, link: LegTraceLink) => RunOptions;
+
+export interface LegTraceLink {
+  readonly onPause: (link: TraceLink) => void;
+  readonly continues?: TraceLink;
 }
 
 /** A leg of a run in flight: from a start, an answer or a resume to its end or next pause. */
@@ -232,7 +246,8 @@ export function createRuns(options: RunsOptions) {
       }
     };
     const { signal } = entry.controller;
-    const legOptions: RunOptions = { ...options.runOptions, llm: llmOf(record), runId: id, store, signal };
+    const plain: RunOptions = { ...options.runOptions, llm: llmOf(record), runId: id, store, signal };
+    const legOptions = options.tracing ? options.tracing(agent, plain, traceLinkOf(id, record)) : plain;
     // Each transition is saved expecting the version before it: a decision recorded meanwhile by
     // another request makes this leg stop rather than overwrite it.
     entry.done = (async () => {
@@ -251,6 +266,8 @@ export function createRuns(options: RunsOptions) {
           }
         }
         const last = (await load(id).catch(() => undefined))?.state ?? entry.state;
+        // A run that ended has no pause left to continue: its next task starts a trace of its own.
+        if (last && isFinal(last)) forgetTraceLink(id);
         for (const subscriber of entry.subscribers) {
           if (last) subscriber.send({ data: { type: endingOf(last), run: view(id, last) } });
           subscriber.end();
@@ -258,6 +275,21 @@ export function createRuns(options: RunsOptions) {
       });
     ended.delete(id);
     live.set(id, entry);
+  }
+
+  /** The pause link for a leg of run `id`: the last pause's, and where this leg's pause is kept. */
+  function traceLinkOf(id: string, record: RunRecord | undefined): LegTraceLink {
+    const onPause = (traceLink: TraceLink) => {
+      const current = journal.record(id);
+      if (current) journal.setRecord(id, { ...current, traceLink });
+    };
+    return record?.traceLink ? { onPause, continues: record.traceLink } : { onPause };
+  }
+  function forgetTraceLink(id: string) {
+    const record = journal.record(id);
+    if (!record?.traceLink) return;
+    const { traceLink: _, ...rest } = record;
+    journal.setRecord(id, rest);
   }
 
   const resumeLeg =

@@ -17,7 +17,7 @@ import { readJson } from './body.js';
 import type { RunJournal } from './journal.js';
 import { type NodeListener, toNodeListener } from './node.js';
 import type { QuarantinedRun } from './quarantine.js';
-import { createRuns, type Principal, RequestRefusedError, type Runs } from './runs.js';
+import { createRuns, type Principal, RequestRefusedError, type Runs, type TraceLeg } from './runs.js';
 import { createSqliteJournal } from './sqliteJournal.js';
 import { eventStream } from './sse.js';
 import { loadStudio, PAGE_HEADERS } from './studioFiles.js';
@@ -39,7 +39,7 @@ export interface ServerOptions {
    * default store), `journal.db` (what the studio shows), `quarantine/` (damaged runs).
    */
   readonly dataDir: string;
-  /** Where runs are checkpointed; default a SQLite store in `<dataDir>/runs.db` (Postgres: `@openmanus/durable`'s store). */
+  /** Where runs are checkpointed; default a SQLite store in `<dataDir>/runs.db` (Postgres: `createPostgresStore` from `@openmanus/durable`). */
   readonly store?: CheckpointStore;
   /** Where runs' records and journals are kept; default SQLite in `<dataDir>/journal.db`. */
   readonly journal?: RunJournal;
@@ -62,6 +62,11 @@ export interface ServerOptions {
   readonly studio?: boolean;
   /** Where the server reports what goes wrong (a run that stopped, a quarantined run); default stderr. */
   readonly log?: (line: string) => void;
+  /**
+   * Traces every leg of every run, e.g. `withTracing` from `@openmanus/tracing`; a run paused for an
+   * approval or an answer and resumed later (after a restart too) stays one trace with a span for the wait.
+   */
+  readonly tracing?: TraceLeg;
   /** More options for every run (tool timeouts, a workspace). */
   readonly runOptions?: Omit<RunOptions, 'llm' | 'runId' | 'store' | 'signal' | 'emitter' | 'approvals'>;
 }
@@ -168,6 +173,7 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
     dataDir,
     log,
     ...(options.runOptions ? { runOptions: options.runOptions } : {}),
+    ...(options.tracing ? { tracing: options.tracing } : {}),
   });
   const studio = options.studio === false ? new Map() : await loadStudio();
   const policy: AccessPolicy = {

@@ -49,6 +49,9 @@ async function setup(more: Partial<ServerOptions> = {}) {
   return server;
 }
 
+// biome-ignore lint/suspicious/noExplicitAny: response bodies are read loosely, as a client would
+type JsonObject = Record<string, any>;
+
 const auth = { authorization: `Bearer ${TOKEN}`, 'content-type': 'application/json' };
 const until = async (condition: () => Promise<boolean>) => {
   while (!(await condition())) await new Promise((resolve) => setImmediate(resolve));
@@ -65,7 +68,7 @@ describe('createServer', () => {
           ...(body ? { body: JSON.stringify(body) } : {}),
         }),
       );
-      return { status: response.status, json: (await response.json()) as Record<string, any> };
+      return { status: response.status, json: (await response.json()) as JsonObject };
     };
     const { status, json } = await call('POST', '/runs', { task: 'deploy the api' });
     expect(status).toBe(202);
@@ -105,7 +108,7 @@ describe('createServer', () => {
     const post = (path: string, body: object) =>
       server.fetch(new Request(`http://127.0.0.1${path}`, { method: 'POST', headers, body: JSON.stringify(body) }));
     const get = async (path: string) =>
-      (await (await server.fetch(new Request(`http://127.0.0.1${path}`, { headers }))).json()) as Record<string, any>;
+      (await (await server.fetch(new Request(`http://127.0.0.1${path}`, { headers }))).json()) as JsonObject;
     const { id } = (await (await post('/runs', { task: 'deploy the api' })).json()) as { id: string };
     await server.idle();
     // Transition 1 is the task: the fork asks the other model from there.
