@@ -54,6 +54,8 @@ export interface ServerOptions {
   readonly allowedHosts?: readonly string[];
   /** `Origin`s of other sites' pages allowed to talk to the server; default none. */
   readonly allowedOrigins?: readonly string[];
+  /** How often a quiet event stream gets a comment line, so proxies keep it open; default 15 s. */
+  readonly heartbeatMs?: number;
   /** Largest request body read; default 1 MiB. */
   readonly maxBodyBytes?: number;
   /** The path the server is mounted at, when the URLs it gets still carry it (a Next.js route, `app.all` in Hono). */
@@ -152,6 +154,9 @@ const transitionNumber = (text: string | null | undefined) => {
 export async function createServer(options: ServerOptions): Promise<AgentServer> {
   const { llm, dataDir } = options;
   if (Object.keys(options.agents).length === 0) throw new Error('createServer needs at least one agent in `agents`');
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  if (!(Number.isFinite(heartbeatMs) && heartbeatMs >= 10))
+    throw new TypeError(`heartbeatMs must be a number of milliseconds of at least 10, not ${heartbeatMs}`);
   const token = options.authorize ? undefined : await resolveToken(dataDir, options.token);
   const ownStore = options.store ? undefined : createSqliteStore(join(dataDir, 'runs.db'));
   const store = options.store ?? (ownStore as CheckpointStore);
@@ -225,7 +230,7 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
     }
     if (id !== undefined && method === 'GET') {
       if (action === undefined) return json(await runs.view(id, who));
-      if (action === 'events' && !sub) return eventStream(runs, id, who, request, log);
+      if (action === 'events' && !sub) return eventStream(runs, id, who, request, log, heartbeatMs);
       if (action === 'trace' && !sub) return json(await runs.trace(id, who));
       if (action === 'model-calls' && sub) return json(await runs.modelCall(id, who, sub));
       if (action === 'transitions' && sub) return json(await runs.transition(id, who, transitionNumber(sub)));

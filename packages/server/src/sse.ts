@@ -5,9 +5,14 @@ import type { Principal, RunMessage, Runs } from './runs.js';
 export const sseEvent = (message: RunMessage): string =>
   `${message.id ? `id: ${message.id}\n` : ''}data: ${JSON.stringify(message.data)}\n\n`;
 
+/** What keeps a quiet stream open: a comment line, ignored by EventSource and every SSE parser. */
+const HEARTBEAT = ': heartbeat\n\n';
+
 /**
  * A run's events as a `text/event-stream` response, from `Last-Event-ID` on when the request
  * names one; it ends when the run's leg ends or pauses, and a client that goes away unsubscribes.
+ * A comment every `heartbeatMs` keeps proxies and load balancers from closing it during a long
+ * model call.
  */
 export async function eventStream(
   runs: Runs,
@@ -15,19 +20,26 @@ export async function eventStream(
   who: Principal,
   request: Request,
   log: (line: string) => void,
+  heartbeatMs: number,
 ): Promise<Response> {
   await runs.view(id, who); // 404 while an answer can still say so
   const encoder = new TextEncoder();
   let unsubscribe: () => void = () => undefined;
   let closed = false;
+  let heartbeat: NodeJS.Timeout | undefined;
   const body = new ReadableStream<Uint8Array>({
     async start(controller) {
       const close = () => {
         if (closed) return;
         closed = true;
+        clearInterval(heartbeat);
         unsubscribe();
         controller.close();
       };
+      heartbeat = setInterval(() => {
+        if (!closed) controller.enqueue(encoder.encode(HEARTBEAT));
+      }, heartbeatMs);
+      heartbeat.unref();
       request.signal.addEventListener('abort', close, { once: true });
       unsubscribe = await runs
         .subscribe(
@@ -50,6 +62,7 @@ export async function eventStream(
     },
     cancel() {
       closed = true;
+      clearInterval(heartbeat);
       unsubscribe();
     },
   });

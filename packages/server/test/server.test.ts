@@ -1,4 +1,4 @@
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Agent, createAgent, defineTool } from '@openmanus/core';
@@ -181,5 +181,43 @@ describe('createServer', () => {
     hono.mount('/agents', server.fetch);
     const listed = await hono.request('http://127.0.0.1/agents/runs', { headers: auth });
     expect(((await listed.json()) as { runs: { id: string }[] }).runs.map((r) => r.id)).toContain(id);
+  });
+  it('keeps a quiet event stream open with heartbeat comments while a tool works', async () => {
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => {
+      release = resolve;
+    });
+    const wait = defineTool({
+      name: 'wait',
+      description: 'Waits for the test',
+      parameters: z.object({}),
+      execute: async () => {
+        await gate;
+        return 'done waiting';
+      },
+    });
+    const server = await setup({
+      agents: { slow: createAgent({ name: 'slow', tools: [wait] }) },
+      llm: scriptedLlm([{ toolCalls: [{ name: 'wait', arguments: {} }] }, { content: 'Waited.' }]),
+      approvals: [],
+      heartbeatMs: 20,
+    });
+    const started = await server.fetch(
+      new Request('http://127.0.0.1/runs', { method: 'POST', headers: auth, body: '{"task":"wait"}' }),
+    );
+    const { id } = (await started.json()) as { id: string };
+    const events = await server.fetch(new Request(`http://127.0.0.1/runs/${id}/events`, { headers: auth }));
+    const reader = (events.body as ReadableStream<Uint8Array>).pipeThrough(new TextDecoderStream()).getReader();
+    let text = '';
+    while (!text.includes(': heartbeat\n\n')) text += (await reader.read()).value ?? '';
+    release();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += chunk.value;
+    expect(text).toMatch(/"type":"ended"/);
+    // Refused before anything is written to the data directory.
+    const nowhere = join(tmpdir(), 'openmanus-never-made');
+    await expect(
+      createServer({ agents: { ops: agent() }, llm: script(), dataDir: nowhere, heartbeatMs: 0 }),
+    ).rejects.toThrow(/heartbeatMs/);
+    await expect(stat(nowhere)).rejects.toThrow(/ENOENT/);
   });
 });
