@@ -52,6 +52,8 @@ const studio = {
   inspected: undefined,
   compare: undefined,
   divergence: undefined,
+  /** What has been typed into a pending entry's answer or reason, kept across the re-renders live updates make. */
+  drafts: new Map(),
 };
 
 // ---------------------------------------------------------------- runs list
@@ -179,12 +181,26 @@ function renderRun() {
   $('message-form').hidden = !isFinal(view.status);
   if (asked) $('message-form').hidden = true;
   renderReplayResult();
-  const focusedKey = document.activeElement?.closest?.('#timeline li.entry')?.dataset.key;
+  // The focus stays where it was, in the field being typed in too (with its caret).
+  const focused = document.activeElement;
+  const focusedKey = focused?.closest?.('#timeline li.entry')?.dataset.key;
+  const field = focusedKey && focused.matches('input') && focused.className ? focused : undefined;
   $('timeline').replaceChildren(...timelineEntries(studio.run, { actions: true }));
-  if (focusedKey)
-    $('timeline')
-      .querySelector(`li[data-key="${CSS.escape(focusedKey)}"]`)
-      ?.focus();
+  const entry = focusedKey && $('timeline').querySelector(`li[data-key="${CSS.escape(focusedKey)}"]`);
+  if (!entry) return;
+  const again = field && entry.querySelector(`input.${CSS.escape(field.className)}`);
+  if (again) {
+    again.focus();
+    again.setSelectionRange(field.selectionStart, field.selectionEnd, field.selectionDirection);
+  } else entry.focus();
+}
+
+/** An input whose text outlives the entry it is in (a live update builds the entry anew). */
+function draftInput(className, key) {
+  const input = el('input', undefined, className);
+  input.value = studio.drafts.get(key) ?? '';
+  input.addEventListener('input', () => studio.drafts.set(key, input.value));
+  return input;
 }
 
 /** A trace's entries in order: transitions, the model and tool calls they asked for, then what waits for a person. */
@@ -374,7 +390,7 @@ function pendingEntry(run, input, { actions }) {
       argumentsView(input.tool, input.args),
     );
     if (actions) {
-      const reason = el('input', undefined, 'reason');
+      const reason = draftInput('reason', `${run.id} ${input.effectId} reason`);
       reason.placeholder = 'why not (the model is told)';
       reason.setAttribute('aria-label', 'Reason for rejecting');
       li.append(
@@ -396,7 +412,7 @@ function pendingEntry(run, input, { actions }) {
     li.append(h('div', 'entry-head', el('span', 'question', 'kind')), el('p', input.question, 'question'));
     if (actions) {
       const form = el('form', undefined, 'row answer-form');
-      const text = el('input', undefined, 'answer-text');
+      const text = draftInput('answer-text', `${run.id} ${input.effectId} answer`);
       text.setAttribute('aria-label', 'Your answer');
       form.append(text, h('button', undefined, 'Answer'));
       form.addEventListener('submit', (submit) => {
@@ -556,14 +572,19 @@ $('diff-form').addEventListener('submit', async (submit) => {
 
 // ---------------------------------------------------------------- time travel
 
-/** Fields for another model, system prompt and tool set (left as they are: not sent). */
-function changeFields(agentName) {
+/**
+ * Fields for another model, system prompt and tool set (left as they are: not sent). A replay
+ * calls no model (it feeds the recorded replies through the reducer): it gets no model field.
+ */
+function changeFields(agentName, { withModel = true } = {}) {
   const agent = studio.agents.find((a) => a.name === agentName);
-  const model = el('select', undefined, 'change-model');
-  model.setAttribute('aria-label', 'Model');
-  model.append(el('option', `same model${agent?.model ? ` (${agent.model})` : ''}`));
-  model.firstElementChild.value = '';
-  for (const name of studio.models) model.append(el('option', name));
+  const model = withModel ? el('select', undefined, 'change-model') : undefined;
+  if (model) {
+    model.setAttribute('aria-label', 'Model');
+    model.append(el('option', `same model${agent?.model ? ` (${agent.model})` : ''}`));
+    model.firstElementChild.value = '';
+    for (const name of studio.models) model.append(el('option', name));
+  }
   const prompt = el('textarea', undefined, 'change-prompt');
   prompt.rows = 2;
   prompt.placeholder = 'system prompt (empty: the same)';
@@ -580,7 +601,7 @@ function changeFields(agentName) {
   const fields = h(
     'div',
     'change-fields',
-    h('label', undefined, 'Model ', model),
+    model ? h('label', undefined, 'Model ', model) : undefined,
     h('label', 'wide', 'System prompt', prompt),
     tools,
   );
@@ -588,7 +609,7 @@ function changeFields(agentName) {
     const boxes = [...tools.querySelectorAll('input')];
     const kept = boxes.filter((b) => b.checked).map((b) => b.value);
     return {
-      ...(model.value ? { model: model.value } : {}),
+      ...(model?.value ? { model: model.value } : {}),
       ...(prompt.value.trim() ? { systemPrompt: prompt.value } : {}),
       ...(kept.length < boxes.length ? { tools: kept } : {}),
     };
@@ -625,7 +646,7 @@ $('replay-toggle').addEventListener('click', () => {
   const form = $('replay-form');
   form.hidden = !form.hidden;
   if (!form.hidden) {
-    replayChanges = changeFields(studio.run.trace.run.agent);
+    replayChanges = changeFields(studio.run.trace.run.agent, { withModel: false });
     form.querySelector('.change-fields').replaceWith(replayChanges.fields);
   }
 });
@@ -654,11 +675,11 @@ function renderReplayResult() {
     box.replaceChildren(el('p', `Replayed ${report.transitions} transitions: the run does not diverge.`));
     return;
   }
-  const { transition, event, reason, expected, actual } = report.diverged;
+  // The server's first differences, recorded → replayed (`{path, before, after}` as in a diff).
+  const { transition, event, reason, changes } = report.diverged;
   box.replaceChildren(
     el('p', `Diverges at transition #${transition} (${event}): ${reason}`, 'diverges'),
-    ...(expected === undefined ? [] : [el('h4', 'Recorded'), el('pre', JSON.stringify(expected, null, 2), 'before')]),
-    ...(actual === undefined ? [] : [el('h4', 'Replayed'), el('pre', JSON.stringify(actual, null, 2), 'after')]),
+    ...(changes?.length ? [diffList({ changes }, 'What differs (as recorded → as replayed):')] : []),
   );
 }
 
@@ -731,7 +752,7 @@ function go(place) {
       ? `#compare=${place.compare.map(encodeURIComponent).join(',')}`
       : '';
   if (location.hash !== hash) history.pushState(null, '', hash || location.pathname);
-  route();
+  return route();
 }
 
 async function route() {
@@ -825,7 +846,12 @@ document.addEventListener('keydown', (key) => {
     case 'Enter':
       // Enter on a button or summary does what it does; on an entry it opens it.
       if (!entry || document.activeElement !== entry) return;
-      if (entry.classList.contains('run-row')) go({ run: entry.dataset.id });
+      // A run opened from the keyboard takes the focus, so that the keys walk its timeline next
+      // (Esc gives it back to the run's row).
+      if (entry.classList.contains('run-row'))
+        go({ run: entry.dataset.id }).then(() => {
+          if (studio.run?.id === entry.dataset.id) $('timeline').querySelector(':scope > li.entry')?.focus();
+        });
       else entry.dispatchEvent(new Event('activate'));
       break;
     case 'Escape':

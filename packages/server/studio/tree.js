@@ -57,16 +57,16 @@ function node(key, value, depth, openDepth, path) {
 
 const shown = (value) => (value === undefined ? '(none)' : JSON.stringify(value, null, 2));
 
-/** The changes between two states: each path with what it was and what it became. */
-export function diffList(diff) {
+/**
+ * The changes between two states: each path with what it was and what it became; headed by
+ * `summary`, by default what the diff is from and to.
+ */
+export function diffList(
+  diff,
+  summary = `${diff.changes.length} ${diff.changes.length === 1 ? 'change' : 'changes'} from transition ${diff.from} to ${diff.to}${diff.truncated ? ' (more not shown)' : ''}`,
+) {
   const box = el('div', undefined, 'diff');
-  box.append(
-    el(
-      'p',
-      `${diff.changes.length} ${diff.changes.length === 1 ? 'change' : 'changes'} from transition ${diff.from} to ${diff.to}${diff.truncated ? ' (more not shown)' : ''}`,
-      'muted diff-summary',
-    ),
-  );
+  box.append(el('p', summary, 'muted diff-summary'));
   const list = el('ol', undefined, 'changes-list');
   for (const change of diff.changes) {
     const item = el('li', undefined, 'change');
