@@ -37,6 +37,17 @@ describe('the README snippet runs and prints what the README shows', () => {
   });
 });
 
+describe('the README snippet of the Postgres store', () => {
+  it('checkpoints a run in Postgres', async () => {
+    const expected = block('## A checkpoint store in Postgres', 'text');
+    const stdout = await runSnippet(packageDir, block('## A checkpoint store in Postgres', 'ts'), {
+      nodeArgs: ['--no-deprecation'],
+      env: { DATABASE_URL: postgres.url('postgres') },
+    });
+    expect(stdout).toBe(expected);
+  });
+});
+
 describe('the README lists what the package exports', () => {
   itListsTheExports(packageDir, readme, () => import('../src/index.js'));
 });
