@@ -139,6 +139,8 @@ async function openRun(id) {
   if (studio.run?.id !== id) {
     studio.open.clear();
     studio.divergence = undefined;
+    // A replay form filled in for another run (another agent's tools, maybe) is not this one's.
+    $('replay-form').hidden = true;
     closeInspector();
   }
   studio.run = { id, ...(await fetchRun(id)) };

@@ -103,6 +103,7 @@ const focusedKey = (page: Page) => page.evaluate('document.activeElement?.datase
 describe('the studio, live, in Chromium', () => {
   it('follows a running run over server-sent events: new entries and the answer appear without a reload', async () => {
     const build = gate();
+    const thinking = gate();
     const waitForBuild = defineTool({
       name: 'wait_for_build',
       description: 'Waits until the build is ready',
@@ -112,12 +113,27 @@ describe('the studio, live, in Chromium', () => {
         return 'build 42 ready';
       },
     });
-    const { server, url } = await studio(
-      createAgent({ name: 'ci', tools: [waitForBuild] }),
-      scriptedLlm([{ toolCalls: [{ name: 'wait_for_build', arguments: {} }] }, { content: 'Build 42 shipped.' }]),
-      {},
-      build.open,
-    );
+    // The tool waits for the build, then the model's second reply waits for `thinking`.
+    const script = scriptedLlm([
+      { toolCalls: [{ name: 'wait_for_build', arguments: {} }] },
+      { content: 'Build 42 shipped.' },
+    ]);
+    let calls = 0;
+    const llm: LlmPort = {
+      model: script.model,
+      complete: (request, options) => {
+        const reply = script.complete(request, options);
+        if (calls++ === 0) return reply;
+        return reply.map(async (answer) => {
+          await thinking.opened;
+          return answer;
+        });
+      },
+    };
+    const { server, url } = await studio(createAgent({ name: 'ci', tools: [waitForBuild] }), llm, {}, () => {
+      build.open();
+      thinking.open();
+    });
     const id = server.runs.start('ship the build', undefined);
     const { page, errors } = await open(url);
     await page.locator(`#runs li[data-id="${id}"]`).click();
@@ -134,14 +150,23 @@ describe('the studio, live, in Chromium', () => {
     await expect.poll(() => text(page, '#connection')).toBe('live');
     await page.evaluate('window.notReloaded = true');
 
+    // The tool's result comes in, and the model is asked again.
     build.open();
+    await expect.poll(() => call.locator('pre.result').count()).toBe(1);
+    expect(await call.locator('pre.result').textContent()).toBe('build 42 ready');
+    const second = page.locator('#timeline li.model-call').nth(1);
+    await expect.poll(() => second.textContent()).toContain('waiting for the model…');
+    expect(await page.locator('#run-pane').getAttribute('data-status')).toBe('awaiting_llm');
+    expect(await page.locator('#answer-box').isHidden()).toBe(true);
+
+    thinking.open();
     await page.locator('#answer-box:not([hidden])').waitFor();
     expect(await text(page, '#answer')).toBe('Build 42 shipped.');
-    expect(await call.locator('pre.result').textContent()).toBe('build 42 ready');
-    expect(await page.locator('#timeline li.model-call').count()).toBe(2);
+    expect(await second.locator('p.reply').textContent()).toBe('Build 42 shipped.');
     await expect.poll(() => page.locator('#run-pane').getAttribute('data-status')).toBe('finished');
-    // The runs list follows too.
+    // The runs list follows too, and the stream is over.
     await expect.poll(() => page.locator(`#runs li[data-id="${id}"]`).getAttribute('data-status')).toBe('finished');
+    await expect.poll(() => text(page, '#connection')).toBe('');
     expect(await page.evaluate('window.notReloaded')).toBe(true);
     expect(errors).toEqual([]);
   });
@@ -294,13 +319,22 @@ describe('the studio, live, in Chromium', () => {
     expect(await text(page, '#answer')).toBe('Deploying to eu-west-1.');
     await expect.poll(() => page.locator('#timeline li.pending').count()).toBe(0);
     expect(await page.locator('#timeline li.transition[data-event="humanReplied"]').count()).toBe(1);
+    // Answered and finished, the conversation can go on.
+    expect(await page.locator('#message-form').isVisible()).toBe(true);
     expect((await server.runs.view(id, undefined)).answer).toBe('Deploying to eu-west-1.');
     expect(errors).toEqual([]);
   });
 
   it('replays a run from the page: unchanged it matches, with another system prompt it shows where it diverges', async () => {
-    const { server, url } = await studio(createAgent({ name: 'ops', tools: [deploy] }), deployScript());
+    // Two runs: each deploys, then answers.
+    const llm = scriptedLlm((request) =>
+      request.messages.at(-1)?.role === 'tool'
+        ? { content: 'Deployed the api.' }
+        : { toolCalls: [{ name: 'deploy', arguments: { service: 'api' } }] },
+    );
+    const { server, url } = await studio(createAgent({ name: 'ops', tools: [deploy] }), llm);
     const id = server.runs.start('deploy the api', undefined);
+    const other = server.runs.start('deploy the api again', undefined);
     await server.idle();
     const { page, errors } = await open(url);
     await page.locator(`#runs li[data-id="${id}"]`).click();
@@ -334,6 +368,15 @@ describe('the studio, live, in Chromium', () => {
     await page.locator('#replay-start').click();
     await result.waitFor();
     expect(await page.locator('#timeline li.diverged').count()).toBe(0);
+
+    // Another run opened starts with no replay of its own: neither the result nor the form is left over.
+    await form.locator('textarea.change-prompt').fill('Be terse.');
+    await page.locator(`#runs li[data-id="${other}"]`).click();
+    await expect.poll(() => text(page, '#run-title')).toBe('deploy the api again');
+    expect(await page.locator('#replay-result').isHidden()).toBe(true);
+    expect(await form.isHidden()).toBe(true);
+    await page.locator('#replay-toggle').click();
+    expect(await form.locator('textarea.change-prompt').inputValue()).toBe('');
     expect(errors).toEqual([]);
   });
 });
