@@ -23,6 +23,7 @@ export {
   type RunMessage,
   type RunSummary,
   type Runs,
+  type RunsPage,
   type Subscriber,
   type TraceLeg,
 } from './runs.js';

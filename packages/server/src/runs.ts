@@ -126,7 +126,22 @@ export interface RunFilter {
   readonly status?: string;
   /** Text the task contains (case-insensitive). */
   readonly q?: string;
+  /** How many runs to list (default 50, at most 200). */
+  readonly limit?: number;
+  /** How many of the matching runs, newest first, to skip: the `next` of the page before. */
+  readonly offset?: number;
 }
+
+/** A page of the runs list: `next` is the offset of the following page, when there may be one. */
+export interface RunsPage {
+  readonly runs: readonly RunSummary[];
+  readonly next?: number;
+  readonly quarantined: readonly QuarantinedRun[];
+}
+
+export const RUNS_PAGE = { default: 50, max: 200 } as const;
+/** How many runs' states are read at once while a page is filled. */
+const SUMMARY_BATCH = 25;
 
 export interface ForkRequest extends AgentChanges {
   /** The transition whose state the new run starts from (1 is the first). */
@@ -383,18 +398,37 @@ export function createRuns(options: RunsOptions) {
       return view(id, state);
     },
 
-    /** The runs `who` may see, newest first, filtered. */
-    async list(who: Principal, filter: RunFilter = {}) {
-      const ids = (await store.list()).filter((id) => visible(id, who));
-      const summaries = await Promise.all(ids.map(summaryOf));
+    /**
+     * A page of the runs `who` may see, newest first, filtered. States are read only until the
+     * page is full, a batch at a time: the list costs the page, not every run ever kept.
+     */
+    async list(who: Principal, filter: RunFilter = {}): Promise<RunsPage> {
+      const limit = Math.min(Math.max(1, filter.limit ?? RUNS_PAGE.default), RUNS_PAGE.max);
+      const offset = Math.max(0, filter.offset ?? 0);
       const q = filter.q?.toLowerCase();
-      const runs = summaries.filter(
-        (run) =>
-          (!filter.agent || run.agent === filter.agent) &&
-          (!filter.status || run.status === filter.status) &&
-          (!q || run.task?.toLowerCase().includes(q)),
+      const matches = (run: RunSummary) =>
+        (!filter.status || run.status === filter.status) && (!q || run.task?.toLowerCase().includes(q));
+      const ids = (await store.list()).filter(
+        (id) => visible(id, who) && (!filter.agent || (journal.record(id)?.agent ?? defaultAgent) === filter.agent),
       );
-      return { runs, quarantined: options.owned ? [] : quarantined };
+      const runs: RunSummary[] = [];
+      let skipped = 0;
+      let at = 0;
+      while (at < ids.length && runs.length <= limit) {
+        const batch = await Promise.all(ids.slice(at, at + SUMMARY_BATCH).map(summaryOf));
+        at += batch.length;
+        for (const run of batch.filter(matches)) {
+          if (skipped < offset) skipped++;
+          else runs.push(run);
+        }
+      }
+      // One more than the page was looked for: it says whether a next page exists.
+      const more = runs.length > limit;
+      return {
+        runs: runs.slice(0, limit),
+        ...(more ? { next: offset + limit } : {}),
+        quarantined: options.owned ? [] : quarantined,
+      };
     },
 
     /** Approves or rejects the pending call `effectId`: one compare-and-set, then the run goes on. */

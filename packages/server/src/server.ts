@@ -17,7 +17,7 @@ import { readJson } from './body.js';
 import type { RunJournal } from './journal.js';
 import { type NodeListener, toNodeListener } from './node.js';
 import type { QuarantinedRun } from './quarantine.js';
-import { createRuns, type Principal, RequestRefusedError, type Runs, type TraceLeg } from './runs.js';
+import { createRuns, type Principal, RequestRefusedError, RUNS_PAGE, type Runs, type TraceLeg } from './runs.js';
 import { createSqliteJournal } from './sqliteJournal.js';
 import { eventStream } from './sse.js';
 import { loadStudio, PAGE_HEADERS } from './studioFiles.js';
@@ -105,6 +105,16 @@ const bodies = {
     '{"effectId": "...", "reason"?: "..."}',
   ],
   message: [z.object({ text: z.string().trim().min(1) }), '{"text": "..."}'],
+  listQuery: [
+    z.object({
+      agent: z.string().min(1).optional(),
+      status: z.string().min(1).optional(),
+      q: z.string().min(1).max(1000).optional(),
+      limit: z.coerce.number().int().min(1).max(RUNS_PAGE.max).optional(),
+      offset: z.coerce.number().int().min(0).optional(),
+    }),
+    `of agent=, status=, q=, limit= (1 to ${RUNS_PAGE.max}) and offset= (from 0)`,
+  ],
   none: [z.object({}), '{}'],
   fork: [
     z.object({
@@ -125,9 +135,9 @@ const bodies = {
   ],
 } as const;
 
-function parsed<T>([schema, shape]: readonly [z.ZodType<T>, string], body: unknown): T {
+function parsed<T>([schema, shape]: readonly [z.ZodType<T>, string], body: unknown, what = 'body'): T {
   const result = schema.safeParse(body);
-  if (!result.success) throw new RequestRefusedError(400, `body must be ${shape}`);
+  if (!result.success) throw new RequestRefusedError(400, `${what} must be ${shape}`);
   return result.data;
 }
 
@@ -215,12 +225,7 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
     if (first !== 'runs') throw new RequestRefusedError(404, 'not found');
     if (id === undefined) {
       if (method === 'GET') {
-        const filter = Object.fromEntries(
-          ['agent', 'status', 'q'].flatMap((key) => {
-            const value = url.searchParams.get(key);
-            return value ? [[key, value]] : [];
-          }),
-        );
+        const filter = parsed(bodies.listQuery, Object.fromEntries(url.searchParams), 'the query');
         return json(await runs.list(who, filter));
       }
       if (method === 'POST') {

@@ -220,4 +220,40 @@ describe('createServer', () => {
     ).rejects.toThrow(/heartbeatMs/);
     await expect(stat(nowhere)).rejects.toThrow(/ENOENT/);
   });
+  it('lists runs a page at a time, newest first, and refuses a query it cannot take', async () => {
+    const server = await setup({
+      approvals: [],
+      llm: scriptedLlm(Array.from({ length: 7 }, (_, i) => ({ content: `answer ${i}` }))),
+    });
+    const get = async (query: string) => {
+      const response = await server.fetch(new Request(`http://127.0.0.1/runs${query}`, { headers: auth }));
+      return { status: response.status, json: (await response.json()) as JsonObject };
+    };
+    const ids: string[] = [];
+    for (let i = 0; i < 7; i++) {
+      const response = await server.fetch(
+        new Request('http://127.0.0.1/runs', {
+          method: 'POST',
+          headers: auth,
+          body: JSON.stringify({ task: `task ${i}` }),
+        }),
+      );
+      ids.push(((await response.json()) as { id: string }).id);
+      await server.idle();
+    }
+    const pages: string[][] = [];
+    let next: number | undefined = 0;
+    while (next !== undefined) {
+      const { json } = await get(`?limit=3&offset=${next}`);
+      pages.push(json.runs.map((run: { id: string }) => run.id));
+      next = json.next;
+    }
+    expect(pages.map((page) => page.length)).toEqual([3, 3, 1]);
+    expect(pages.flat()).toEqual([...ids].reverse());
+    const found = await get('?q=TASK%204&status=finished');
+    expect(found.json.runs.map((run: { id: string }) => run.id)).toEqual([ids[4]]);
+    expect(found.json.next).toBeUndefined();
+    for (const bad of ['?limit=0', '?limit=1000', '?offset=-1', '?limit=two'])
+      expect(await get(bad)).toMatchObject({ status: 400, json: { error: expect.stringMatching(/query must be/) } });
+  });
 });
