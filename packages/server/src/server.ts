@@ -94,17 +94,20 @@ export interface AgentServer {
 
 const MIB = 1024 * 1024;
 
-/** The request bodies, and what to say when one is not what it should be. */
+/**
+ * The request bodies, and what to say when one is not what it should be. They are strict: a field
+ * the server does not take (a replay's `model`: a replay calls no model) is refused, not dropped.
+ */
 const bodies = {
   task: [
-    z.object({ task: z.string().trim().min(1), agent: z.string().optional() }),
+    z.strictObject({ task: z.string().trim().min(1), agent: z.string().optional() }),
     '{"task": "...", "agent"?: "..."}',
   ],
   decision: [
-    z.object({ effectId: z.string().min(1), reason: z.string().optional() }),
+    z.strictObject({ effectId: z.string().min(1), reason: z.string().optional() }),
     '{"effectId": "...", "reason"?: "..."}',
   ],
-  message: [z.object({ text: z.string().trim().min(1) }), '{"text": "..."}'],
+  message: [z.strictObject({ text: z.string().trim().min(1) }), '{"text": "..."}'],
   listQuery: [
     z.object({
       agent: z.string().min(1).optional(),
@@ -115,9 +118,9 @@ const bodies = {
     }),
     `of agent=, status=, q=, limit= (1 to ${RUNS_PAGE.max}) and offset= (from 0)`,
   ],
-  none: [z.object({}), '{}'],
+  none: [z.strictObject({}), '{}'],
   fork: [
-    z.object({
+    z.strictObject({
       transition: z.number().int().min(1),
       model: z.string().optional(),
       systemPrompt: z.string().max(100_000).optional(),
@@ -126,7 +129,7 @@ const bodies = {
     '{"transition": n, "model"?: "...", "systemPrompt"?: "...", "tools"?: ["..."]}',
   ],
   replay: [
-    z.object({
+    z.strictObject({
       agent: z.string().optional(),
       systemPrompt: z.string().max(100_000).optional(),
       tools: z.array(z.string()).max(1000).optional(),

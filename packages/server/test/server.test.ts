@@ -97,6 +97,10 @@ describe('createServer', () => {
 
     // The recorded run re-runs exactly through the same agent, and diverges with another prompt.
     expect((await call('POST', `/runs/${id}/replay`, {})).json).toMatchObject({ diverged: null, matched: last });
+    expect(await call('POST', `/runs/${id}/replay`, { model: 'other' })).toMatchObject({
+      status: 400,
+      json: { error: expect.stringMatching(/body must be/) },
+    });
     const changed = (await call('POST', `/runs/${id}/replay`, { systemPrompt: 'Be terse.' })).json;
     expect(changed.diverged).toMatchObject({ transition: 1, event: 'started' });
   });
