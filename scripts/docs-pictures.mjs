@@ -1,5 +1,6 @@
 // `pnpm docs:pictures`: the docs site's pictures, each made from the real thing, into
-// docs/src/assets/pictures/. `node scripts/docs-pictures.mjs architecture` (or service, cli, bench)
+// docs/src/assets/pictures/ (the studio's into docs/src/assets/studio/). `node scripts/docs-pictures.mjs
+// architecture` (or service, cli, bench, studio)
 // makes one. Needs the packages built (pnpm docs:pictures builds them) and a Chromium (CHROME_PATH,
 // else /usr/bin/chromium) for the screenshots.
 import { spawn, spawnSync } from 'node:child_process';
@@ -149,7 +150,19 @@ async function cli() {
   await page.close();
 }
 
-const pictures = { architecture, bench, service, cli };
+/** The studio's screenshots, made by its Chromium tests (packages/server/test/studio.test.ts) into docs/src/assets/studio/. */
+async function studio() {
+  const dir = join(root, 'docs/src/assets/studio');
+  const vitest = spawnSync('npx', ['vitest', 'run', 'packages/server/test/studio.test.ts'], {
+    cwd: root,
+    env: { ...process.env, OPENMANUS_STUDIO_SHOTS: dir },
+    encoding: 'utf8',
+  });
+  if (vitest.status !== 0) throw new Error(`the studio's tests failed:\n${vitest.stdout}${vitest.stderr}`);
+  for (const name of ['timeline.png', 'fork.png', 'narrow.png']) written.push(relative(root, join(dir, name)));
+}
+
+const pictures = { architecture, bench, service, cli, studio };
 const chosen = process.argv.slice(2);
 const unknown = chosen.filter((name) => !(name in pictures));
 if (unknown.length > 0) {

@@ -1,7 +1,6 @@
 import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { createAgent, defineTool, type LlmPort } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { type Browser, chromium } from 'playwright-core';
@@ -42,7 +41,17 @@ const deploy = defineTool({
   execute: async ({ service }) => `deployed ${service}`,
 });
 
-const SHOTS = new URL('../../../docs/src/assets/studio/', import.meta.url);
+// The docs' screenshots are these tests' (`pnpm docs:pictures studio` sets the directory); otherwise
+// they go to a temp dir, so a test run leaves the checkout as it was.
+let shots: string;
+beforeAll(async () => {
+  shots = process.env.OPENMANUS_STUDIO_SHOTS ?? (await mkdtemp(join(tmpdir(), 'openmanus-studio-shots-')));
+  await mkdir(shots, { recursive: true });
+});
+afterAll(async () => {
+  if (!process.env.OPENMANUS_STUDIO_SHOTS) await rm(shots, { recursive: true, force: true });
+});
+const shot = (name: string) => join(shots, name);
 
 async function studio(models: Record<string, LlmPort> = {}): Promise<{ server: AgentServer; url: string }> {
   const dataDir = await mkdtemp(join(tmpdir(), 'openmanus-studio-'));
@@ -108,8 +117,7 @@ describe('the studio in Chromium', () => {
     const request = page.locator('#timeline li.model-call details.request').first();
     await request.locator('summary').click();
     await expect.poll(() => request.textContent()).toContain('deploy the api');
-    await mkdir(SHOTS, { recursive: true });
-    await page.screenshot({ path: fileURLToPath(new URL('timeline.png', SHOTS)), fullPage: true });
+    await page.screenshot({ path: shot('timeline.png'), fullPage: true });
 
     // The state after transition 3.
     const third = page.locator('#timeline li.transition[data-n="3"]');
@@ -124,7 +132,7 @@ describe('the studio in Chromium', () => {
     await page.locator('#compare-view:not([hidden])').waitFor();
     await expect.poll(() => page.locator('#compare-right').textContent()).toContain('Rolled back instead.');
     expect(await page.locator('#compare-left').textContent()).toContain('Deployed the api.');
-    await page.screenshot({ path: fileURLToPath(new URL('fork.png', SHOTS)), fullPage: true });
+    await page.screenshot({ path: shot('fork.png'), fullPage: true });
   });
 
   it('fits a narrow window without scrolling sideways', async () => {
@@ -137,8 +145,7 @@ describe('the studio in Chromium', () => {
     await page.goto(url);
     await page.locator('#runs li').first().click();
     await page.locator('#timeline button.approve').waitFor();
-    expect(await page.evaluate("document.documentElement.scrollWidth <= window.innerWidth")).toBe(true);
-    await mkdir(SHOTS, { recursive: true });
-    await page.screenshot({ path: fileURLToPath(new URL('narrow.png', SHOTS)) });
+    expect(await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')).toBe(true);
+    await page.screenshot({ path: shot('narrow.png') });
   });
 });
