@@ -43,6 +43,8 @@ const studio = {
   agents: [],
   models: [],
   runs: [],
+  /** How many pages of the runs list are shown (the server sends one page at a time). */
+  runPages: 1,
   /** The run open: its id, view (`GET /runs/:id`) and trace. */
   run: undefined,
   /** Model call details fetched (by run and effect id), and which entries are open. */
@@ -73,11 +75,19 @@ async function refreshRuns() {
   if ($('filter-agent').value) query.set('agent', $('filter-agent').value);
   if ($('filter-status').value) query.set('status', $('filter-status').value);
   if ($('filter-text').value.trim()) query.set('q', $('filter-text').value.trim());
-  const { runs, quarantined } = await api('GET', `runs${query.size ? `?${query}` : ''}`);
+  const runs = [];
+  let page = { next: 0 };
+  for (let loaded = 0; loaded < studio.runPages && page.next !== undefined; loaded++) {
+    if (page.next > 0) query.set('offset', String(page.next));
+    page = await api('GET', `runs${query.size ? `?${query}` : ''}`);
+    runs.push(...page.runs);
+  }
+  const { quarantined } = page;
   studio.runs = runs;
+  $('more-runs').hidden = page.next === undefined;
   const focused = document.activeElement?.closest?.('#runs li')?.dataset.id;
   $('runs').replaceChildren(...runs.map(runRow));
-  $('run-count').textContent = `(${runs.length})`;
+  $('run-count').textContent = `(${runs.length}${page.next === undefined ? '' : '+'})`;
   $('quarantined').hidden = !quarantined?.length;
   $('quarantined').textContent = quarantined?.length ? `${quarantined.length} damaged runs set aside` : '';
   if (focused)
@@ -874,7 +884,13 @@ let filterTimer;
 $('filters').addEventListener('submit', (submit) => submit.preventDefault());
 $('filters').addEventListener('input', () => {
   clearTimeout(filterTimer);
+  studio.runPages = 1;
   filterTimer = setTimeout(() => refreshRuns().catch(fail), 150);
+});
+
+$('more-runs').addEventListener('click', () => {
+  studio.runPages++;
+  refreshRuns().catch(fail);
 });
 
 $('new-run').addEventListener('submit', async (submit) => {

@@ -379,4 +379,24 @@ describe('the studio, live, in Chromium', () => {
     expect(await form.locator('textarea.change-prompt').inputValue()).toBe('');
     expect(errors).toEqual([]);
   });
+  it('shows the runs a page at a time, and the next page on “More runs”', async () => {
+    const total = 53;
+    const { server, url } = await studio(
+      createAgent({ name: 'notes' }),
+      scriptedLlm(Array.from({ length: total }, (_, i) => ({ content: `note ${i}` }))),
+    );
+    for (let i = 0; i < total; i++) {
+      server.runs.start(`note number ${i}`, undefined);
+      await server.idle();
+    }
+    const { page, errors } = await open(url);
+    await expect.poll(() => page.locator('#runs li').count()).toBe(50);
+    expect(await text(page, '#run-count')).toBe('(50+)');
+    await page.locator('#more-runs').click();
+    await expect.poll(() => page.locator('#runs li').count()).toBe(total);
+    expect(await text(page, '#run-count')).toBe(`(${total})`);
+    expect(await page.locator('#more-runs').isHidden()).toBe(true);
+    expect(await text(page, '#runs li:last-child .run-task')).toBe('note number 0');
+    expect(errors).toEqual([]);
+  });
 });
