@@ -22,6 +22,7 @@ import {
 import { sandboxProviderFor } from './sandboxProvider.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
 import { statusCommand } from './statusCommand.js';
+import { studioCommand } from './studioCommand.js';
 import { workerCommand } from './workerCommand.js';
 
 const usage = `Usage: openmanus [options] [task...]
@@ -40,6 +41,8 @@ const usage = `Usage: openmanus [options] [task...]
                                            approves (or rejects) the calls it waits on
        openmanus answer <runId> "<text>"   answers the question it asked a person
        openmanus cancel <runId>            stops it, on whichever worker runs it
+       openmanus studio [options]          the studio on 127.0.0.1: inspect, approve, start,
+                                           fork and replay the runs of a data directory
                                            (each has its own --help)
 
 Runs an agent on a task; without a task, asks for one. The agents:
@@ -106,6 +109,7 @@ export async function main(argv: string[], io: SessionIo): Promise<number> {
   if (args[0] === 'approve') return approveCommand(args.slice(1), io);
   if (args[0] === 'answer') return answerCommand(args.slice(1), io);
   if (args[0] === 'cancel') return cancelCommand(args.slice(1), io);
+  if (args[0] === 'studio') return studioCommand(args.slice(1), io);
   if (args[0] === 'mcp-server') return mcpServerCommand(args.slice(1), io);
   if (args[0] === 'mcp') return mcpCommand(args.slice(1), io, { cliScript: fileURLToPath(import.meta.url) });
   const fail = failure(io, 'openmanus');

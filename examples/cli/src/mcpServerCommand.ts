@@ -40,7 +40,7 @@ const parseArguments = (args: string[]) =>
   });
 
 /** Resolves on the first SIGINT or SIGTERM; after it, a second one has its default effect (the process ends at once). */
-function firstStopSignal(): { readonly stopped: Promise<void>; dispose(): void } {
+export function firstStopSignal(): { readonly stopped: Promise<void>; dispose(): void } {
   let onSignal = () => {};
   const dispose = () => {
     process.off('SIGINT', onSignal);
