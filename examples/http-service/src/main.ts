@@ -1,7 +1,8 @@
-// `pnpm serve`: Manus behind the HTTP service, with the page that watches its runs. With no model
-// configured, a local scripted model replays the recorded demo run (the tools really run).
+// `pnpm serve`: Manus served by @openmanus/server, with its studio to start, watch and approve
+// runs. With no model configured, a local scripted model replays the recorded demo run (the
+// tools really run).
 import { existsSync } from 'node:fs';
-import { resolve } from 'node:path';
+import { isAbsolute, relative, resolve } from 'node:path';
 import {
   createLlmFromConfig,
   createManus,
@@ -12,8 +13,8 @@ import {
   messageOf,
 } from '@openmanus/core';
 import { createPlanningTool } from '@openmanus/flow';
-import { startDemoModel } from './demoModel.js';
-import { createAgentService } from './service.js';
+import { createServer } from '@openmanus/server';
+import { DEMO_TASK, startDemoModel } from './demoModel.js';
 
 const env = process.env;
 const fail = (message: string): never => {
@@ -21,6 +22,11 @@ const fail = (message: string): never => {
   process.exit(2);
 };
 const list = (value: string | undefined) => (value ?? '').split(',').flatMap((item) => item.trim() || []);
+/** A path as a person can type it from here: relative when it is under the current directory. */
+const shown = (path: string) => {
+  const near = relative(process.cwd(), path);
+  return near.startsWith('..') || isAbsolute(near) ? path : near;
+};
 
 const live = Boolean(
   env.OPENAI_API_KEY || env.OPENAI_BASE_URL || env.OPENMANUS_CONFIG || existsSync(resolve('config/config.toml')),
@@ -47,25 +53,25 @@ const manus = createManus({
 
 try {
   const llm = await model();
-  const service = await createAgentService({
-    agent: manus,
+  const server = await createServer({
+    agents: { manus },
     approvals: ['python_execute'],
     llm,
     // Outside the agent's workspace: the token and the runs are not the model's to read.
     dataDir: resolve(env.OPENMANUS_SERVICE_DATA ?? 'workspace/service-data'),
-    token: env.OPENMANUS_SERVICE_TOKEN || undefined,
+    ...(env.OPENMANUS_SERVICE_TOKEN ? { token: env.OPENMANUS_SERVICE_TOKEN } : {}),
     allowedHosts: list(env.OPENMANUS_SERVICE_HOSTS),
     allowedOrigins: list(env.OPENMANUS_SERVICE_ORIGINS),
   });
-  const listening = await service.listen(port);
-  const resumed = await service.recover();
-  const quarantined = service.quarantined().length;
-  const { token } = service;
+  const listening = await server.listen(port);
+  const resumed = await server.recover();
+  const quarantined = server.quarantined().length;
+  const token = server.token ?? fail('the server has no token');
   console.log(
-    `OpenManus-TS service — ${live ? `live: model ${llm.model}` : 'offline: a local scripted model replays a recorded run'}\n` +
-      `${token.created ? `new service token, saved in ${token.file} (mode 600)` : `service token: ${token.file ?? 'from OPENMANUS_SERVICE_TOKEN'}`}\n` +
+    `OpenManus-TS service — ${live ? `live: model ${llm.model}` : `offline: a local scripted model replays a recorded run (try: ${DEMO_TASK})`}\n` +
+      `${token.created ? `new service token, saved in ${shown(token.file ?? '')} (mode 600)` : `service token: ${token.file ? shown(token.file) : 'from OPENMANUS_SERVICE_TOKEN'}`}\n` +
       `resumed ${resumed.length} unfinished runs${quarantined ? `, quarantined ${quarantined} unreadable ones` : ''}\n\n` +
-      `Open http://127.0.0.1:${listening}/#token=${token.value}\n`,
+      `Open http://127.0.0.1:${listening}/studio/#token=${token.value}\n`,
   );
 } catch (error) {
   fail(messageOf(error));

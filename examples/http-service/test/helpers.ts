@@ -1,12 +1,8 @@
 import { mkdtemp, realpath } from 'node:fs/promises';
-import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { type Agent, type CheckpointStore, createManus, createOpenAiLlm } from '@openmanus/core';
-import { type OpenAiServer, type RecordedRequest, type ScriptEntry, startOpenAiServer } from '@openmanus/core/testing';
 import { afterEach } from 'vitest';
-import { type AgentService, createAgentService, type ServiceOptions } from '../src/service.js';
 
 export const TOKEN = 'test-token-0123456789abcdef';
 
@@ -24,69 +20,13 @@ export const finish = (text: string) => ({
   toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }],
 });
 
-export interface Raw {
-  readonly status: number;
-  readonly text: string;
-  readonly json: Record<string, unknown>;
-}
-
-export interface RawRequest {
-  readonly method: string;
-  readonly path: string;
-  readonly headers?: Record<string, string>;
-  /** Sent whole (with its Content-Length), or in chunks (chunked, no length). */
-  readonly body?: string | Buffer | readonly Buffer[];
-}
-
-/**
- * One request on a connection of its own, with exactly the headers given (Host included): what
- * a browser page, a DNS-rebound one or a hostile client could send. Resolves with the answer
- * even when the server cuts the upload short after answering.
- */
-export function raw(port: number, options: RawRequest): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request({
-      host: '127.0.0.1',
-      port,
-      method: options.method,
-      path: options.path,
-      headers: options.headers ?? {},
-      agent: false,
-      setHost: false,
-    });
-    let answered = false;
-    req.on('response', (res) => {
-      answered = true;
-      let text = '';
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk));
-      res.on('end', () => {
-        let json: Record<string, unknown> = {};
-        try {
-          json = JSON.parse(text) as Record<string, unknown>;
-        } catch {}
-        resolve({ status: res.statusCode ?? 0, text, json });
-      });
-      res.on('error', reject);
-    });
-    req.on('error', (error) => {
-      if (!answered) reject(error);
-    });
-    const { body } = options;
-    if (Array.isArray(body)) {
-      for (const chunk of body) req.write(chunk);
-      req.end();
-    } else {
-      req.end(body as string | Buffer | undefined);
-    }
-  });
-}
-
 /** A server-sent event's data. */
 export interface WireItem {
   readonly type: string;
   readonly run?: Record<string, unknown> & { readonly pending?: readonly Record<string, unknown>[] };
   readonly event?: { readonly type: string };
   readonly plan?: { readonly steps: readonly { readonly text: string; readonly status: string }[] };
+  readonly usage?: Record<string, unknown>;
 }
 
 /** Checks `condition` until it holds (the test's own timeout bounds the wait). */
@@ -94,14 +34,14 @@ export async function until(condition: () => boolean | Promise<boolean>): Promis
   while (!(await condition())) await sleep(25);
 }
 
-/** A legitimate client of the service at `base`, with its token. */
+/** A client of the service at `base`, with its token: what the README's curl commands do. */
 export function client(base: string, token: string) {
   const auth = { authorization: `Bearer ${token}` };
   /** A well-formed request. */
-  const call = async (method: string, path: string, body?: object) => {
+  const call = async (method: string, path: string, body?: object, headers: Record<string, string> = {}) => {
     const res = await fetch(`${base}${path}`, {
       method,
-      headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...auth, ...(body ? { 'content-type': 'application/json' } : {}), ...headers },
       ...(body ? { body: JSON.stringify(body) } : {}),
     });
     return { status: res.status, json: (await res.json()) as Record<string, unknown> };
@@ -121,49 +61,4 @@ export function client(base: string, token: string) {
     return call('POST', `/runs/${id}/${approved ? 'approve' : 'reject'}`, { effectId, ...(reason ? { reason } : {}) });
   };
   return { auth, call, events, decide };
-}
-
-export interface SetupOptions {
-  /** The test's directory: `workspace/` for the agent, `service/` for the service's data. */
-  readonly dir?: string;
-  readonly store?: CheckpointStore;
-  readonly agent?: (workspace: string) => Agent;
-  readonly service?: Partial<ServiceOptions>;
-  /** The model the service asks for (and prices its calls by); default `m`, which has no price. */
-  readonly model?: string;
-}
-
-/** The service on a fresh (or given) data dir, behind the scripted OpenAI-compatible model. */
-export async function setup(script: ScriptEntry<RecordedRequest>[], options: SetupOptions = {}) {
-  const model: OpenAiServer = await startOpenAiServer({ script });
-  const dir = options.dir ?? (await tempDir());
-  const workspace = join(dir, 'workspace');
-  const dataDir = join(dir, 'service');
-  const logs: string[] = [];
-  const service: AgentService = await createAgentService({
-    agent: options.agent?.(workspace) ?? createManus({ workspace }),
-    approvals: ['python_execute'],
-    llm: createOpenAiLlm({ model: options.model ?? 'm', apiKey: 'k', baseURL: model.baseURL, maxRetries: 0 }),
-    dataDir,
-    token: TOKEN,
-    log: (line) => logs.push(line),
-    ...(options.store ? { store: options.store } : {}),
-    ...options.service,
-  });
-  const port = await service.listen(0);
-  const base = `http://127.0.0.1:${port}`;
-  onCleanup(async () => {
-    await service.idle();
-    await service.close();
-    await model.close();
-  });
-  const { auth, call, events, decide } = client(base, TOKEN);
-  /** The headers a legitimate client sends, to change one at a time. */
-  const headers = (more: Record<string, string> = {}): Record<string, string> => ({
-    host: `127.0.0.1:${port}`,
-    ...auth,
-    'content-type': 'application/json',
-    ...more,
-  });
-  return { model, service, dir, dataDir, workspace, port, base, call, events, decide, headers, logs };
 }
