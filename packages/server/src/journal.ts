@@ -59,6 +59,8 @@ export interface RunRecord {
   readonly createdAt: number;
   /** The model it was started with, by name in the server's `models` (absent: the default). */
   readonly model?: string;
+  /** That model's id (`LlmPort.model`), as it was when the run started. */
+  readonly modelId?: string;
   readonly systemPrompt?: string;
   readonly tools?: readonly string[];
   readonly forkedFrom?: { readonly runId: string; readonly transition: number };

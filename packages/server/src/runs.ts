@@ -7,6 +7,7 @@ import {
   CheckpointConflictError,
   type CheckpointStore,
   costOf,
+  createAgent,
   isFinal,
   type LlmPort,
   messageOf,
@@ -107,7 +108,8 @@ export interface RunSummary {
   readonly agent: string;
   readonly status: AgentState['status'] | 'starting' | 'unreadable';
   readonly task?: string;
-  readonly model: string;
+  /** The id of the model it was started with (unknown for a run this server did not start). */
+  readonly model?: string;
   readonly step: number;
   readonly transitions: number;
   readonly usage?: UsageView;
@@ -181,8 +183,18 @@ export function createRuns(options: RunsOptions) {
     return { name, agent: record ? variantOf(agent, record) : agent };
   }
   const llmOf = (record: RunRecord | undefined) => (record?.model && models[record.model]) || llm;
+  /**
+   * The agent to read run `id` with: its own, or when this server does not serve it (a studio over
+   * another app's store) a bare one of that name, enough to show the run but not to go on with it.
+   */
+  function readerOf(id: string): { name: string; agent: Agent } {
+    const record = journal.record(id);
+    const name = record?.agent ?? defaultAgent ?? '';
+    const served = agents[name];
+    return { name, agent: served ? variantOf(served, record ?? {}) : createAgent({ name }) };
+  }
   const view = (id: string, state: AgentState): RunView => {
-    const { name, agent } = agentOf(journal.record(id));
+    const { name, agent } = readerOf(id);
     return runView(agent, name, id, state);
   };
 
@@ -250,6 +262,15 @@ export function createRuns(options: RunsOptions) {
         journalFailed = true;
       }
       if (item.type === 'delta') return;
+      // A checkpoint that cannot be saved stops the run at its last saved state: say so, or the run
+      // just looks paused until the next `recover`.
+      if (
+        item.type === 'event' &&
+        !item.origin &&
+        item.event.type === 'faulted' &&
+        item.event.error.code === 'CHECKPOINT_FAILED'
+      )
+        log(`run ${id} stopped: ${item.event.error.message} (it goes on from its last checkpoint at the next recover)`);
       publish(entry, wireItem(item));
       if (item.type !== 'event' || item.origin) return;
       entry.state = item.state;
@@ -320,7 +341,7 @@ export function createRuns(options: RunsOptions) {
     const base = {
       id,
       agent: record?.agent ?? defaultAgent ?? '',
-      model: llmOf(record).model,
+      ...(record ? { model: record.modelId ?? llmOf(record).model } : {}),
       transitions,
       startedAt: iso(record?.createdAt),
       updatedAt: iso(lastAt),
@@ -387,7 +408,12 @@ export function createRuns(options: RunsOptions) {
     /** Starts a new run of `agent` (default the first) on `task`; resolves with its id at once. */
     start(task: string, who: Principal, agent = defaultAgent): string {
       if (!agent || !agents[agent]) throw new RequestRefusedError(400, `no agent ${agent} here`);
-      const id = newRun({ agent, createdAt: Date.now(), ...(who !== undefined ? { owner: who } : {}) });
+      const id = newRun({
+        agent,
+        createdAt: Date.now(),
+        modelId: llm.model,
+        ...(who !== undefined ? { owner: who } : {}),
+      });
       start(id, (a, o) => stream(a, task, o));
       return id;
     },
@@ -513,7 +539,7 @@ export function createRuns(options: RunsOptions) {
     /** The run's transitions, model calls and tool calls (child runs nested), for the studio. */
     async trace(id: string, who: Principal) {
       const entries = await journalOf(id, who);
-      const { agent } = agentOf(journal.record(id));
+      const { agent } = readerOf(id);
       const state = live.get(id)?.state ?? (await existing(id, who)).state;
       return {
         run: await summaryOf(id),
@@ -573,6 +599,7 @@ export function createRuns(options: RunsOptions) {
         createdAt: Date.now(),
         ...(who !== undefined ? { owner: who } : {}),
         ...(model !== undefined ? { model } : {}),
+        modelId: model !== undefined && models[model] ? (models[model] as LlmPort).model : llm.model,
         ...(systemPrompt !== undefined ? { systemPrompt } : {}),
         ...(tools !== undefined ? { tools } : {}),
         forkedFrom: { runId: id, transition: request.transition },

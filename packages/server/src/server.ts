@@ -298,7 +298,8 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
   }
 
   const studioFile = (path: string): Response | undefined => {
-    if (path === '/studio') return new Response(null, { status: 308, headers: { location: `${basePath}/studio/` } });
+    // Relative, so it is right however the server is mounted (a prefix stripped or not).
+    if (path === '/studio') return new Response(null, { status: 308, headers: { location: 'studio/' } });
     if (!path.startsWith('/studio/')) return undefined;
     const file = studio.get(path.slice('/studio/'.length) || 'index.html');
     if (!file) return json({ error: 'not found' }, 404);
@@ -310,12 +311,16 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
       const { pathname } = new URL(request.url);
       const path = basePath && pathname.startsWith(basePath) ? pathname.slice(basePath.length) || '/' : pathname;
       const isStudio = path === '/studio' || path.startsWith('/studio/');
-      const refusal = refusalOf(request, policy, isStudio && request.method === 'GET');
+      const reading = request.method === 'GET' || request.method === 'HEAD';
+      const refusal = refusalOf(request, policy, isStudio && reading);
       if (refusal) {
         // Before any of the body is read; none of it ever is.
         return json({ error: refusal.error }, refusal.status, { connection: 'close', ...refusal.headers });
       }
-      if (isStudio) return studioFile(path) ?? json({ error: 'not found' }, 404);
+      if (isStudio)
+        return reading
+          ? (studioFile(path) ?? json({ error: 'not found' }, 404))
+          : json({ error: 'the studio is files to read' }, 405, { allow: 'GET, HEAD' });
       return await route(request, path, await principalOf(request));
     } catch (error) {
       if (error instanceof RequestRefusedError)

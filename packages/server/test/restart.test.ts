@@ -119,6 +119,10 @@ describe('a new server on the same store', () => {
     await first.server.idle();
     expect((await first.call('GET', `/runs/${id}`)).json).toMatchObject({ status: 'awaiting_llm', step: 2 });
     expect(first.model.hits).toBe(1);
+    // The host hears why the run stands still.
+    expect(first.logs).toContainEqual(
+      expect.stringMatching(new RegExp(`run ${id} stopped: .*process killed.*recover`)),
+    );
 
     // Its default store is the same SQLite file: the rest of the script, served by a fresh model.
     const next = await setup([...steps.slice(1), finish('done')], { dir });

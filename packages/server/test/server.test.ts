@@ -260,4 +260,44 @@ describe('createServer', () => {
     for (const bad of ['?limit=0', '?limit=1000', '?offset=-1', '?limit=two'])
       expect(await get(bad)).toMatchObject({ status: 400, json: { error: expect.stringMatching(/query must be/) } });
   });
+  it('opens runs of agents it does not serve (a studio over another app), naming the model each started with', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'openmanus-server-'));
+    cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
+    const first = await setup({ dataDir });
+    const ask = (server: typeof first, path: string, init: RequestInit = {}) =>
+      server.fetch(new Request(`http://127.0.0.1${path}`, { headers: auth, ...init }));
+    const { id } = (await (
+      await ask(first, '/runs', { method: 'POST', body: '{"task":"deploy the api"}' })
+    ).json()) as {
+      id: string;
+    };
+    await first.idle();
+    const startedWith = script().model;
+    await first.close();
+
+    const other = scriptedLlm([{ content: 'unused' }], 'another-model');
+    const second = await setup({ dataDir, agents: { notes: createAgent({ name: 'notes' }) }, llm: other });
+    expect(other.model).not.toBe(startedWith);
+    const { runs } = (await (await ask(second, '/runs')).json()) as JsonObject;
+    expect(runs).toMatchObject([{ id, agent: 'ops', model: startedWith, status: 'awaiting_approval' }]);
+    const view = await ask(second, `/runs/${id}`);
+    expect(view.status).toBe(200);
+    expect(await view.json()).toMatchObject({ agent: 'ops', status: 'awaiting_approval' });
+    expect((await ask(second, `/runs/${id}/trace`)).status).toBe(200);
+    // Reading it is all: going on needs the agent.
+    const approve = await ask(second, `/runs/${id}/approve`, { method: 'POST', body: '{"effectId":"x"}' });
+    expect(approve.status).toBe(409);
+  });
+
+  it('serves the studio to GET and HEAD only, and redirects to it relative to wherever it is mounted', async () => {
+    const server = await setup();
+    const at = (path: string, init: RequestInit = {}) => server.fetch(new Request(`http://127.0.0.1${path}`, init));
+    expect((await at('/studio/', { method: 'HEAD' })).status).toBe(200);
+    expect((await at('/studio/', { method: 'POST', headers: auth, body: '{}' })).status).toBe(405);
+    const redirect = await at('/studio');
+    expect(redirect.status).toBe(308);
+    expect(new URL(redirect.headers.get('location') ?? '', 'http://127.0.0.1/agents/studio').pathname).toBe(
+      '/agents/studio/',
+    );
+  });
 });
