@@ -1,7 +1,8 @@
-import { resolve } from 'node:path';
+import { dirname, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import {
   type Agent,
+  type AgentState,
   type ConfigError,
   createLlmFromConfig,
   describeConfigError,
@@ -11,13 +12,14 @@ import {
   messageOf,
 } from '@openmanus/core';
 import { createServer } from '@openmanus/server';
+import { createSqliteStore } from '@openmanus/sqlite';
 import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
 import { firstStopSignal } from './mcpServerCommand.js';
 import { failure, loadCliConfig, maxStepsOption, sandboxOption } from './options.js';
 import type { SessionIo } from './session.js';
 import { terminalText } from './terminalText.js';
 
-export const studioUsage = `Usage: openmanus studio [--data-dir <dir>] [--port <n>] [options]
+export const studioUsage = `Usage: openmanus studio [--store <runs.db>] [--data-dir <dir>] [--port <n>] [options]
 
 Serves the studio of @openmanus/server on http://127.0.0.1:<port>/studio/ over the runs kept in
 <dir>: those of any app that serves its agents with createServer({ dataDir: <dir> }) and those
@@ -29,8 +31,10 @@ configured the runs can still be inspected, and starting, continuing or forking 
 the reason.
 
 Options:
-  --data-dir <dir>   the server's files: runs.db (the runs), journal.db (what the studio shows),
-                     token (default: ./.openmanus)
+  --store <file>     a SQLite store of runs (createSqliteStore's file, or a server's runs.db): the
+                     studio shows its runs; its data dir is then the file's directory
+  --data-dir <dir>   the server's files: runs.db (the runs, unless --store), journal.db (what the
+                     studio shows), token (default: ./.openmanus)
   --port <n>         the port on 127.0.0.1 (default 8080; 0 picks a free one)
   --approve <tools>  calls of these tools (comma-separated, e.g. python_execute,bash) wait for
                      approval in the studio
@@ -46,7 +50,8 @@ const parseArguments = (args: string[]) =>
   parseArgs({
     args,
     options: {
-      'data-dir': { type: 'string', default: '.openmanus' },
+      store: { type: 'string' },
+      'data-dir': { type: 'string' },
       port: { type: 'string', default: '8080' },
       approve: { type: 'string' },
       config: { type: 'string' },
@@ -117,19 +122,24 @@ export async function studioCommand(argv: string[], io: SessionIo): Promise<numb
   const models = config
     ? Object.fromEntries(Object.keys(config.profiles).map((name) => [name, createLlmFromConfig(config, name)]))
     : {};
-  const dataDir = resolve(values['data-dir']);
+  const storeFile = values.store === undefined ? undefined : resolve(values.store);
+  const dataDir = resolve(values['data-dir'] ?? (storeFile ? dirname(storeFile) : '.openmanus'));
   let server: Awaited<ReturnType<typeof createServer>>;
+  let store: ReturnType<typeof createSqliteStore<AgentState>> | undefined;
   try {
+    store = storeFile ? createSqliteStore<AgentState>(storeFile) : undefined;
     server = await createServer({
       agents,
       llm,
       models,
       dataDir,
+      ...(store ? { store } : {}),
       ...(approvals.length > 0 ? { approvals } : {}),
       log: (line) => io.stderr.write(`openmanus studio: ${terminalText(line)}\n`),
     });
   } catch (error) {
-    return fail(`cannot open ${dataDir}: ${messageOf(error)}`, 1);
+    store?.close();
+    return fail(`cannot open ${storeFile ?? dataDir}: ${messageOf(error)}`, 1);
   }
   const signal = firstStopSignal();
   try {
@@ -144,6 +154,7 @@ export async function studioCommand(argv: string[], io: SessionIo): Promise<numb
       [
         'openmanus studio: serving the studio',
         `  url:      http://127.0.0.1:${listening}/studio/#token=${server.token?.value ?? ''}`,
+        ...(storeFile ? [`  store:    ${storeFile}`] : []),
         `  data:     ${dataDir}`,
         `  agents:   ${AGENT_NAMES.join(', ')}${approvals.length > 0 ? ` (approval needed for ${approvals.join(', ')})` : ''}`,
         config
@@ -160,5 +171,6 @@ export async function studioCommand(argv: string[], io: SessionIo): Promise<numb
   } finally {
     signal.dispose();
     await server.close();
+    store?.close();
   }
 }

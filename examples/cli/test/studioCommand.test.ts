@@ -2,9 +2,10 @@
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFile, rm } from 'node:fs/promises';
 import { join } from 'node:path';
-import { createAgent, defineTool } from '@openmanus/core';
+import { createAgent, defineTool, run } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { createServer } from '@openmanus/server';
+import { createSqliteStore } from '@openmanus/sqlite';
 import { afterEach, describe, expect, it } from 'vitest';
 import { dist, scriptedModels, tempDir } from './helpers.js';
 
@@ -149,6 +150,36 @@ describe('openmanus studio', () => {
     expect(listed.runs).toMatchObject([{ id: started.json.id, agent: 'swe', model: 'scripted-model' }]);
 
     studio.child.kill('SIGINT');
+    expect(await studio.exited).toBe(0);
+  });
+
+  it('opens a SQLite store a plain run wrote (--store), with the data dir beside it', async () => {
+    const dir = await tempDir();
+    dirs.push(dir);
+    const file = join(dir, 'runs.db');
+    const store = createSqliteStore(file);
+    const outcome = await run(createAgent({ name: 'notes' }), 'Write a note', {
+      llm: scriptedLlm([{ content: 'A note.' }]),
+      store,
+      runId: 'note-1',
+    });
+    store.close();
+    expect(outcome.status).toBe('finished');
+
+    const cwd = await tempDir();
+    dirs.push(cwd);
+    const studio = startStudio(cwd, ['--store', file]);
+    const { url, token } = await studio.ready;
+    expect(studio.stderr()).toContain(`store:    ${file}`);
+    expect(studio.stderr()).toContain(`data:     ${dir}`);
+    const { api } = apiOf(url, token);
+    const { json: listed } = await api<{ runs: { id: string; status: string; task: string }[] }>('/runs');
+    expect(listed.runs).toMatchObject([{ id: 'note-1', status: 'finished', task: 'Write a note' }]);
+    const { status, json: view } = await api<RunView>('/runs/note-1');
+    expect(status).toBe(200);
+    expect(view).toMatchObject({ status: 'finished', answer: 'A note.' });
+
+    studio.child.kill('SIGTERM');
     expect(await studio.exited).toBe(0);
   });
 
