@@ -3,7 +3,8 @@
 // the repository, an ESM one and a CommonJS one, each TypeScript strict with skipLibCheck off: they
 // type-check against the published types, then run a scripted agent with a tool of
 // @openmanus/tools, and Manus's python_execute (the CommonJS one on Node 20 too, the oldest we
-// support). Needs the packages built (`pnpm test` builds).
+// support); and @openmanus/server mounted in an outside Fastify app. Needs the packages built
+// (`pnpm test` builds).
 import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cp, mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
@@ -165,5 +166,50 @@ describe.each(projects)('an outside $type project', ({ type, nodes }) => {
     const printed = JSON.parse(await runOn(node, 'dist/python.js'));
     expect(printed).toMatchObject({ finishReason: 'terminated', answer: 'Six times seven is 42.' });
     expect(String(printed.observation)).toContain('42');
+  });
+});
+
+// The server's promise: `npm i @openmanus/server` and about ten lines mount agents in a Fastify app.
+describe('an outside Fastify app with @openmanus/server', () => {
+  let project: string;
+
+  beforeAll(async () => {
+    project = join(work, 'outside-server');
+    await mkdir(project);
+    await cp(join(import.meta.dirname, 'outsideServer'), project, { recursive: true });
+    await writeFile(
+      join(project, 'package.json'),
+      JSON.stringify({ name: 'outside-server', version: '1.0.0', private: true, type: 'module' }, null, 2),
+    );
+    const devDependencies = rootManifest.devDependencies ?? {};
+    const fastify = workspacePackages().find(({ dir }) => dir === 'examples/server-fastify')?.manifest.dependencies
+      ?.fastify;
+    await succeed(
+      'npm',
+      [
+        'install',
+        '--prefer-offline',
+        '@openmanus/server',
+        '@openmanus/core',
+        `fastify@${fastify}`,
+        `typescript@${devDependencies.typescript}`,
+        `@types/node@${devDependencies['@types/node']}`,
+      ],
+      { cwd: project, env: registry?.env ?? {}, timeout: minutes(8) },
+    );
+  }, minutes(10));
+
+  it('type-checks strictly, then serves a run to its answer, its events and the studio', async () => {
+    await succeed(process.execPath, [join('node_modules', 'typescript', 'bin', 'tsc'), '-p', '.'], {
+      cwd: project,
+      timeout: minutes(3),
+    });
+    const printed = await succeed(process.execPath, ['dist/app.js'], { cwd: project, timeout: minutes(1) });
+    expect(JSON.parse(printed)).toEqual({
+      status: 'finished',
+      answer: 'Hello from outside!',
+      ended: true,
+      studio: 200,
+    });
   });
 });
