@@ -74,7 +74,7 @@ async function bench() {
   for (const [file, svg] of Object.entries(benchCharts(benchFigures(text), name))) await save(file, svg);
 }
 
-/** examples/http-service's program (`pnpm serve`), offline, in a temp dir; its page with a run waiting for approval. */
+/** examples/http-service's program (`pnpm serve`), offline, in a temp dir; its studio with the demo run waiting for approval. */
 async function service() {
   const dir = await tempDir('docs-pictures-service-');
   const child = spawn(process.execPath, [join(root, 'examples/http-service/dist/main.js')], {
@@ -97,24 +97,30 @@ async function service() {
   child.stderr.on('data', (chunk) => {
     stderr += chunk;
   });
-  const url = await new Promise((resolve, reject) => {
+  // It prints the demo's task and the studio's address with the token.
+  const { url, task } = await new Promise((resolve, reject) => {
     let stdout = '';
     child.stdout.on('data', (chunk) => {
       stdout += chunk;
-      const found = stdout.match(/Open (http:\/\/127\.0\.0\.1:\d+\/#token=\S+)/);
-      if (found) resolve(found[1]);
+      const found = stdout.match(/Open (http:\/\/127\.0\.0\.1:\d+\/studio\/#token=\S+)/);
+      const demo = stdout.match(/\(try: (.+)\)\n/);
+      if (found && demo) resolve({ url: found[1], task: demo[1] });
     });
     child.on('exit', (code) => reject(new Error(`the service exited (${code}): ${stderr}`)));
   });
   const context = await (await chromium()).newContext({ viewport: { width: 1280, height: 800 } });
   const page = await context.newPage();
   await page.goto(url);
+  await page.locator('html[data-ready="yes"]').waitFor({ timeout: WAIT });
+  await page.locator('#new-task').fill(task);
   await page.locator('#start').click();
-  await page.locator('#pending button.approve').waitFor({ timeout: WAIT });
-  await page.locator('#plan li').first().waitFor({ timeout: WAIT });
+  // The run, listed and open, waits for its Python call to be approved.
+  await page.locator('#timeline button.approve').waitFor({ timeout: WAIT });
+  await page.locator('#runs li', { hasText: 'awaiting_approval' }).waitFor({ timeout: WAIT });
   const path = join(out, 'service-page.png');
   await mkdir(out, { recursive: true });
-  await page.screenshot({ path });
+  // The whole page: the call waiting for approval is below the first screen.
+  await page.screenshot({ path, fullPage: true });
   await save('service-page.png');
   await context.close();
 }
