@@ -12,6 +12,7 @@ export const deploy = defineTool<{ service: string }>({
 
 /** Your Fastify app, with agents under /agents (API, server-sent events and the studio). */
 export async function buildApp(llm: LlmPort, dataDir: string) {
+  // #region mount
   const server = await createServer({
     agents: { ops: createAgent({ name: 'ops', systemPrompt: 'You deploy services when asked.', tools: [deploy] }) },
     llm,
@@ -25,5 +26,6 @@ export async function buildApp(llm: LlmPort, dataDir: string) {
     await server.idle();
     await server.close();
   });
+  // #endregion mount
   return { app, server };
 }

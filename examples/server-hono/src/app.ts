@@ -12,6 +12,7 @@ export const deploy = defineTool<{ service: string }>({
 
 /** Your Hono app, with agents under /agents (API, server-sent events and the studio). */
 export async function buildApp(llm: LlmPort, dataDir: string) {
+  // #region mount
   const server = await createServer({
     agents: { ops: createAgent({ name: 'ops', systemPrompt: 'You deploy services when asked.', tools: [deploy] }) },
     llm,
@@ -21,5 +22,6 @@ export async function buildApp(llm: LlmPort, dataDir: string) {
   const app = new Hono();
   app.get('/health', (c) => c.json({ ok: true })); // the app's own routes go on as before
   app.mount('/agents', server.fetch); // the server sees the paths under /agents
+  // #endregion mount
   return { app, server };
 }
