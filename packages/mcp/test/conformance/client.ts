@@ -1,0 +1,53 @@
+// The client the MCP conformance suite tests, started once per client scenario as
+// `node client.ts <server url>` with the scenario in MCP_CONFORMANCE_SCENARIO (see
+// examples/clients/typescript/everything-client.ts of @modelcontextprotocol/conformance 0.1.16).
+// It is our createMcpClient as an agent uses it: connect, list the tools, and have a scripted
+// model call the tool the scenario's server offers. Node runs this file as it is (type stripping),
+// so it imports the built packages; `pnpm test` builds them first.
+import { createAgent, run, terminate } from '@openmanus/core';
+import { scriptedLlm } from '@openmanus/core/testing';
+import { createMcpClient, mcpToolName, withMcp } from '@openmanus/mcp';
+
+const SERVER = 'conformance';
+
+/** The tool each scenario's server offers (initialize only lists them; every auth scenario has `test-tool`). */
+function toolOf(scenario: string): { readonly tool: string; readonly args: Record<string, unknown> } | undefined {
+  if (scenario.startsWith('auth/')) return { tool: 'test-tool', args: {} };
+  if (scenario === 'tools_call') return { tool: 'add_numbers', args: { a: 5, b: 3 } };
+  if (scenario === 'sse-retry') return { tool: 'test_reconnection', args: {} };
+  if (scenario === 'elicitation-sep1034-client-defaults') return { tool: 'test_client_elicitation_defaults', args: {} };
+  return undefined;
+}
+
+const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
+const url = process.argv.at(-1) ?? '';
+const client = createMcpClient({
+  servers: { [SERVER]: { type: 'http', url } },
+  clientInfo: { name: 'openmanus-conformance', version: '1.0.0' },
+  // Within the suite's own limit on a client, so that a failure is reported rather than cut short.
+  connectTimeoutMs: 20_000,
+  callTimeoutMs: 20_000,
+});
+
+try {
+  await client.connect();
+  const status = client.status()[SERVER];
+  if (status?.state !== 'connected') throw new Error(`could not connect to ${url}: ${status?.error}`);
+  console.log(`connected; tools: ${status.tools.join(', ') || 'none'}`);
+
+  const call = toolOf(scenario);
+  if (call) {
+    const name = mcpToolName(SERVER, call.tool);
+    const agent = withMcp(createAgent({ name: 'conformance', tools: [terminate] }), client);
+    const llm = scriptedLlm([{ toolCalls: [{ name, arguments: call.args }] }, { content: 'Done.' }]);
+    const result = await run(agent, `Call ${call.tool}.`, { llm });
+    const [observed] = result.state.messages.flatMap((message) => (message.role === 'tool' ? [message] : []));
+    console.log(`${name}: ${observed?.content}`);
+    if (!observed || observed.content.startsWith('Error')) throw new Error(`${name} failed`);
+  }
+} catch (error) {
+  console.error(error);
+  process.exitCode = 1;
+} finally {
+  await client.close();
+}

@@ -1,0 +1,149 @@
+// The server the MCP conformance suite tests: the tools of its reference "everything" server
+// (examples/servers/typescript/everything-server.ts of @modelcontextprotocol/conformance 0.1.16),
+// made with our defineTool and served by our createMcpServer, as far as our API can express them.
+//
+// Left out, because our tools cannot say it (their scenarios fail, see baseline.yml):
+// test_audio_content and test_embedded_resource (a tool returns text and at most an image),
+// test_tool_with_logging and test_tool_with_progress (a tool cannot send notifications),
+// test_sampling and test_elicitation* (a tool cannot ask the client anything). The server offers
+// no resources, prompts, completions or logging level, and keeps no event store to resume streams.
+import {
+  Agent,
+  createServer,
+  type IncomingHttpHeaders,
+  type IncomingMessage,
+  request,
+  type ServerResponse,
+} from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { defineTool, type Tool } from '@openmanus/core';
+import { z } from 'zod';
+import { createMcpServer } from '../../src/index.js';
+
+/** The reference server's 1×1 red PNG. */
+const RED_PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
+
+const noArguments = z.object({});
+
+const tools: Tool[] = [
+  defineTool({
+    name: 'test_simple_text',
+    description: 'Tests simple text content response',
+    parameters: noArguments,
+    execute: () => 'This is a simple text response for testing.',
+  }),
+  defineTool({
+    name: 'test_image_content',
+    description: 'Tests image content response',
+    parameters: noArguments,
+    execute: () => ({ output: 'A 1×1 red pixel.', image: { base64: RED_PIXEL, mimeType: 'image/png' } }),
+  }),
+  defineTool({
+    // The reference adds an embedded JSON resource, which a tool of ours cannot return.
+    name: 'test_multiple_content_types',
+    description: 'Tests response with multiple content types (text, image, resource)',
+    parameters: noArguments,
+    execute: () => ({ output: 'Multiple content types test:', image: { base64: RED_PIXEL, mimeType: 'image/png' } }),
+  }),
+  defineTool({
+    name: 'test_error_handling',
+    description: 'Tests error response handling',
+    parameters: noArguments,
+    execute: () => {
+      throw new Error('This tool intentionally returns an error for testing');
+    },
+  }),
+  defineTool({
+    // The reference closes the call's SSE stream mid-call, which is the transport's business, not a tool's.
+    name: 'test_reconnection',
+    description: 'Tests SSE stream disconnection and client reconnection (SEP-1699).',
+    parameters: noArguments,
+    execute: () =>
+      'Reconnection test completed successfully. If you received this, the client properly reconnected after stream closure.',
+  }),
+  defineTool<{ name?: string; address?: { street?: string; city?: string } }>({
+    name: 'json_schema_2020_12_tool',
+    description: 'Tool with JSON Schema 2020-12 features for conformance testing (SEP-1613)',
+    parameters: {
+      $schema: 'https://json-schema.org/draft/2020-12/schema',
+      type: 'object',
+      $defs: { address: { type: 'object', properties: { street: { type: 'string' }, city: { type: 'string' } } } },
+      properties: { name: { type: 'string' }, address: { $ref: '#/$defs/address' } },
+      additionalProperties: false,
+    },
+    execute: (args) => `JSON Schema 2020-12 tool called with: ${JSON.stringify(args)}`,
+  }),
+];
+
+/** Hop-by-hop headers: each side of the proxy has its own connection. */
+const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'upgrade', 'proxy-connection']);
+const endToEnd = (headers: IncomingHttpHeaders) =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+
+export interface ConformanceServer {
+  /** The MCP endpoint the suite is pointed at. */
+  readonly url: string;
+  close(): Promise<void>;
+}
+
+/**
+ * Our server over streamable HTTP on 127.0.0.1, behind a proxy that adds its bearer token (the suite
+ * sends no headers of its own), as a reverse proxy in front of it would. Everything else goes through
+ * as sent, Host and Origin included: the proxy's own address is added with `allowedHosts` and
+ * `allowedOrigins`, so the server's DNS-rebinding checks are the ones the suite meets.
+ */
+export async function startConformanceServer(): Promise<ConformanceServer> {
+  const server = createMcpServer(tools, { name: 'openmanus-conformance', version: '1.0.0' });
+  const agent = new Agent({ keepAlive: false });
+  let upstream: URL | undefined;
+  let token = '';
+
+  const forward = (req: IncomingMessage, res: ServerResponse) => {
+    const target = upstream as URL;
+    const out = request(
+      {
+        agent,
+        host: target.hostname,
+        port: target.port,
+        method: req.method,
+        path: req.url,
+        headers: { ...endToEnd(req.headers), authorization: `Bearer ${token}` },
+      },
+      (answer) => {
+        res.writeHead(answer.statusCode ?? 502, endToEnd(answer.headers));
+        answer.pipe(res);
+      },
+    );
+    // A refused request is answered before its body is read, so sending the body may fail: that is no error.
+    out.on('error', () => {
+      if (!res.headersSent) res.writeHead(502).end();
+      else res.destroy();
+    });
+    // The suite hung up (an SSE stream it is done with): so does the proxy, upstream.
+    res.on('close', () => out.destroy());
+    req.pipe(out);
+  };
+
+  const proxy = createServer(forward);
+  await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+  const { port } = proxy.address() as AddressInfo;
+  const names = ['127.0.0.1', 'localhost'];
+  const serving = await server.serveHttp({
+    port: 0,
+    allowedHosts: names.map((name) => `${name}:${port}`),
+    allowedOrigins: names.map((name) => `http://${name}:${port}`),
+  });
+  upstream = new URL(serving.url);
+  token = serving.token;
+
+  return {
+    url: `http://127.0.0.1:${port}${upstream.pathname}`,
+    async close() {
+      const stopped = new Promise<void>((resolve) => proxy.close(() => resolve()));
+      proxy.closeAllConnections();
+      agent.destroy();
+      await server.close();
+      await stopped;
+    },
+  };
+}
