@@ -57,14 +57,31 @@ async function outcomes(dir: string, prefix = ''): Promise<Map<string, 'passed' 
   return found;
 }
 
-/** "server: 9 of 32 scenarios pass", and which fail. */
-function summary(side: string, found: ReadonlyMap<string, 'passed' | 'failed'>): string {
-  const failed = [...found].filter(([, outcome]) => outcome === 'failed').map(([scenario]) => scenario);
-  return `${side}: ${found.size - failed.length} of ${found.size} scenarios pass; failing: ${failed.sort().join(', ')}`;
+/** "8 of 32": how many of the scenarios found pass. */
+const passing = (found: ReadonlyMap<string, 'passed' | 'failed'>) =>
+  `${[...found.values()].filter((outcome) => outcome === 'passed').length} of ${found.size}`;
+
+/** "server: 8 of 32 scenarios pass; failing: …", for the test's output. */
+const summary = (side: string, found: ReadonlyMap<string, 'passed' | 'failed'>) =>
+  `${side}: ${passing(found)} scenarios pass; failing: ${[...found]
+    .flatMap(([scenario, outcome]) => (outcome === 'failed' ? [scenario] : []))
+    .sort()
+    .join(', ')}`;
+
+/** The count the README gives, from "**8 of 32 server scenarios**": it must say how things stand. */
+async function readmeCount(side: string): Promise<string | undefined> {
+  const readme = await readFile(join(packageDir, 'README.md'), 'utf8');
+  return new RegExp(`\\*\\*(\\d+ of \\d+) ${side} scenarios\\*\\*`).exec(readme)?.[1];
 }
 
-/** The suite's verdict on the baseline, for an assertion's message. */
-const verdict = (output: string) => output.slice(Math.max(0, output.lastIndexOf('\n=== ')));
+/** The suite's verdict on the baseline (the stale entries and the unexpected failures), or the end of its output. */
+function verdict(output: string): string {
+  const found = ['Stale baseline entries', 'Unexpected failures (not in baseline)'].map((title) =>
+    output.indexOf(title),
+  );
+  const from = Math.min(...found.filter((at) => at !== -1));
+  return Number.isFinite(from) ? output.slice(from) : output.slice(-4_000);
+}
 
 describe('the MCP conformance suite', () => {
   let results: string;
@@ -96,6 +113,7 @@ describe('the MCP conformance suite', () => {
         console.log(summary('server', found));
         expect(found.size).toBe(32);
         expect(run.code, verdict(run.output)).toBe(0);
+        expect(await readmeCount('server'), 'the count in the README').toBe(passing(found));
       } finally {
         await server.close();
       }
@@ -124,6 +142,7 @@ describe('the MCP conformance suite', () => {
       console.log(summary('client', found));
       expect(found.size).toBe(26);
       expect(run.code, verdict(run.output)).toBe(0);
+      expect(await readmeCount('client'), 'the count in the README').toBe(passing(found));
     },
     RUN_LIMIT_MS + 30_000,
   );
