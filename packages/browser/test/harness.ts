@@ -194,6 +194,12 @@ export function browserHarness(executablePath: string): Harness {
         data: undefined,
         setData: () => {},
         addUsage: () => {},
+        reportProgress: () => {},
+        log: () => {},
+        elicit: async () => ({ action: 'cancel' }),
+        sample: async () => {
+          throw new Error('no model to sample in this test');
+        },
       });
       return {
         async call(args) {

@@ -58,6 +58,7 @@ export { costOf, isFinal } from './kernel/state.js';
 export type { StuckMemory, StuckThresholds } from './kernel/stuck.js';
 // Tools.
 export type { JsonSchema, ToolSpec } from './kernel/tool.js';
+export type { EmbeddedResource, ToolContent } from './kernel/toolContent.js';
 // LLM ports.
 export { type AiSdkLlmOptions, type AiSdkModel, fromAiSdk } from './llm/aiSdk.js';
 export { type AnthropicLlmOptions, createAnthropicLlm } from './llm/anthropic.js';
@@ -168,9 +169,21 @@ export {
   type HostCallbacks,
   type ResourcePool,
   type RunScope,
+  type ToolRelay,
   type ToolScope,
 } from './shell/scope.js';
 export { CheckpointConflictError, type CheckpointStore, type StoredRun } from './shell/store.js';
+export {
+  type ElicitationAnswer,
+  type ElicitationRequest,
+  type ElicitationResult,
+  LOG_LEVELS,
+  type LogLevel,
+  type SamplingMessage,
+  type SamplingRequest,
+  type SamplingResult,
+  type ToolProgress,
+} from './shell/toolRequests.js';
 export { askHuman } from './tools/askHuman.js';
 // For tools of your own: files opened inside the workspace (links and `..` never lead out), and what
 // an error says, whatever was thrown.

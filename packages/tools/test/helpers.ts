@@ -62,6 +62,12 @@ export function directRun(tool: Tool, workspace: string) {
         data: undefined,
         setData: () => {},
         addUsage: () => {},
+        reportProgress: () => {},
+        log: () => {},
+        elicit: async () => ({ action: 'cancel' }),
+        sample: async () => {
+          throw new Error('no model to sample in this test');
+        },
       };
       return tool.execute(parsed.value, scope);
     },

@@ -42,7 +42,7 @@ export {
   type ToolEvent,
   toolOutputOf,
 } from '../shell/toolExecution.js';
-export { createToolRun, type ToolRun, type ToolRunOptions } from '../shell/toolRun.js';
+export { createToolRun, type ToolCallHooks, type ToolRun, type ToolRunOptions } from '../shell/toolRun.js';
 // Files confined to a workspace, as the built-in tools open them.
 export { removeInside, writeAll } from '../tools/confinedFile.js';
 export { type EditorPath, type OpenedPath, sandboxPath } from '../tools/editorFiles.js';

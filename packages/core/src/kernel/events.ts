@@ -2,6 +2,7 @@ import type { ImageData, ReasoningPart, ToolCall } from './messages.js';
 import type { RunError } from './runError.js';
 import type { PendingInput } from './state.js';
 import type { ToolSpec } from './tool.js';
+import type { ToolContent } from './toolContent.js';
 
 /** What one model call used, as its port reports it (the fields mean what they mean in `Usage`). */
 export interface LlmUsage {
@@ -48,6 +49,10 @@ export type AgentEvent =
       readonly usage?: LlmUsage & { readonly llmCalls: number };
       /** The tool's per-run data after the call (kept in `state.toolData` under the tool's name). */
       readonly data?: unknown;
+      /** The result's parts beyond the text, for MCP clients (see `ToolOutput.content`); the model reads `output`. */
+      readonly content?: readonly ToolContent[];
+      /** The structured result, matching the tool's `outputSchema`. */
+      readonly structured?: { readonly [key: string]: unknown };
     }
   /** An at-most-once tool is about to run this call (saved before it runs). */
   | { readonly type: 'toolStarted'; readonly effectId: string }

@@ -9,6 +9,13 @@ export interface ToolSpec {
   readonly name: string;
   readonly description: string;
   readonly parameters: JsonSchema;
+  /**
+   * The JSON Schema dialect `parameters` were written in (their `$schema`), kept for MCP clients,
+   * which get the schema as given; models are sent `parameters` without it.
+   */
+  readonly schemaDialect?: string;
+  /** The JSON Schema of the call's structured result (`ToolOutput.structured`), for MCP clients. */
+  readonly outputSchema?: JsonSchema;
   /** A successful call ends the run as `terminated` (OpenManus's "special tools"). */
   readonly terminal?: boolean;
   /** The host must approve each call before it runs. */

@@ -6,6 +6,7 @@ import { defineTool, type Tool } from '../tools/defineTool.js';
 import { lazySchema } from '../tools/lazySchema.js';
 import { type RunOptions, resume, resumeWith, run } from './run.js';
 import { createRunEmitter, type RunItem } from './runItems.js';
+import { hostCallbacksOf } from './scope.js';
 
 export interface AgentToolOptions {
   /** The tool's name (default: the agent's name in snake_case). */
@@ -93,8 +94,7 @@ export function agentTool(agent: Agent, options: AgentToolOptions = {}): Tool<{ 
           scope.saveProgress(state);
         },
         ...(scope.workspace !== undefined ? { workspace: scope.workspace } : {}),
-        ...(scope.onHuman ? { onHuman: scope.onHuman } : {}),
-        ...(scope.onApproval ? { onApproval: scope.onApproval } : {}),
+        ...hostCallbacksOf(scope),
       };
       const outcome =
         scope.progress === undefined

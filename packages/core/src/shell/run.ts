@@ -18,7 +18,7 @@ import { type AgentPerformers, agentPerformers, askingAfterCheck, type HostPerfo
 import { InvalidStateError, restore } from './restore.js';
 import type { RunEmitter, RunItem, RunOutcome } from './runItems.js';
 import type { SandboxProvider } from './sandboxPort.js';
-import { createResourcePool, type RunScope } from './scope.js';
+import { createResourcePool, hostCallbacksOf, type RunScope } from './scope.js';
 
 export interface RunOptions extends SharedRunOptions<AgentState> {
   /**
@@ -280,8 +280,7 @@ async function runFrom(
     runId,
     llm: options.llm,
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
-    ...(options.onHuman ? { onHuman: options.onHuman } : {}),
-    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+    ...hostCallbacksOf(options),
     resource: (key, open, close) => pool.get(key, open, close),
     ...(options.sandbox
       ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => scope.signal) }

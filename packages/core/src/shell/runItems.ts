@@ -5,6 +5,7 @@ import type { AgentState, FinishReason, PendingInput, RunStatus } from '../kerne
 import { lazyModule } from '../lazyModule.js';
 import type { LlmDelta } from '../llm/llm.js';
 import type { Outcome } from './outcome.js';
+import type { LogLevel, ToolProgress } from './toolRequests.js';
 
 /** Where a run item comes from when a child agent produced it: the tool call that ran the child, outermost first. */
 export interface ItemOrigin {
@@ -26,6 +27,17 @@ export type RunItem = (
   | { readonly type: 'event'; readonly event: AgentEvent; readonly state: AgentState }
   | { readonly type: 'observation'; readonly observation: Observation }
   | { readonly type: 'result'; readonly result: RunOutcome }
+  /** A tool call's report of how far it got (`scope.reportProgress`, an MCP server's progress notification). */
+  | ({ readonly type: 'progress'; readonly effectId: string; readonly tool: string } & ToolProgress)
+  /** A line of a tool call's log (`scope.log`, an MCP server's log notification). */
+  | {
+      readonly type: 'log';
+      readonly effectId: string;
+      readonly tool: string;
+      readonly level: LogLevel;
+      readonly logger?: string;
+      readonly data: unknown;
+    }
 ) & { readonly origin?: readonly ItemOrigin[] };
 
 /** How an agent's run ended: finished, failed, or paused waiting for a person (answer `pending` with `resumeWith`). */
@@ -70,6 +82,8 @@ export function compactRunItem(item: RunItem): object {
     }
     case 'observation':
     case 'delta':
+    case 'progress':
+    case 'log':
       return item;
   }
 }

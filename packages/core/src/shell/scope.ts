@@ -5,6 +5,14 @@ import type { LlmPort } from '../llm/llm.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { ItemOrigin, RunItem } from './runItems.js';
 import type { Sandbox } from './sandboxPort.js';
+import type {
+  ElicitationRequest,
+  ElicitationResult,
+  LogLevel,
+  SamplingRequest,
+  SamplingResult,
+  ToolProgress,
+} from './toolRequests.js';
 
 export type ApprovalDecision = boolean | { readonly approved: boolean; readonly reason?: string };
 
@@ -12,6 +20,39 @@ export type ApprovalDecision = boolean | { readonly approved: boolean; readonly 
 export interface HostCallbacks {
   readonly onHuman?: (question: string, call: ToolCall) => Promise<string> | string;
   readonly onApproval?: (call: ToolCall, args: unknown) => Promise<ApprovalDecision> | ApprovalDecision;
+  /**
+   * Answers a tool's structured question for a person (MCP elicitation: a remote MCP server's, or
+   * a tool's `scope.elicit`). Without it such a question is cancelled, and the tool told why.
+   */
+  readonly onElicitation?: (
+    request: ElicitationRequest,
+    call: ToolCall,
+  ) => Promise<ElicitationResult> | ElicitationResult;
+  /**
+   * Approves a tool's request for a completion from the run's model (MCP sampling: a remote MCP
+   * server's, or a tool's `scope.sample`). Without it such requests are refused.
+   */
+  readonly onSampling?: (request: SamplingRequest, call: ToolCall) => Promise<ApprovalDecision> | ApprovalDecision;
+}
+
+/** The host's callbacks `from` has, to hand on (to a tool's scope, a child agent's run). */
+export function hostCallbacksOf(from: HostCallbacks): HostCallbacks {
+  const { onHuman, onApproval, onElicitation, onSampling } = from;
+  return {
+    ...(onHuman ? { onHuman } : {}),
+    ...(onApproval ? { onApproval } : {}),
+    ...(onElicitation ? { onElicitation } : {}),
+    ...(onSampling ? { onSampling } : {}),
+  };
+}
+
+/**
+ * Where a tool's questions go instead of the host's callbacks and the run's model: an MCP server
+ * relays them to the client that called the tool.
+ */
+export interface ToolRelay {
+  elicit(request: ElicitationRequest, call: ToolCall): Promise<ElicitationResult>;
+  sample(request: SamplingRequest, call: ToolCall): Promise<SamplingResult>;
 }
 
 /** What everything working for one run shares: its id, its signal, its resources. */
@@ -34,6 +75,8 @@ export interface RunScope extends HostCallbacks {
   readonly sandbox?: () => Promise<Sandbox>;
   /** Announces run items of your own (a child agent's), tagged as coming from you. */
   emit(item: RunItem): void;
+  /** Where tools' elicitation and sampling go instead (an MCP server's client). */
+  readonly relay?: ToolRelay;
   /** Whether anything takes this run's `delta` items now (a stream reader, a listener): a child agent streams only then. */
   readonly takesDeltas?: () => boolean;
   /**
@@ -68,6 +111,20 @@ export interface ToolScope extends RunScope {
   setData(data: unknown): void;
   /** Counts model use of the tool's own (a child agent's calls) in the run's usage. */
   addUsage(usage: Usage): void;
+  /** Tells whoever follows the call how far it got: a `progress` run item; an MCP client's progress notification. */
+  reportProgress(progress: ToolProgress): void;
+  /** A line of the call's log: a `log` run item; an MCP client's log notification. */
+  log(level: LogLevel, data: unknown, logger?: string): void;
+  /**
+   * Asks a person for an answer of the schema's shape: the MCP client's user when served over MCP,
+   * else the host's `onElicitation` (without one: `cancel`).
+   */
+  elicit(request: ElicitationRequest): Promise<ElicitationResult>;
+  /**
+   * Asks a model for a completion: the MCP client's when served over MCP, else the run's model once
+   * the host's `onSampling` approves (rejects otherwise); counted in the run's usage.
+   */
+  sample(request: SamplingRequest): Promise<SamplingResult>;
 }
 
 /** Resources by key, opened once, closed together. */

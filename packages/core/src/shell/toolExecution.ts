@@ -2,12 +2,22 @@ import type { Effect } from '../kernel/effects.js';
 import type { AgentEvent } from '../kernel/events.js';
 import type { ImageData } from '../kernel/messages.js';
 import { addUsage, emptyUsage, type Usage } from '../kernel/state.js';
+import type { ToolContent } from '../kernel/toolContent.js';
 import { type LlmPort, llmAnswerOf, portComplete } from '../llm/llm.js';
 import { err, ok, type Result, resultOf } from '../result.js';
 import type { Tool, ToolOutput, ToolReturn, ToolSuspension } from '../tools/defineTool.js';
 import { type AbortLink, linkAbort } from './abort.js';
 import type { ItemOrigin, RunItem } from './runItems.js';
-import type { RunScope, ToolScope } from './scope.js';
+import { hostCallbacksOf, type RunScope, type ToolScope } from './scope.js';
+import type {
+  ElicitationRequest,
+  ElicitationResult,
+  LogLevel,
+  SamplingRequest,
+  SamplingResult,
+  ToolProgress,
+} from './toolRequests.js';
+import { sampleRunModel } from './toolSampling.js';
 
 export type CallToolEffect = Extract<Effect, { type: 'callTool' }>;
 export type ToolEvent = Extract<AgentEvent, { type: 'toolCompleted' | 'toolSuspended' }>;
@@ -65,7 +75,9 @@ export async function executeTool(
     }
     const result = toolOutputOf(returned);
     if (!result.isOk()) return ledger.completed(`Error: ${result.error}`, true);
-    const { output, image, brief, isError } = result.value;
+    const { output, image, brief, isError, content, structured } = result.value;
+    if (content) ledger.content = content;
+    if (structured) ledger.structured = structured;
     if (isError) return ledger.completed(`Error: ${output}`, true, image, brief);
     return ledger.completed(
       output === '' && !image ? `${call.name} completed with no output.` : output,
@@ -105,6 +117,9 @@ class CallLedger {
   usage: Usage = emptyUsage;
   data: { value: unknown } | undefined;
   link: AbortLink | undefined;
+  /** The result's parts and structured form, when the tool gave them (for MCP clients). */
+  content: readonly ToolContent[] | undefined;
+  structured: { readonly [key: string]: unknown } | undefined;
   private metered: LlmPort | undefined;
 
   constructor(
@@ -143,6 +158,8 @@ class CallLedger {
     const usage = this.takeUsage();
     if (usage) event.usage = usage;
     if (this.data) event.data = this.data.value;
+    if (this.content) event.content = this.content;
+    if (this.structured) event.structured = this.structured;
     return event;
   }
 }
@@ -158,8 +175,7 @@ function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions):
     resource: run.resource,
     changeTools: run.changeTools,
     ...(run.workspace !== undefined ? { workspace: run.workspace } : {}),
-    ...(run.onHuman ? { onHuman: run.onHuman } : {}),
-    ...(run.onApproval ? { onApproval: run.onApproval } : {}),
+    ...hostCallbacksOf(run),
     ...(run.sandbox ? { sandbox: run.sandbox } : {}),
     ...(run.takesDeltas ? { takesDeltas: run.takesDeltas } : {}),
     emit: (item: RunItem, child?: Pick<ItemOrigin, 'agent' | 'model'>) =>
@@ -174,6 +190,22 @@ function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions):
       ledger.data = { value };
     },
     addUsage: (more: Usage) => ledger.add(more),
+    ...(run.relay ? { relay: run.relay } : {}),
+    reportProgress: (progress: ToolProgress) =>
+      run.emit({ type: 'progress', effectId: effect.id, tool: call.name, ...progress }),
+    log: (level: LogLevel, data: unknown, logger?: string) =>
+      run.emit({ type: 'log', effectId: effect.id, tool: call.name, level, data, ...(logger ? { logger } : {}) }),
+    // Not answered at all is "dismissed": the tool goes on knowing nobody said yes.
+    elicit: async (request: ElicitationRequest): Promise<ElicitationResult> =>
+      run.relay
+        ? run.relay.elicit(request, call)
+        : run.onElicitation
+          ? run.onElicitation(request, call)
+          : { action: 'cancel' },
+    sample: (request: SamplingRequest): Promise<SamplingResult> =>
+      run.relay
+        ? run.relay.sample(request, call)
+        : sampleRunModel(request, call, run, ledger.llm, ledger.link?.signal ?? run.signal),
     // Live: the call's signal and model meter change as the call runs.
     get signal() {
       return ledger.link?.signal as AbortSignal;

@@ -4,7 +4,7 @@ import { sandboxOf } from '../sandbox/runSandbox.js';
 import type { Tool } from '../tools/defineTool.js';
 import type { RunItem } from './runItems.js';
 import type { SandboxProvider } from './sandboxPort.js';
-import { createResourcePool, type HostCallbacks, type RunScope } from './scope.js';
+import { createResourcePool, type HostCallbacks, hostCallbacksOf, type RunScope, type ToolRelay } from './scope.js';
 import { executeTool, type ToolEvent } from './toolExecution.js';
 
 export interface ToolRunOptions extends HostCallbacks {
@@ -20,13 +20,22 @@ export interface ToolRunOptions extends HostCallbacks {
   readonly sandbox?: SandboxProvider;
 }
 
+/** What one call of a tool run may have of its own: a signal, where its items go, a relay for its questions. */
+export interface ToolCallHooks {
+  readonly signal?: AbortSignal;
+  /** Receives this call's items (its progress, its log) instead of the run's `onItem`. */
+  readonly onItem?: (item: RunItem) => void;
+  /** Where this call's elicitation and sampling go (an MCP session: the client that called it). */
+  readonly relay?: ToolRelay;
+}
+
 export interface ToolRun {
   readonly runId: string;
   /**
    * Calls `tool` as a run would: arguments validated, its time limit, this run's data and
    * resources (a shell, a browser context), whatever goes wrong as an error observation.
    */
-  call(tool: Tool, args: unknown, options?: { readonly signal?: AbortSignal }): Promise<ToolEvent>;
+  call(tool: Tool, args: unknown, options?: ToolCallHooks): Promise<ToolEvent>;
   /** A tool's per-run data after its last call (what a run keeps in its state). */
   dataOf(toolName: string): unknown;
   /** Ends the run: calls still going are cancelled, the resources the tools opened are closed. */
@@ -53,8 +62,7 @@ export function createToolRun(options: ToolRunOptions = {}): ToolRun {
     signal: ended.signal,
     llm: options.llm ?? noModel,
     ...(options.workspace !== undefined ? { workspace: options.workspace } : {}),
-    ...(options.onHuman ? { onHuman: options.onHuman } : {}),
-    ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+    ...hostCallbacksOf(options),
     resource: (key, open, close) => pool.get(key, open, close),
     ...(options.sandbox
       ? { sandbox: sandboxOf(options.sandbox, pool, runId, options.workspace, () => ended.signal) }
@@ -65,7 +73,7 @@ export function createToolRun(options: ToolRunOptions = {}): ToolRun {
   };
   return {
     runId,
-    async call(tool, args, { signal } = {}) {
+    async call(tool, args, { signal, onItem, relay } = {}) {
       const id = `call-${++seq}`;
       const { name, parallelSafe, timeoutMs } = tool.spec;
       const event = await executeTool(
@@ -78,7 +86,12 @@ export function createToolRun(options: ToolRunOptions = {}): ToolRun {
           ...(timeoutMs !== undefined ? { timeoutMs } : {}),
         },
         tool,
-        signal ? { ...scope, signal: AbortSignal.any([signal, ended.signal]) } : scope,
+        {
+          ...scope,
+          ...(signal ? { signal: AbortSignal.any([signal, ended.signal]) } : {}),
+          ...(onItem ? { emit: onItem } : {}),
+          ...(relay ? { relay } : {}),
+        },
         {
           data: data.get(name),
           ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
