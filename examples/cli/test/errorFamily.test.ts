@@ -50,6 +50,7 @@ describe('the error family', () => {
         '@openmanus/flow',
         '@openmanus/mcp',
         '@openmanus/sandbox',
+        '@openmanus/server',
         '@openmanus/sqlite',
         '@openmanus/tools',
         '@openmanus/tracing',

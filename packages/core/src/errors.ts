@@ -43,7 +43,9 @@ export type ThrownErrorCode =
   | 'DECISION_KEY'
   | 'WORKER_ID_IN_USE'
   | 'RUN_CANCELLED'
-  | 'FLOW_CANCELLED';
+  | 'FLOW_CANCELLED'
+  // @openmanus/server
+  | 'REQUEST_REFUSED';
 
 /** What an LLM port's failure kind (`LlmErrorKind`) is as a code: `rate_limit` is `LLM_RATE_LIMIT`. */
 export type LlmFailureCode =

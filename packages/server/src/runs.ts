@@ -8,9 +8,11 @@ import {
   type CheckpointStore,
   costOf,
   createAgent,
+  hasErrorCode,
   isFinal,
   type LlmPort,
   messageOf,
+  OpenManusError,
   type RunItem,
   type RunOptions,
   restore,
@@ -28,12 +30,17 @@ import { runTrace } from './trace.js';
 import { planOf, type RunView, runView, type UsageView, usageView, wireItem } from './view.js';
 
 /** A request the server cannot take, with the HTTP status that says why. */
-export class RequestRefusedError extends Error {
+export class RequestRefusedError extends OpenManusError<'REQUEST_REFUSED'> {
+  static readonly codes = ['REQUEST_REFUSED'] as const;
+  override readonly name = 'RequestRefusedError';
   constructor(
     readonly status: number,
     message: string,
   ) {
-    super(message);
+    super('REQUEST_REFUSED', message);
+  }
+  static override isInstance(value: unknown): value is RequestRefusedError {
+    return hasErrorCode(value, RequestRefusedError.codes);
   }
 }
 
