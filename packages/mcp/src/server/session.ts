@@ -30,6 +30,11 @@ export interface SessionSettings {
   readonly listing: readonly McpTool[];
   readonly run: Omit<ToolRunOptions, 'runId'>;
   readonly onError?: (error: Error) => void;
+  /**
+   * Adds what the session serves besides tools (resources, prompts, completion): its handlers and
+   * capabilities (`server.registerCapabilities`), before the client connects.
+   */
+  readonly configure?: (server: Server) => void;
 }
 
 /** Serves the tools to one client over `transport`, with a run scope of the session's own. */
@@ -60,6 +65,7 @@ export async function openSession(transport: Transport, settings: SessionSetting
     return toCallToolResult(await (tool.spec.parallelSafe ? call() : serially(call)));
   });
   if (settings.onError) server.onerror = settings.onError;
+  settings.configure?.(server);
 
   let resolveClosed = () => {};
   const closed = new Promise<void>((resolve) => {
