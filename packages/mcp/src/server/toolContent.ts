@@ -2,9 +2,10 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolEvent } from '@openmanus/core/internal';
 
 /**
- * A tool call's outcome as MCP content: the observation as text, an image (a screenshot, a
- * chart) as image content, and a failure — bad arguments, a timeout, an error — as an `isError`
- * result, so the client's model reads what went wrong instead of a protocol error.
+ * A tool call's outcome as MCP content: the tool's own content parts when it gave them (text,
+ * images, audio, embedded resources, links), else the observation as text and its image; its
+ * structured result as `structuredContent`; a failure — bad arguments, a timeout, an error — as an
+ * `isError` result, so the client's model reads what went wrong instead of a protocol error.
  */
 export function toCallToolResult(event: ToolEvent): CallToolResult {
   if (event.type === 'toolSuspended') {
@@ -15,11 +16,16 @@ export function toCallToolResult(event: ToolEvent): CallToolResult {
       isError: true,
     };
   }
+  const { output, image, content, structured, isError } = event;
   return {
-    content: [
-      { type: 'text', text: event.output },
-      ...(event.image ? [{ type: 'image' as const, data: event.image.base64, mimeType: event.image.mimeType }] : []),
-    ],
-    ...(event.isError ? { isError: true } : {}),
+    content: content
+      ? content.map((part) => ({ ...part }))
+      : [
+          // A tool that answered with an image alone gets no empty text part beside it.
+          ...(output !== '' || !image ? [{ type: 'text' as const, text: output }] : []),
+          ...(image ? [{ type: 'image' as const, data: image.base64, mimeType: image.mimeType }] : []),
+        ],
+    ...(structured ? { structuredContent: { ...structured } } : {}),
+    ...(isError ? { isError: true } : {}),
   };
 }

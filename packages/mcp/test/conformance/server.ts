@@ -3,7 +3,6 @@
 // made with our defineTool and served by our createMcpServer, as far as our API can express them.
 //
 // Left out, because our tools cannot say it (their scenarios fail, see baseline.yml):
-// test_audio_content and test_embedded_resource (a tool returns text and at most an image),
 // test_tool_with_logging and test_tool_with_progress (a tool cannot send notifications),
 // test_sampling and test_elicitation* (a tool cannot ask the client anything). The server offers
 // no resources, prompts, completions or logging level, and keeps no event store to resume streams.
@@ -23,6 +22,9 @@ import { createMcpServer } from '../../src/index.js';
 /** The reference server's 1×1 red PNG. */
 const RED_PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
 
+/** The reference server's minimal WAV file. */
+const MINIMAL_WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
+
 const noArguments = z.object({});
 
 const tools: Tool[] = [
@@ -36,14 +38,55 @@ const tools: Tool[] = [
     name: 'test_image_content',
     description: 'Tests image content response',
     parameters: noArguments,
-    execute: () => ({ output: 'A 1×1 red pixel.', image: { base64: RED_PIXEL, mimeType: 'image/png' } }),
+    execute: () => ({ output: '', image: { base64: RED_PIXEL, mimeType: 'image/png' } }),
   }),
   defineTool({
-    // The reference adds an embedded JSON resource, which a tool of ours cannot return.
+    name: 'test_audio_content',
+    description: 'Tests audio content response',
+    parameters: noArguments,
+    execute: () => ({
+      output: 'A minimal WAV file.',
+      content: [{ type: 'audio', data: MINIMAL_WAV, mimeType: 'audio/wav' }],
+    }),
+  }),
+  defineTool({
+    name: 'test_embedded_resource',
+    description: 'Tests embedded resource content response',
+    parameters: noArguments,
+    execute: () => ({
+      output: 'This is an embedded resource content.',
+      content: [
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://embedded-resource',
+            mimeType: 'text/plain',
+            text: 'This is an embedded resource content.',
+          },
+        },
+      ],
+    }),
+  }),
+  defineTool({
     name: 'test_multiple_content_types',
     description: 'Tests response with multiple content types (text, image, resource)',
     parameters: noArguments,
-    execute: () => ({ output: 'Multiple content types test:', image: { base64: RED_PIXEL, mimeType: 'image/png' } }),
+    execute: () => ({
+      output: 'Multiple content types test:',
+      image: { base64: RED_PIXEL, mimeType: 'image/png' },
+      content: [
+        { type: 'text', text: 'Multiple content types test:' },
+        { type: 'image', data: RED_PIXEL, mimeType: 'image/png' },
+        {
+          type: 'resource',
+          resource: {
+            uri: 'test://mixed-content-resource',
+            mimeType: 'application/json',
+            text: JSON.stringify({ test: 'data', value: 123 }),
+          },
+        },
+      ],
+    }),
   }),
   defineTool({
     name: 'test_error_handling',
