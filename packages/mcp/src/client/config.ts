@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { type ConfigError, err, ok, type Result } from '@openmanus/core';
 import { z } from 'zod';
+import type { McpOAuthOptions } from './oauth/provider.js';
 
 /** A server run as a child process, spoken to over its stdin and stdout. */
 export interface StdioServerConfig {
@@ -18,6 +19,8 @@ export interface RemoteServerConfig {
   readonly type?: 'http' | 'streamable-http' | 'streamableHttp' | 'sse';
   readonly url: string;
   readonly headers?: Readonly<Record<string, string>>;
+  /** OAuth 2.1, for a server that answers 401: see the README's "Authorization (OAuth)". */
+  readonly auth?: McpOAuthOptions;
 }
 
 export type McpServerConfig = StdioServerConfig | RemoteServerConfig;
@@ -29,6 +32,25 @@ const REMOTE_TYPES = ['http', 'streamable-http', 'streamableHttp', 'sse'] as con
 
 const text = z.string().min(1);
 const strings = z.record(z.string(), z.string());
+const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
+/** `auth` as a config file can write it; in code, `store` and `redirect` are objects and functions. */
+const authSchema = z.strictObject({
+  store: z.custom<McpOAuthOptions['store']>((value) => typeof value === 'object' && value !== null).optional(),
+  redirect: z.custom<McpOAuthOptions['redirect']>((value) => typeof value === 'function').optional(),
+  redirectUrl: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  clientMetadataUrl: httpsUrl.optional(),
+  clientMetadata: z.record(z.string(), z.unknown()).optional(),
+  clientId: text.optional(),
+  clientSecret: text.optional(),
+  issuer: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+  clientCredentials: z
+    .union([
+      z.strictObject({ clientId: text, clientSecret: text }),
+      z.strictObject({ clientId: text, privateKey: text, algorithm: text.optional() }),
+    ])
+    .optional(),
+  scope: text.optional(),
+});
 /** One server as other MCP hosts write it; keys of theirs we do not use (e.g. `autoApprove`) are ignored. */
 const serverSchema = z
   .object({
@@ -39,6 +61,7 @@ const serverSchema = z
     cwd: text.optional(),
     url: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
     headers: strings.optional(),
+    auth: authSchema.optional(),
     disabled: z.boolean().optional(),
   })
   .superRefine((server, context) => {
@@ -57,6 +80,9 @@ const serverSchema = z
     if (remote && server.url === undefined) {
       context.addIssue({ code: 'custom', path: ['url'], message: `is required for a server of type "${server.type}"` });
     }
+    if (server.auth !== undefined && server.url === undefined) {
+      context.addIssue({ code: 'custom', path: ['auth'], message: 'is for a server reached by url' });
+    }
     if (server.type === undefined && server.command !== undefined && server.url !== undefined) {
       context.addIssue({ code: 'custom', path: ['type'], message: 'is required when both command and url are given' });
     }
@@ -74,12 +100,17 @@ type ParsedServer = z.output<typeof serverSchema>;
 /** The config as validated, without disabled servers and without keys we do not use. */
 function toServers(parsed: Readonly<Record<string, ParsedServer>>): McpServers {
   const servers: Record<string, McpServerConfig> = {};
-  for (const [id, { disabled, type, command, args, env, cwd, url, headers }] of Object.entries(parsed)) {
+  for (const [id, { disabled, type, command, args, env, cwd, url, headers, auth }] of Object.entries(parsed)) {
     if (disabled) continue;
     servers[id] =
       command !== undefined && (type === undefined || type === 'stdio')
         ? { command, ...(args ? { args } : {}), ...(env ? { env } : {}), ...(cwd ? { cwd } : {}) }
-        : { url: url ?? '', ...(type && type !== 'stdio' ? { type } : {}), ...(headers ? { headers } : {}) };
+        : {
+            url: url ?? '',
+            ...(type && type !== 'stdio' ? { type } : {}),
+            ...(headers ? { headers } : {}),
+            ...(auth ? { auth: auth as McpOAuthOptions } : {}),
+          };
   }
   return servers;
 }
