@@ -32,6 +32,32 @@ export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
 export type { LeftOutTool } from './client/toolAdmission.js';
 export type { TransportKind } from './client/transport.js';
 // The server: any of our toolsets for MCP clients.
+export {
+  type CatalogNotifier,
+  type CatalogOptions,
+  DEFAULT_MAX_ARGUMENT_LENGTH,
+  DEFAULT_MAX_RESOURCE_BYTES,
+  type Listed,
+} from './server/catalog.js';
+export {
+  definePrompt,
+  type McpPrompt,
+  type PromptArgs,
+  type PromptArgumentSpec,
+  type PromptContent,
+  type PromptMessageSpec,
+  type PromptOutcome,
+  type TypedPrompt,
+} from './server/catalogPrompts.js';
+export {
+  type CatalogScope,
+  type Completer,
+  type McpResource,
+  type McpResourceTemplate,
+  RESOURCE_NOT_FOUND,
+  type ResourceContent,
+  type ResourceInfo,
+} from './server/catalogResources.js';
 export type { HttpServeOptions, HttpServing } from './server/http.js';
 export { createMcpServer, type McpServerOptions, type McpToolServer } from './server/mcpServer.js';
 export type { McpSession } from './server/session.js';

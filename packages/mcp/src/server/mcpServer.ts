@@ -1,12 +1,14 @@
 import { createRequire } from 'node:module';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { LlmPort, Tool } from '@openmanus/core';
+import { type CatalogNotifier, type CatalogOptions, createCatalog } from './catalog.js';
 import { type HttpServeOptions, type HttpServing, serveHttp } from './http.js';
 import { type McpSession, openSession } from './session.js';
 import { type StdioServeOptions, serveStdio } from './stdio.js';
 import { listTools } from './toolListing.js';
 
-export interface McpServerOptions {
+/** Besides tools, a server may serve resources, resource templates and prompts (see `CatalogOptions`). */
+export interface McpServerOptions extends CatalogOptions {
   /** The server's name as clients see it (default "openmanus"). */
   readonly name?: string;
   /** Default: this package's version. */
@@ -24,7 +26,7 @@ export interface McpServerOptions {
 }
 
 /** Our tools served over MCP; every session has its own run scope (its own shell, browser context). */
-export interface McpToolServer {
+export interface McpToolServer extends CatalogNotifier {
   readonly tools: readonly Tool[];
   /** One session over a transport of the SDK's (an in-memory pair, a socket of your own). */
   connect(transport: Transport): Promise<McpSession>;
@@ -50,6 +52,7 @@ export function createMcpServer(tools: readonly Tool[], options: McpServerOption
   const sessions = new Set<McpSession>();
   const listeners = new Set<HttpServing>();
   const info = { name: options.name ?? 'openmanus', version: options.version ?? ownVersion() };
+  const catalog = createCatalog(options);
 
   const connect = async (transport: Transport) => {
     const session = await openSession(transport, {
@@ -63,6 +66,7 @@ export function createMcpServer(tools: readonly Tool[], options: McpServerOption
         ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
       },
       onError,
+      ...(catalog.configure ? { configure: catalog.configure } : {}),
     });
     sessions.add(session);
     void session.closed.then(() => sessions.delete(session));
@@ -71,6 +75,7 @@ export function createMcpServer(tools: readonly Tool[], options: McpServerOption
 
   return {
     tools,
+    ...catalog.notifier,
     connect,
     serveStdio: (stdio = {}) => serveStdio(connect, stdio),
     async serveHttp(http = {}) {
