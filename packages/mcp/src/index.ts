@@ -28,6 +28,22 @@ export {
   type McpServerStatus,
 } from './client/mcpClient.js';
 export { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from './client/naming.js';
+export { type LoopbackSignIn, type LoopbackSignInOptions, loopbackSignIn } from './client/oauth/loopback.js';
+export {
+  DEFAULT_REDIRECT_URL,
+  type McpClientCredentials,
+  type McpOAuthOptions,
+  type McpOAuthProvider,
+  type McpRedirect,
+  type McpRedirectAnswer,
+  oauthProvider,
+} from './client/oauth/provider.js';
+export {
+  fileTokenStore,
+  type McpAuthRecord,
+  type McpTokenStore,
+  memoryTokenStore,
+} from './client/oauth/tokenStore.js';
 export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
 export type { LeftOutTool } from './client/toolAdmission.js';
 export type { TransportKind } from './client/transport.js';
