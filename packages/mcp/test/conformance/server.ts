@@ -5,7 +5,7 @@
 // Left out, because our tools cannot say it (their scenarios fail, see baseline.yml):
 // test_tool_with_logging and test_tool_with_progress (a tool cannot send notifications),
 // test_sampling and test_elicitation* (a tool cannot ask the client anything). The server offers
-// no resources, prompts, completions or logging level, and keeps no event store to resume streams.
+// no logging level, and keeps no event store to resume streams.
 import {
   Agent,
   createServer,
@@ -17,7 +17,7 @@ import {
 import type { AddressInfo } from 'node:net';
 import { defineTool, type Tool } from '@openmanus/core';
 import { z } from 'zod';
-import { createMcpServer } from '../../src/index.js';
+import { type CatalogOptions, createMcpServer, definePrompt } from '../../src/index.js';
 
 /** The reference server's 1×1 red PNG. */
 const RED_PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==';
@@ -136,7 +136,7 @@ export interface ConformanceServer {
  * `allowedOrigins`, so the server's DNS-rebinding checks are the ones the suite meets.
  */
 export async function startConformanceServer(): Promise<ConformanceServer> {
-  const server = createMcpServer(tools, { name: 'openmanus-conformance', version: '1.0.0' });
+  const server = createMcpServer(tools, { name: 'openmanus-conformance', version: '1.0.0', ...conformanceCatalog });
   const agent = new Agent({ keepAlive: false });
   let upstream: URL | undefined;
   let token = '';
@@ -190,3 +190,88 @@ export async function startConformanceServer(): Promise<ConformanceServer> {
     },
   };
 }
+
+/**
+ * The reference server's resources, resource template and prompts, as plain objects: its
+ * subscriptions are our server's (per session), and completion comes with the catalog.
+ */
+export const conformanceCatalog: CatalogOptions = {
+  resources: [
+    {
+      uri: 'test://static-text',
+      name: 'static-text',
+      title: 'Static Text Resource',
+      description: 'A static text resource for testing',
+      mimeType: 'text/plain',
+      read: () => 'This is the content of the static text resource.',
+    },
+    {
+      uri: 'test://static-binary',
+      name: 'static-binary',
+      title: 'Static Binary Resource',
+      description: 'A static binary resource (image) for testing',
+      mimeType: 'image/png',
+      read: () => ({ blob: RED_PIXEL }),
+    },
+    {
+      uri: 'test://watched-resource',
+      name: 'watched-resource',
+      title: 'Watched Resource',
+      description: 'A resource that auto-updates every 3 seconds',
+      mimeType: 'text/plain',
+      read: () => 'Watched resource content',
+    },
+  ],
+  resourceTemplates: [
+    {
+      uriTemplate: 'test://template/{id}/data',
+      name: 'template',
+      title: 'Resource Template',
+      description: 'A resource template with parameter substitution',
+      mimeType: 'application/json',
+      read: (_uri, { id }) => JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+    },
+  ],
+  prompts: [
+    {
+      name: 'test_simple_prompt',
+      title: 'Simple Test Prompt',
+      description: 'A simple prompt without arguments',
+      get: () => 'This is a simple prompt for testing.',
+    },
+    definePrompt({
+      name: 'test_prompt_with_arguments',
+      title: 'Prompt With Arguments',
+      description: 'A prompt with required arguments',
+      arguments: z.object({
+        arg1: z.string().describe('First test argument'),
+        arg2: z.string().describe('Second test argument'),
+      }),
+      get: ({ arg1, arg2 }) => `Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`,
+    }),
+    definePrompt({
+      name: 'test_prompt_with_embedded_resource',
+      title: 'Prompt With Embedded Resource',
+      description: 'A prompt that includes an embedded resource',
+      arguments: z.object({ resourceUri: z.string().describe('URI of the resource to embed') }),
+      get: ({ resourceUri }) => [
+        {
+          content: {
+            type: 'resource',
+            resource: { uri: resourceUri, mimeType: 'text/plain', text: 'Embedded resource content for testing.' },
+          },
+        },
+        { content: 'Please process the embedded resource above.' },
+      ],
+    }),
+    {
+      name: 'test_prompt_with_image',
+      title: 'Prompt With Image',
+      description: 'A prompt that includes image content',
+      get: () => [
+        { content: { type: 'image', data: RED_PIXEL, mimeType: 'image/png' } },
+        { content: 'Please analyze the image above.' },
+      ],
+    },
+  ],
+};
