@@ -4,6 +4,7 @@ import { parseArgs } from 'node:util';
 import { messageOf } from '@openmanus/core';
 import { createMcpServer } from '@openmanus/mcp';
 import { failure, sandboxOption } from './options.js';
+import { workspaceCatalog } from './servedResources.js';
 import { SERVED_TOOLS, type ServedTool } from './servedTools.js';
 import type { SessionIo } from './session.js';
 import { terminalText } from './terminalText.js';
@@ -12,7 +13,8 @@ export const mcpServerUsage = `Usage: openmanus mcp-server [--transport stdio|ht
 
 Serves OpenManus's tools over MCP, as OpenManus's run_mcp_server.py does: bash, browser_use,
 str_replace_editor and terminate. Each client session has its own shell and edit history;
-they share the workspace.
+they share the workspace. The workspace's files are resources too (file:// URIs, at most 1 MB
+each), with the prompts review_file and plan_task.
 
 Options:
   --transport <t>    stdio (default): for a client that starts this command itself;
@@ -98,7 +100,8 @@ export async function mcpServerCommand(
   const names = tools.map((tool) => tool.spec.name).join(', ');
   const server = createMcpServer(tools, {
     workspace,
-    instructions: `Files are in ${workspace}: bash starts there (one shell per session: cd and variables carry over), and str_replace_editor takes absolute paths inside it.`,
+    instructions: `Files are in ${workspace}: bash starts there (one shell per session: cd and variables carry over), and str_replace_editor takes absolute paths inside it. They can also be read as resources (file:// URIs).`,
+    ...workspaceCatalog(workspace),
     onError: (error) => io.stderr.write(`openmanus mcp-server: ${terminalText(error.message)}\n`),
   });
   const signal = firstStopSignal();
