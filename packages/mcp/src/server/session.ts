@@ -7,10 +7,16 @@ import {
   ListToolsRequestSchema,
   McpError,
   type Tool as McpTool,
+  SetLevelRequestSchema,
 } from '@modelcontextprotocol/sdk/types.js';
-import type { Tool } from '@openmanus/core';
+import type { LogLevel, Tool } from '@openmanus/core';
 import { createToolRun, type ToolEvent, type ToolRunOptions } from '@openmanus/core/internal';
+import { callNotifier } from './notifications.js';
+import { clientRelay } from './relay.js';
 import { toCallToolResult } from './toolContent.js';
+
+/** A tool's time limit when neither it nor the server sets one (core's). */
+const TOOL_TIMEOUT_MS = 120_000;
 
 /** One client's connection: its own run of the tools (its shell, its browser context), until it closes. */
 export interface McpSession {
@@ -40,9 +46,10 @@ export interface SessionSettings {
 /** Serves the tools to one client over `transport`, with a run scope of the session's own. */
 export async function openSession(transport: Transport, settings: SessionSettings): Promise<McpSession> {
   const { tools } = settings;
+  const onError = settings.onError ?? (() => {});
   const run = createToolRun(settings.run);
   const server = new Server(settings.info, {
-    capabilities: { tools: {} },
+    capabilities: { tools: {}, logging: {} },
     ...(settings.instructions !== undefined ? { instructions: settings.instructions } : {}),
   });
   // Tools that are not parallel-safe run one call at a time, as in an agent's run (one shell, one editor history).
@@ -52,6 +59,13 @@ export async function openSession(transport: Transport, settings: SessionSetting
     queue = next.catch(() => {});
     return next;
   };
+  // The level the client asked for (`logging/setLevel`); MCP leaves the default to the server, and
+  // ours, as the SDK's, sends every line until the client says otherwise.
+  let logLevel: LogLevel | undefined;
+  server.setRequestHandler(SetLevelRequestSchema, ({ params }) => {
+    logLevel = params.level;
+    return {};
+  });
   server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: [...settings.listing] }));
   server.setRequestHandler(CallToolRequestSchema, async ({ params }, extra) => {
     const tool = tools.get(params.name);
@@ -61,10 +75,24 @@ export async function openSession(transport: Transport, settings: SessionSetting
         `Unknown tool "${params.name}"; this server has ${[...tools.keys()].join(', ')}.`,
       );
     }
-    const call = () => run.call(tool, params.arguments ?? {}, { signal: extra.signal });
-    return toCallToolResult(await (tool.spec.parallelSafe ? call() : serially(call)));
+    const notifier = callNotifier(extra, () => logLevel, onError);
+    // The call's questions to the client last no longer than the call may, and end with it.
+    const ended = new AbortController();
+    const relay = clientRelay(server, {
+      relatedRequestId: extra.requestId,
+      signal: AbortSignal.any([extra.signal, ended.signal]),
+      timeout: tool.spec.timeoutMs ?? settings.run.toolTimeoutMs ?? TOOL_TIMEOUT_MS,
+    });
+    const call = () => run.call(tool, params.arguments ?? {}, { signal: extra.signal, onItem: notifier.onItem, relay });
+    try {
+      const event = await (tool.spec.parallelSafe ? call() : serially(call));
+      await notifier.flushed();
+      return toCallToolResult(event);
+    } finally {
+      ended.abort(new Error('the tool call has ended'));
+    }
   });
-  if (settings.onError) server.onerror = settings.onError;
+  server.onerror = onError;
   settings.configure?.(server);
 
   let resolveClosed = () => {};

@@ -2,10 +2,7 @@
 // (examples/servers/typescript/everything-server.ts of @modelcontextprotocol/conformance 0.1.16),
 // made with our defineTool and served by our createMcpServer, as far as our API can express them.
 //
-// Left out, because our tools cannot say it (their scenarios fail, see baseline.yml):
-// test_tool_with_logging and test_tool_with_progress (a tool cannot send notifications),
-// test_sampling and test_elicitation* (a tool cannot ask the client anything). The server offers
-// no logging level, and keeps no event store to resume streams.
+// The reference's pauses between log lines and progress reports are left out: nothing depends on them.
 import {
   Agent,
   createServer,
@@ -15,7 +12,7 @@ import {
   type ServerResponse,
 } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { defineTool, type Tool } from '@openmanus/core';
+import { defineTool, type ElicitationResult, type Tool } from '@openmanus/core';
 import { z } from 'zod';
 import { type CatalogOptions, createMcpServer, definePrompt } from '../../src/index.js';
 
@@ -26,6 +23,10 @@ const RED_PIXEL = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z
 const MINIMAL_WAV = 'UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAAB9AAACABAAZGF0YQIAAAA=';
 
 const noArguments = z.object({});
+
+/** A person's answer as the reference server words it. */
+const elicited = (said: string, result: ElicitationResult) =>
+  `${said}: action=${result.action}, content=${JSON.stringify(result.action === 'accept' ? result.content : {})}`;
 
 const tools: Tool[] = [
   defineTool({
@@ -87,6 +88,146 @@ const tools: Tool[] = [
         },
       ],
     }),
+  }),
+  defineTool({
+    name: 'test_tool_with_logging',
+    description: 'Tests tool that emits log messages during execution',
+    parameters: noArguments,
+    execute: (_, scope) => {
+      scope.log('info', 'Tool execution started');
+      scope.log('info', 'Tool processing data');
+      scope.log('info', 'Tool execution completed');
+      return 'Tool with logging executed successfully';
+    },
+  }),
+  defineTool({
+    name: 'test_tool_with_progress',
+    description: 'Tests tool that reports progress notifications',
+    parameters: noArguments,
+    execute: (_, scope) => {
+      for (const step of [0, 50, 100]) {
+        scope.reportProgress({ progress: step, total: 100, message: `Completed step ${step} of 100` });
+      }
+      return 'Progress reported: 0, 50 and 100 of 100.';
+    },
+  }),
+  defineTool({
+    name: 'test_sampling',
+    description: 'Tests server-initiated sampling (LLM completion request)',
+    parameters: z.object({ prompt: z.string().describe('The prompt to send to the LLM') }),
+    execute: async ({ prompt }, scope) => {
+      const answer = await scope.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: prompt } }],
+        maxTokens: 100,
+      });
+      return `LLM response: ${answer.content.text}`;
+    },
+  }),
+  defineTool({
+    name: 'test_elicitation',
+    description: 'Tests server-initiated elicitation (user input request)',
+    parameters: z.object({ message: z.string().describe('The message to show the user') }),
+    execute: async ({ message }, scope) =>
+      elicited(
+        'User response',
+        await scope.elicit({
+          message,
+          schema: {
+            type: 'object',
+            properties: {
+              username: { type: 'string', description: "User's response" },
+              email: { type: 'string', description: "User's email address" },
+            },
+            required: ['username', 'email'],
+          },
+        }),
+      ),
+  }),
+  defineTool({
+    name: 'test_elicitation_sep1034_defaults',
+    description: 'Tests elicitation with default values per SEP-1034',
+    parameters: noArguments,
+    execute: async (_, scope) =>
+      elicited(
+        'Elicitation completed',
+        await scope.elicit({
+          message: 'Please review and update the form fields with defaults',
+          schema: {
+            type: 'object',
+            properties: {
+              name: { type: 'string', description: 'User name', default: 'John Doe' },
+              age: { type: 'integer', description: 'User age', default: 30 },
+              score: { type: 'number', description: 'User score', default: 95.5 },
+              status: {
+                type: 'string',
+                description: 'User status',
+                enum: ['active', 'inactive', 'pending'],
+                default: 'active',
+              },
+              verified: { type: 'boolean', description: 'Verification status', default: true },
+            },
+            required: [],
+          },
+        }),
+      ),
+  }),
+  defineTool({
+    name: 'test_elicitation_sep1330_enums',
+    description: 'Tests elicitation with enum schema improvements per SEP-1330',
+    parameters: noArguments,
+    execute: async (_, scope) =>
+      elicited(
+        'Elicitation completed',
+        await scope.elicit({
+          message: 'Please select options from the enum fields',
+          schema: {
+            type: 'object',
+            properties: {
+              untitledSingle: {
+                type: 'string',
+                description: 'Select one option',
+                enum: ['option1', 'option2', 'option3'],
+              },
+              titledSingle: {
+                type: 'string',
+                description: 'Select one option with titles',
+                oneOf: [
+                  { const: 'value1', title: 'First Option' },
+                  { const: 'value2', title: 'Second Option' },
+                  { const: 'value3', title: 'Third Option' },
+                ],
+              },
+              legacyEnum: {
+                type: 'string',
+                description: 'Select one option (legacy)',
+                enum: ['opt1', 'opt2', 'opt3'],
+                enumNames: ['Option One', 'Option Two', 'Option Three'],
+              },
+              untitledMulti: {
+                type: 'array',
+                description: 'Select multiple options',
+                minItems: 1,
+                maxItems: 3,
+                items: { type: 'string', enum: ['option1', 'option2', 'option3'] },
+              },
+              titledMulti: {
+                type: 'array',
+                description: 'Select multiple options with titles',
+                minItems: 1,
+                maxItems: 3,
+                items: {
+                  anyOf: [
+                    { const: 'value1', title: 'First Choice' },
+                    { const: 'value2', title: 'Second Choice' },
+                    { const: 'value3', title: 'Third Choice' },
+                  ],
+                },
+              },
+            },
+            required: [],
+          },
+        }),
+      ),
   }),
   defineTool({
     name: 'test_error_handling',
