@@ -8,7 +8,6 @@ import {
   ListPromptsRequestSchema,
   ListResourcesRequestSchema,
   ListResourceTemplatesRequestSchema,
-  McpError,
   ReadResourceRequestSchema,
   type ServerNotification,
   type ServerRequest,
@@ -18,6 +17,7 @@ import {
 import { enumOptions, type McpPrompt, parsePromptArgs, promptListing, toPromptResult } from './catalogPrompts.js';
 import {
   asMcpError,
+  CatalogError,
   type CatalogScope,
   type CompiledTemplate,
   type Completer,
@@ -168,7 +168,7 @@ export function createCatalog(options: CatalogOptions & { readonly onError?: (er
         throw asMcpError(`Completing ${what} failed`, error);
       }
       if (!Array.isArray(values) || values.some((item) => typeof item !== 'string')) {
-        throw new McpError(ErrorCode.InternalError, `Completing ${what} gave something other than strings`);
+        throw new CatalogError(ErrorCode.InternalError, `Completing ${what} gave something other than strings`);
       }
     } else values = (choices ?? []).filter((choice) => choice.startsWith(value));
     return {
@@ -246,7 +246,7 @@ export function createCatalog(options: CatalogOptions & { readonly onError?: (er
       server.setRequestHandler(SubscribeRequestSchema, ({ params: { uri } }) => {
         resolve(uri);
         if (!entry.subscriptions.has(uri) && entry.subscriptions.size >= MAX_SUBSCRIPTIONS) {
-          throw new McpError(
+          throw new CatalogError(
             ErrorCode.InvalidRequest,
             `A session may subscribe to at most ${MAX_SUBSCRIPTIONS} resources`,
           );
@@ -263,7 +263,7 @@ export function createCatalog(options: CatalogOptions & { readonly onError?: (er
     if (prompts !== undefined) {
       const promptNamed = (name: string) => {
         const prompt = current.prompts().find((candidate) => candidate.name === name);
-        if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
+        if (!prompt) throw new CatalogError(ErrorCode.InvalidParams, `Prompt ${name} not found`);
         return prompt;
       };
       server.setRequestHandler(ListPromptsRequestSchema, () => ({ prompts: current.prompts().map(promptListing) }));
@@ -285,7 +285,7 @@ export function createCatalog(options: CatalogOptions & { readonly onError?: (er
       if (ref.type === 'ref/prompt') {
         const prompt =
           prompts !== undefined ? current.prompts().find((candidate) => candidate.name === ref.name) : undefined;
-        if (!prompt) throw new McpError(ErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
+        if (!prompt) throw new CatalogError(ErrorCode.InvalidParams, `Prompt ${ref.name} not found`);
         const what = `the argument ${argument.name} of ${prompt.name}`;
         return complete(
           prompt.complete?.[argument.name],
@@ -301,7 +301,7 @@ export function createCatalog(options: CatalogOptions & { readonly onError?: (er
         if (current.resources().some((resource) => resource.uri === ref.uri)) {
           return { completion: { values: [], total: 0, hasMore: false } };
         }
-        throw new McpError(ErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
+        throw new CatalogError(ErrorCode.InvalidParams, `Resource template ${ref.uri} not found`);
       }
       const { template } = entryOf;
       const what = `the ${argument.name} of ${template.uriTemplate}`;

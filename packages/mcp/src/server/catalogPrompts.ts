@@ -1,14 +1,13 @@
 import {
   ErrorCode,
   type GetPromptResult,
-  McpError,
   type Prompt,
   type PromptArgument,
   type PromptMessage,
   PromptMessageSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { type CatalogScope, type Completer, checkLength } from './catalogResources.js';
+import { CatalogError, type CatalogScope, type Completer, checkLength } from './catalogResources.js';
 
 /** A prompt argument described by hand (MCP's form): every value is a string. */
 export interface PromptArgumentSpec {
@@ -121,7 +120,10 @@ export function parsePromptArgs(
     const specs = args as readonly PromptArgumentSpec[];
     const missing = specs.filter((arg) => arg.required && given[arg.name] === undefined).map((arg) => arg.name);
     if (missing.length > 0) {
-      throw new McpError(ErrorCode.InvalidParams, `The prompt ${prompt.name} needs the argument ${missing.join(', ')}`);
+      throw new CatalogError(
+        ErrorCode.InvalidParams,
+        `The prompt ${prompt.name} needs the argument ${missing.join(', ')}`,
+      );
     }
     return Object.fromEntries(
       specs.flatMap((arg) => (given[arg.name] !== undefined ? [[arg.name, given[arg.name]]] : [])),
@@ -129,7 +131,7 @@ export function parsePromptArgs(
   }
   const parsed = (args as z.ZodObject).safeParse(given);
   if (!parsed.success) {
-    throw new McpError(
+    throw new CatalogError(
       ErrorCode.InvalidParams,
       `Invalid arguments for the prompt ${prompt.name}: ${z.prettifyError(parsed.error)}`,
     );
@@ -139,7 +141,7 @@ export function parsePromptArgs(
 
 /** What `get` gave as MCP's result, checked against the protocol's schema and refused over `maxBytes`. */
 export function toPromptResult(prompt: McpPrompt, outcome: PromptOutcome, maxBytes: number): GetPromptResult {
-  const invalid = (why: string) => new McpError(ErrorCode.InternalError, `The prompt ${prompt.name} ${why}`);
+  const invalid = (why: string) => new CatalogError(ErrorCode.InternalError, `The prompt ${prompt.name} ${why}`);
   const specs: readonly PromptMessageSpec[] =
     typeof outcome === 'string'
       ? [{ content: outcome }]
@@ -169,7 +171,7 @@ export function toPromptResult(prompt: McpPrompt, outcome: PromptOutcome, maxByt
   };
   const bytes = Buffer.byteLength(JSON.stringify(result));
   if (bytes > maxBytes) {
-    throw new McpError(
+    throw new CatalogError(
       ErrorCode.InvalidRequest,
       `The prompt ${prompt.name} is ${bytes} bytes; this server sends at most ${maxBytes} bytes of a prompt`,
     );

@@ -70,10 +70,24 @@ export interface McpResourceTemplate {
   readonly complete?: Readonly<Record<string, Completer>>;
 }
 
+/**
+ * An error the client gets as it is, with its code (an McpError thrown on the server has its
+ * "MCP error <code>:" in the message, and the client's McpError adds it once more).
+ */
+export class CatalogError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: unknown,
+  ) {
+    super(message);
+  }
+}
+
 /** The JSON-RPC error MCP specifies for a resource that does not exist. */
 export const RESOURCE_NOT_FOUND = -32002;
 
-export const notFound = (uri: string) => new McpError(RESOURCE_NOT_FOUND, `Resource ${uri} not found`, { uri });
+export const notFound = (uri: string) => new CatalogError(RESOURCE_NOT_FOUND, `Resource ${uri} not found`, { uri });
 
 /** A template with its parsed form. */
 export interface CompiledTemplate {
@@ -104,7 +118,7 @@ export function matchTemplate(
     try {
       decoded = decodeURIComponent(value);
     } catch {
-      throw new McpError(
+      throw new CatalogError(
         ErrorCode.InvalidParams,
         `${uri}: the ${name} of ${template.uriTemplate} is not percent-encoded`,
       );
@@ -118,7 +132,7 @@ export function matchTemplate(
 /** Refuses a value (a template variable, a prompt argument) longer than the server takes. */
 export function checkLength(what: string, value: string, max: number): void {
   if (value.length > max) {
-    throw new McpError(
+    throw new CatalogError(
       ErrorCode.InvalidParams,
       `${what} is ${value.length} characters long; this server takes at most ${max}`,
     );
@@ -140,7 +154,7 @@ export function toReadResult(
 ): ReadResourceResult {
   const tooBig = (bytes: number) => {
     if (bytes > maxBytes) {
-      throw new McpError(
+      throw new CatalogError(
         ErrorCode.InvalidRequest,
         `The resource ${uri} is ${bytes} bytes; this server sends at most ${maxBytes} bytes of a resource`,
       );
@@ -165,16 +179,18 @@ export function toReadResult(
   if (typeof content === 'object' && content !== null && 'blob' in content && typeof content.blob === 'string') {
     tooBig(base64Bytes(content.blob));
     if (content.blob.length % 4 !== 0 || !BASE64.test(content.blob)) {
-      throw new McpError(ErrorCode.InternalError, `The read of ${uri} gave a blob that is not base64`);
+      throw new CatalogError(ErrorCode.InternalError, `The read of ${uri} gave a blob that is not base64`);
     }
     return { contents: [{ uri, ...typed(content.mimeType), blob: content.blob }] };
   }
-  throw new McpError(ErrorCode.InternalError, `The read of ${uri} gave neither text nor bytes`);
+  throw new CatalogError(ErrorCode.InternalError, `The read of ${uri} gave neither text nor bytes`);
 }
 
 /** An error a host's callback threw, as the MCP error the client gets (an McpError goes through as it is). */
 export const asMcpError = (what: string, error: unknown) =>
-  error instanceof McpError ? error : new McpError(ErrorCode.InternalError, `${what}: ${messageOf(error)}`);
+  error instanceof McpError || error instanceof CatalogError
+    ? error
+    : new CatalogError(ErrorCode.InternalError, `${what}: ${messageOf(error)}`);
 
 const optional = <K extends string, V>(key: K, value: V | undefined) =>
   (value !== undefined ? { [key]: value } : {}) as { [P in K]?: V };
