@@ -1,4 +1,4 @@
-import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
+import { extractWWWAuthenticateParams, UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import type { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
@@ -36,4 +36,19 @@ export function signInOnUnauthorized(
     }
   };
   return signIn;
+}
+
+/** `fetch` that tells `provider` of a server's 403 insufficient_scope, and of the scope it named. */
+export function noticingScopeChallenges(
+  fetch: typeof globalThis.fetch,
+  provider: McpOAuthProvider,
+): typeof globalThis.fetch {
+  return async (input, init) => {
+    const response = await fetch(input, init);
+    if (response.status === 403) {
+      const { error, scope } = extractWWWAuthenticateParams(response);
+      if (error === 'insufficient_scope' && scope) provider.requireScope(scope);
+    }
+    return response;
+  };
 }

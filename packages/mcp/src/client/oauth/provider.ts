@@ -69,6 +69,8 @@ export interface McpOAuthProvider extends OAuthClientProvider {
   completeAuthorization(finish: (code: string) => Promise<void>): Promise<void>;
   /** Forgets the tokens and registration kept for the server. */
   signOut(): Promise<void>;
+  /** The server refused a token for want of `scope` (a 403 insufficient_scope): the next authorization asks for it. */
+  requireScope(scope: string): void;
 }
 
 export const DEFAULT_REDIRECT_URL = 'http://127.0.0.1:33418/callback';
@@ -80,6 +82,12 @@ function sameIssuer(a: string, b: string): boolean {
 }
 
 const challengeOf = (verifier: string) => createHash('sha256').update(verifier).digest('base64url');
+
+/** Whether a token granted `granted` has every scope of `wanted` (space-separated lists). */
+function covers(granted: string | undefined, wanted: string): boolean {
+  const have = new Set((granted ?? '').split(' '));
+  return wanted.split(' ').every((scope) => !scope || have.has(scope));
+}
 
 /** The OAuth client of `serverUrl` (what `auth` of a remote server's config makes for its transport). */
 export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}): McpOAuthProvider {
@@ -110,13 +118,13 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
 
   // The record, read once and written through: tokens() is asked on every request.
   let record: McpAuthRecord | undefined;
-  let loading: Promise<McpAuthRecord> | undefined;
-  const load = () => {
+  let loading: Promise<void> | undefined;
+  const load = async (): Promise<McpAuthRecord> => {
     loading ??= store.load(serverUrl).then((found) => {
       record ??= found ?? {};
-      return record;
     });
-    return loading;
+    await loading;
+    return record ?? {};
   };
   let writes: Promise<unknown> = Promise.resolve();
   const update = async (change: Partial<McpAuthRecord>) => {
@@ -130,6 +138,7 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
   const verifiers: string[] = [];
   let pending: { url: URL; state: string | null; verifier: string } | undefined;
   let signingIn: Promise<void> | undefined;
+  let wantedScope: string | undefined;
 
   const addClientAuthentication: AddClientAuthentication | undefined = jwt
     ? createPrivateKeyJwtAuth({
@@ -159,10 +168,18 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
       if (!configured) await update({ client });
     },
     async tokens() {
-      return (await load()).tokens;
+      const tokens = (await load()).tokens;
+      // For a step-up the SDK would refresh the token, which cannot widen its scope (RFC 6749 §6):
+      // without the refresh token, it asks for a new authorization with the scope the server named.
+      if (tokens?.refresh_token && wantedScope && !covers(tokens.scope, wantedScope)) {
+        const { refresh_token: _, ...access } = tokens;
+        return access;
+      }
+      return tokens;
     },
     async saveTokens(tokens: OAuthTokens) {
       pending = undefined;
+      wantedScope = undefined;
       await update({ tokens, codeVerifier: undefined });
     },
     async saveCodeVerifier(verifier) {
@@ -184,9 +201,15 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
       await update({ codeVerifier: verifier });
     },
     async saveDiscoveryState(discovery: OAuthDiscoveryState) {
-      // RFC 8414 §3.3: the metadata must name the server it was fetched for; the SDK does not check.
+      // RFC 8414 §3.3: the metadata must name the server the resource named; the SDK does not check.
+      // (A server of the 2025-03-26 protocol, with no resource metadata, is its own authorization
+      // server: there is no other server named to compare with, and its issuer may have a path.)
       const issuer = discovery.authorizationServerMetadata?.issuer;
-      if (issuer !== undefined && !sameIssuer(issuer, discovery.authorizationServerUrl)) {
+      if (
+        discovery.resourceMetadata !== undefined &&
+        issuer !== undefined &&
+        !sameIssuer(issuer, discovery.authorizationServerUrl)
+      ) {
         throw new Error(
           `the authorization server metadata of ${discovery.authorizationServerUrl} names another issuer (${issuer.slice(0, 200)})`,
         );
@@ -218,6 +241,9 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
           signingIn = undefined;
         });
       return signingIn;
+    },
+    requireScope(scope) {
+      wantedScope = scope;
     },
     async signOut() {
       pending = undefined;
