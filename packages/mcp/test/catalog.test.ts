@@ -423,6 +423,14 @@ describe('completion', () => {
       }),
     );
     expect(absurd.code).toBe(ErrorCode.InvalidParams);
+    const absurdContext = await failure(
+      client.complete({
+        ref: { type: 'ref/resource', uri: 'users://{user}/repos/{repo}' },
+        argument: { name: 'repo', value: 'e' },
+        context: { arguments: { user: 'u'.repeat(10_001) } },
+      }),
+    );
+    expect(absurdContext.message).toContain('The argument user given is 10001 characters long');
   });
 });
 

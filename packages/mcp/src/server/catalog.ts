@@ -160,6 +160,8 @@ export function createCatalog(options: CatalogOptions & { readonly onError?: (er
     what: string,
   ): Promise<CompleteResult> => {
     checkLength(`The value to complete of ${what}`, value, maxArgumentLength);
+    for (const [name, filled] of Object.entries(context))
+      checkLength(`The argument ${name} given`, filled, maxArgumentLength);
     let values: readonly string[];
     if (completer) {
       try {
