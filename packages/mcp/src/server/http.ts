@@ -3,6 +3,7 @@ import type { AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { bearerCheck, newToken } from './bearerToken.js';
+import { boundedEventStore, type EventBufferLimits } from './eventStore.js';
 import type { McpSession } from './session.js';
 
 export interface HttpServeOptions {
@@ -30,6 +31,13 @@ export interface HttpServeOptions {
    * session idle longest (no request open), and is refused with 503 when every one is busy.
    */
   readonly maxSessions?: number;
+  /**
+   * How much of each session's SSE traffic is kept so that a client whose stream broke can resume it
+   * with `Last-Event-ID` (default: 200 events a stream, 4 MiB a session; the oldest go first).
+   */
+  readonly eventBuffer?: EventBufferLimits;
+  /** How long a client should wait before reconnecting a broken stream: the SSE `retry` field (default 1 s). */
+  readonly sseRetryMs?: number;
 }
 
 /** The server listening: where, with which token; `close` ends its sessions and stops it. */
@@ -44,6 +52,7 @@ export interface HttpServing {
 const ENDPOINT = '/mcp';
 const IDLE_SESSION_MS = 30 * 60_000;
 const MAX_SESSIONS = 32;
+const SSE_RETRY_MS = 1000;
 const LOOPBACK = ['127.0.0.1', 'localhost', '[::1]'];
 
 const hostName = (host: string) => (host.includes(':') ? `[${host}]` : host);
@@ -97,6 +106,8 @@ export async function serveHttp(
   if (!Number.isInteger(maxSessions) || maxSessions < 1) {
     throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
   }
+  // Checked now, not when the first client arrives.
+  boundedEventStore(options.eventBuffer);
   /** Sessions being started (their initialize under way): they count against the cap too. */
   let starting = 0;
   let allowedHosts: string[] = [];
@@ -141,6 +152,9 @@ export async function serveHttp(
       enableDnsRebindingProtection: true,
       allowedHosts,
       allowedOrigins,
+      // Streams begin with an event id (and the retry time), so a client can resume one that broke.
+      eventStore: boundedEventStore(options.eventBuffer),
+      retryInterval: options.sseRetryMs ?? SSE_RETRY_MS,
     });
     try {
       session = await connect(transport);
