@@ -82,9 +82,13 @@ describe('boundedEventStore', () => {
     expect(await store.getStreamIdForEventId(last)).toBeUndefined();
   });
 
-  it('refuses limits that are not positive integers', () => {
+  it('refuses limits that are not positive integers, also when a server is started with them', async () => {
     expect(() => boundedEventStore({ maxBytes: 0 })).toThrow(RangeError);
     expect(() => boundedEventStore({ maxEventsPerStream: 1.5 })).toThrow(RangeError);
+    const server = createMcpServer([]);
+    await expect(server.serveHttp({ port: 0, eventBuffer: { maxBytes: -1 } })).rejects.toThrow(/maxBytes/);
+    await expect(server.serveHttp({ port: 0, sseRetryMs: Number.NaN })).rejects.toThrow(/sseRetryMs/);
+    await server.close();
   });
 });
 

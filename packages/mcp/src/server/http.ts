@@ -106,8 +106,12 @@ export async function serveHttp(
   if (!Number.isInteger(maxSessions) || maxSessions < 1) {
     throw new RangeError(`maxSessions must be a positive integer, got ${maxSessions}`);
   }
-  // Checked now, not when the first client arrives.
+  // The event buffer's limits are checked now, not when the first client arrives.
   boundedEventStore(options.eventBuffer);
+  const retryMs = options.sseRetryMs ?? SSE_RETRY_MS;
+  if (!Number.isInteger(retryMs) || retryMs < 0) {
+    throw new RangeError(`sseRetryMs must be a whole number of milliseconds, got ${retryMs}`);
+  }
   /** Sessions being started (their initialize under way): they count against the cap too. */
   let starting = 0;
   let allowedHosts: string[] = [];
@@ -154,7 +158,7 @@ export async function serveHttp(
       allowedOrigins,
       // Streams begin with an event id (and the retry time), so a client can resume one that broke.
       eventStore: boundedEventStore(options.eventBuffer),
-      retryInterval: options.sseRetryMs ?? SSE_RETRY_MS,
+      retryInterval: retryMs,
     });
     try {
       session = await connect(transport);

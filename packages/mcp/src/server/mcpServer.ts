@@ -41,9 +41,12 @@ export interface McpToolServer extends CatalogNotifier {
 const ownVersion = (): string => (createRequire(import.meta.url)('../../package.json') as { version: string }).version;
 
 /**
- * Serves `tools` over MCP: listed with their full JSON Schemas, called with their own validation
- * (bad arguments are an `isError` result saying what is wrong), results as text and image content,
- * failures as `isError` results. Throws if two tools share a name or one takes no object.
+ * Serves `tools` over MCP: listed with their full JSON Schemas (and output schemas), called with
+ * their own validation (bad arguments are an `isError` result saying what is wrong), results as MCP
+ * content (text and images, or the tool's own parts: audio, resources, links; a structured result),
+ * failures as `isError` results. A call's progress and log lines reach the client as notifications,
+ * its `sample` and `elicit` questions go to the client. Throws if two tools share a name or one
+ * takes (or gives) no object.
  */
 export function createMcpServer(tools: readonly Tool[], options: McpServerOptions = {}): McpToolServer {
   const listing = listTools(tools);
