@@ -105,11 +105,13 @@ async function connectWith(
     await within(opened.ended, GOODBYE_MS);
   };
   try {
-    await deadline(client.connect(opened.transport, { timeout: options.timeoutMs, signal: options.signal }), {
-      ms: options.timeoutMs,
-      signal: options.signal,
-      what: `did not complete the MCP handshake within ${options.timeoutMs} ms`,
-    });
+    await withSignal(options.signal, (signal) =>
+      deadline(client.connect(opened.transport, { timeout: options.timeoutMs, signal }), {
+        ms: options.timeoutMs,
+        signal,
+        what: `did not complete the MCP handshake within ${options.timeoutMs} ms`,
+      }),
+    );
   } catch (error) {
     // Described before the ending, whose own noise (a cancellation that cannot be sent) is no reason.
     const reason = describe(handshakeFailure(error, config), messageOf(error));
@@ -131,10 +133,12 @@ async function connectWith(
       for (let page = 0; page < MAX_TOOL_PAGES; page++) {
         // Not the SDK's listTools: it refuses a whole list for one bad tool, and compiles every
         // output schema (a deep one throws); its tools are checked one by one instead.
-        const listed = await client.request(
-          { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
-          ToolPageSchema,
-          { timeout: timeoutMs, ...(signal ? { signal } : {}) },
+        const listed = await withSignal(signal, (own) =>
+          client.request(
+            { method: 'tools/list', ...(cursor === undefined ? {} : { params: { cursor } }) },
+            ToolPageSchema,
+            { timeout: timeoutMs, signal: own },
+          ),
         );
         tools.push(...listed.tools);
         cursor = listed.nextCursor;
@@ -143,7 +147,9 @@ async function connectWith(
       return tools;
     },
     async callTool(name, args, { signal, timeoutMs }) {
-      const result = await client.callTool({ name, arguments: args }, undefined, { signal, timeout: timeoutMs });
+      const result = await withSignal(signal, (own) =>
+        client.callTool({ name, arguments: args }, undefined, { signal: own, timeout: timeoutMs }),
+      );
       return result as CallToolResult;
     },
     async ping(timeoutMs) {
@@ -194,6 +200,23 @@ async function deadline<T>(
     clearTimeout(timer);
     if (onAbort) signal.removeEventListener('abort', onAbort);
     promise.catch(() => undefined);
+  }
+}
+
+/**
+ * Runs a request with a signal of its own, aborted when `outer` aborts: the SDK adds a listener to a
+ * request's signal and never removes it, so a signal that outlives requests (the client's, a run's)
+ * would gather one per request — a leak, and Node's MaxListenersExceededWarning after ten.
+ */
+async function withSignal<T>(outer: AbortSignal | undefined, request: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const own = new AbortController();
+  const abort = () => own.abort(outer?.reason);
+  if (outer?.aborted) abort();
+  else outer?.addEventListener('abort', abort, { once: true });
+  try {
+    return await request(own.signal);
+  } finally {
+    outer?.removeEventListener('abort', abort);
   }
 }
 

