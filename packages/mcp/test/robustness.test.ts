@@ -119,3 +119,20 @@ describe('listeners', () => {
   });
 });
 
+describe('tools that change', () => {
+  it('over streamable HTTP, a tool a call adds is offered in the very next request (the server declares tools.listChanged, its notification comes late or never)', async () => {
+    // --quiet: the server never sends list_changed, the latest a notification can come.
+    const server = await startHttp(fixture, '--id', 'web', '--quiet');
+    const client = await connected({ web: { type: 'http', url: server.url } });
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'mcp_web_add_tool', arguments: { name: 'late' } }] },
+      { toolCalls: [{ name: 'mcp_web_late', arguments: {} }] },
+      { toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
+    ]);
+    const agent = withMcp(createAgent({ name: 'host', tools: [terminate] }), client);
+    const result = await run(agent, 'Add a tool and call it.', { llm });
+    expect(llm.requests[1]?.tools.map((tool) => tool.name)).toContain('mcp_web_late');
+    expect(result.state.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toContain('i am late');
+  });
+});
+

@@ -27,6 +27,8 @@ export interface McpConnection {
   readonly kind: TransportKind;
   /** What the server asks its clients to tell the model (`instructions` of its initialize result). */
   readonly instructions: string | undefined;
+  /** The server declared that it says when its tools change (`tools.listChanged`). */
+  readonly announcesToolChanges: boolean;
   /** The tools of every page of the server's list, unchecked (see `admitTools`). */
   listTools(timeoutMs: number, signal?: AbortSignal): Promise<unknown[]>;
   callTool(
@@ -127,6 +129,7 @@ async function connectWith(
   return {
     kind,
     instructions: client.getInstructions(),
+    announcesToolChanges: client.getServerCapabilities()?.tools?.listChanged === true,
     async listTools(timeoutMs, signal) {
       const tools: unknown[] = [];
       let cursor: string | undefined;

@@ -212,7 +212,12 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
         return err(`the MCP server "${id}" is not connected${why}; its tools are back once it reconnects`);
       }
       try {
-        return ok(await conn.callTool(tool, args, { signal, timeoutMs: callTimeoutMs }));
+        const result = await conn.callTool(tool, args, { signal, timeoutMs: callTimeoutMs });
+        // Over streamable HTTP, list_changed comes on another stream than the result, maybe after the
+        // next request has gone out: a server that announces changes is listed again at once (the next
+        // step waits for it, `settled`), in case the call changed its tools.
+        if (conn.kind === 'http' && conn.announcesToolChanges && conn === connection) void refresh();
+        return ok(result);
       } catch (failure) {
         if (signal.aborted) throw failure;
         await check(conn, failure);
