@@ -136,3 +136,18 @@ describe('tools that change', () => {
   });
 });
 
+describe('a server that goes away', () => {
+  it(
+    'a stdio server that closes its stdout (and lives on) fails the call at once and is restarted',
+    async () => {
+      const client = await connected({ broken: stdio(broken) }, { callTimeoutMs: NEVER_MS });
+      const reconnected = nextEvent(client, (event) => event.type === 'connected');
+      const { isError, output } = await observe(toolNamed(client, 'mcp_broken_close_stdout'), {});
+      expect(isError).toBe(true);
+      expect(output).toMatch(/^Error: the MCP server "broken" was lost during the call: /);
+      await reconnected;
+      expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'back' })).output).toBe('echo: back');
+    },
+    AT_ONCE.timeout,
+  );
+});

@@ -1,3 +1,4 @@
+import type { ChildProcess } from 'node:child_process';
 import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -56,23 +57,28 @@ function stdioTransport(config: McpServerConfig): Omit<OpenTransport, 'kind' | '
   });
   // The SDK forgets the pid once it begins closing; a kill must still reach the process.
   let pid: number | null = null;
+  const kill = () => {
+    if (pid === null) return;
+    try {
+      process.kill(pid, 'SIGKILL');
+    } catch {
+      // It has already ended.
+    }
+  };
   const start = transport.start.bind(transport);
   transport.start = async () => {
     await start();
     pid = transport.pid;
+    // A server that closed its stdout can never answer again, though it lives on: the SDK would wait
+    // for its exit, and each call for its time limit. It is ended, and so noticed at once. (The SDK
+    // keeps the child private; while it closes the server itself, `pid` is null and the server is left
+    // to end on its own.)
+    const child = (transport as unknown as { _process?: ChildProcess })._process;
+    child?.stdout?.once('end', () => {
+      if (transport.pid !== null) kill();
+    });
   };
-  return {
-    transport,
-    stderrTail: () => tail.trim(),
-    kill: () => {
-      if (pid === null) return;
-      try {
-        process.kill(pid, 'SIGKILL');
-      } catch {
-        // It has already ended.
-      }
-    },
-  };
+  return { transport, stderrTail: () => tail.trim(), kill };
 }
 
 function remoteTransport(config: RemoteServerConfig, kind: 'http' | 'sse'): Omit<OpenTransport, 'kind' | 'ended'> {
