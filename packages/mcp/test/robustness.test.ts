@@ -137,6 +137,63 @@ describe('tools that change', () => {
 });
 
 describe('a server that goes away', () => {
+  it.each([
+    ['an event stream', ['--sse']],
+    ['JSON', []],
+  ])(
+    'an HTTP server killed mid-call (answering with %s) fails the call at once, not at its time limit',
+    async (_answer, args) => {
+      const server = await startHttp(broken, ...args);
+      const client = await connected({ broken: { type: 'http', url: server.url } }, { callTimeoutMs: NEVER_MS });
+      const hanging = server.line((line) => line.event === 'hanging');
+      const called = observe(toolNamed(client, 'mcp_broken_hang'), {});
+      await hanging;
+      await server.kill();
+      const { isError, output } = await called;
+      expect(isError).toBe(true);
+      expect(output).toMatch(/^Error: the MCP server "broken" was lost during the call: /);
+      expect(client.status().broken?.state).toBe('reconnecting');
+    },
+    AT_ONCE.timeout,
+  );
+
+  it(
+    'an idle HTTP server whose event stream breaks (it died) is marked disconnected at once, its tools withdrawn',
+    async () => {
+      const server = await startHttp(fixture, '--id', 'web');
+      const client = await connected({ web: { type: 'http', url: server.url } });
+      const echo = toolNamed(client, 'mcp_web_echo');
+      const disconnected = nextEvent(client, (event) => event.type === 'disconnected');
+      await server.kill();
+      expect(await disconnected).toMatchObject({
+        server: 'web',
+        error: expect.stringMatching(
+          /^a stream broke \(.*\), and it did not answer a ping: fetch failed \(ECONNREFUSED\)$/,
+        ),
+      });
+      expect(client.status().web).toMatchObject({ state: 'reconnecting', tools: [] });
+      expect(client.tools()).toEqual([]);
+      expect((await observe(echo, { text: 'hi' })).output).toMatch(/^Error: the MCP server "web" is not connected/);
+    },
+    AT_ONCE.timeout,
+  );
+
+  it(
+    'an idle HTTP server without an event stream that died is pinged before its tools are offered again, and found gone',
+    async () => {
+      const server = await startHttp(broken);
+      // idleCheckMs 0: every step finds the server idle, so the test waits for no clock.
+      const client = await connected({ broken: { type: 'http', url: server.url } }, { idleCheckMs: 0 });
+      expect(client.status().broken?.tools).toContain('mcp_broken_echo');
+      await server.kill();
+      const llm = scriptedLlm([{ toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] }]);
+      await run(withMcp(createAgent({ name: 'host', tools: [terminate] }), client), 'Echo hi.', { llm });
+      expect(llm.requests[0]?.tools.map((tool) => tool.name)).toEqual(['terminate']);
+      expect(client.status().broken?.state).toBe('reconnecting');
+    },
+    AT_ONCE.timeout,
+  );
+
   it(
     'a stdio server that closes its stdout (and lives on) fails the call at once and is restarted',
     async () => {
@@ -149,5 +206,29 @@ describe('a server that goes away', () => {
       expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'back' })).output).toBe('echo: back');
     },
     AT_ONCE.timeout,
+  );
+});
+
+describe('a hostile server', () => {
+  it.each([
+    ['JSON', []],
+    ['an event stream', ['--sse']],
+  ])(
+    'a result of 100 MB over HTTP (as %s) is read only up to the cap on a message, then cut off with a clear error',
+    async (_answer, args) => {
+      const server = await startHttp(broken, ...args);
+      const client = await connected({ broken: { type: 'http', url: server.url } });
+      const flooded = server.line((line) => line.event === 'flood');
+      const reconnected = nextEvent(client, (event) => event.type === 'connected');
+      const { isError, output } = await observe(toolNamed(client, 'mcp_broken_flood'), {});
+      expect(isError).toBe(true);
+      expect(output).toContain('the server sent a message of more than 10 MB');
+      const { finished, bytes } = await flooded;
+      expect(finished).toBe(false);
+      // What the server wrote before the client stopped reading: the cap and what sockets buffer.
+      expect(bytes).toBeLessThan(MAX_MESSAGE_BYTES * 3);
+      await reconnected;
+      expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'after' })).output).toBe('echo: after');
+    },
   );
 });

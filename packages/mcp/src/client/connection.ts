@@ -20,6 +20,8 @@ export interface ConnectionEvents {
   readonly onLost: (reason: string) => void;
   /** The server said its tool list changed. */
   readonly onToolsChanged: () => void;
+  /** A stream of a remote server broke, or a request failed on the way: it may be gone (a ping tells). */
+  readonly onBroken: (reason: string) => void;
 }
 
 /** One live session with one server. */
@@ -29,6 +31,8 @@ export interface McpConnection {
   readonly instructions: string | undefined;
   /** The server declared that it says when its tools change (`tools.listChanged`). */
   readonly announcesToolChanges: boolean;
+  /** When the server last sent a message (ms since the epoch). */
+  heardAt(): number;
   /** The tools of every page of the server's list, unchecked (see `admitTools`). */
   listTools(timeoutMs: number, signal?: AbortSignal): Promise<unknown[]>;
   callTool(
@@ -42,7 +46,7 @@ export interface McpConnection {
   /** Ends a server that stopped answering, without waiting for it to agree. */
   abandon(): Promise<void>;
   /** Why the connection is gone, with what a stdio server last wrote to stderr. */
-  describe(reason: string): string;
+  describe(reason: string, known?: string): string;
 }
 
 export interface ConnectOptions {
@@ -85,9 +89,12 @@ async function connectWith(
   kind: TransportKind,
   options: ConnectOptions,
 ): Promise<McpConnection> {
-  const opened = createTransport(config, kind);
-  const client = new Client(options.clientInfo, { capabilities: {} });
+  let connected = false;
   let closing = false;
+  const opened = createTransport(config, kind, (reason) => {
+    if (connected && !closing) options.events.onBroken(reason);
+  });
+  const client = new Client(options.clientInfo, { capabilities: {} });
   let lastError: string | undefined;
   /** `reason`, with the last error the SDK reported (unless it is `known`) and the end of the server's stderr. */
   const describe = (reason: string, known?: string) => {
@@ -125,11 +132,13 @@ async function connectWith(
     if (!closing)
       options.events.onLost(describe(kind === 'stdio' ? 'the server process ended' : 'the connection closed'));
   };
+  connected = true;
 
   return {
     kind,
     instructions: client.getInstructions(),
     announcesToolChanges: client.getServerCapabilities()?.tools?.listChanged === true,
+    heardAt: opened.heardAt,
     async listTools(timeoutMs, signal) {
       const tools: unknown[] = [];
       let cursor: string | undefined;

@@ -29,6 +29,12 @@ export interface McpClientOptions {
   readonly callTimeoutMs?: number;
   /** How long connecting and the MCP handshake may take (default 60 s: `npx` may have to install the server). */
   readonly connectTimeoutMs?: number;
+  /**
+   * A server over HTTP or SSE not heard from for this long is pinged before the next step offers its
+   * tools (default 30 s): one that died unheard — no stream of it open to break — is found out then,
+   * and its tools withdrawn, rather than at the model's call.
+   */
+  readonly idleCheckMs?: number;
   /** The pause before reconnecting a server that failed or died (default 1 s, doubling up to 30 s). */
   readonly reconnect?: Partial<ReconnectPolicy>;
   /** How the client introduces itself to servers. */
@@ -93,6 +99,7 @@ interface CatalogueEntry extends ViewedTool {
 }
 
 const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_IDLE_CHECK_MS = 30_000;
 
 export function createMcpClient(options: McpClientOptions): McpClient {
   const parsed = parseMcpServers(options.servers);
@@ -123,6 +130,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         clientInfo: options.clientInfo ?? { name: 'openmanus', version: '0.1.0' },
         connectTimeoutMs: options.connectTimeoutMs ?? DEFAULT_TIMEOUT_MS,
         callTimeoutMs,
+        idleCheckMs: options.idleCheckMs ?? DEFAULT_IDLE_CHECK_MS,
         reconnect: { initialDelayMs: 1_000, maxDelayMs: 30_000, ...options.reconnect },
         onEvent: (event) => onLinkEvent(id, event),
       }),
@@ -191,6 +199,7 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       run.gathers++;
       await connect();
       if (run.gathers % refreshEvery === 0) await refresh();
+      await Promise.all([...links.values()].map((link) => link.ready()));
       await Promise.all([...links.values()].map((link) => link.settled()));
       const now = catalogue;
       const servers = [...links].map(([id, link]) => {

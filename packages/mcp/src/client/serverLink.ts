@@ -36,6 +36,8 @@ export interface ServerLinkOptions {
   readonly clientInfo: Implementation;
   readonly connectTimeoutMs: number;
   readonly callTimeoutMs: number;
+  /** A remote server not heard from for this long is pinged before its tools are used again. */
+  readonly idleCheckMs: number;
   readonly reconnect: ReconnectPolicy;
   readonly onEvent: (event: LinkEvent) => void;
 }
@@ -49,6 +51,8 @@ export interface ServerLink {
   refresh(): Promise<void>;
   /** Settles when no listing is under way (one started by `list_changed` included). */
   settled(): Promise<void>;
+  /** Settles once a remote server idle for `idleCheckMs` has answered a ping, or been found gone. */
+  ready(): Promise<void>;
   /** Calls a tool; every failure is a message for the model. Rejects only when `signal` aborted it. */
   call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Result<CallToolResult, string>>;
   close(): Promise<void>;
@@ -73,6 +77,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
   let retry: NodeJS.Timeout | undefined;
   let listing: Promise<void> | undefined;
   let listAgain = false;
+  let probing: Promise<void> | undefined;
   /** Connections being ended: `close` waits for them, so that no process outlives it. */
   const ending = new Set<Promise<void>>();
 
@@ -112,6 +117,9 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
             if (mine !== generation) return;
             if (connection) void refresh();
             else changedEarly = true;
+          },
+          onBroken: (reason) => {
+            if (mine === generation && connection) void probe(connection, `a stream broke (${reason})`);
           },
         },
       });
@@ -162,6 +170,22 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     if (conn === connection) lose(conn.describe(`the connection failed: ${messageOf(failure)}`));
   }
 
+  /** Is a server we have doubts about (`why`) still there? One that does not answer a ping is lost. */
+  function probe(conn: McpConnection, why: string): Promise<void> {
+    probing ??= (async () => {
+      try {
+        await conn.ping(Math.min(PING_MS, callTimeoutMs));
+      } catch (failure) {
+        const known = failure instanceof Error ? failure.message : undefined;
+        if (conn === connection)
+          lose(conn.describe(`${why}, and it did not answer a ping: ${messageOf(failure)}`, known));
+      }
+    })().finally(() => {
+      probing = undefined;
+    });
+    return probing;
+  }
+
   function refresh(): Promise<void> {
     if (listing) {
       listAgain = true;
@@ -204,6 +228,12 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     refresh,
     settled: async () => {
       while (listing) await listing;
+    },
+    async ready() {
+      const conn = connection;
+      // A stdio server's end is noticed at once (its process, its stdout); a remote one may vanish unheard.
+      if (!conn || conn.kind === 'stdio' || Date.now() - conn.heardAt() < options.idleCheckMs) return;
+      await probe(conn, `it was idle for ${Date.now() - conn.heardAt()} ms`);
     },
     async call(tool, args, signal) {
       const conn = connection;

@@ -3,6 +3,7 @@ import { SSEClientTransport } from '@modelcontextprotocol/sdk/client/sse.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
+import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { boundedFetch } from './boundedFetch.js';
 import type { McpServerConfig, RemoteServerConfig } from './config.js';
 
@@ -19,7 +20,12 @@ export interface OpenTransport {
   stderrTail(): string;
   /** Ends a stdio server at once (one that stopped answering would make a polite close wait seconds). */
   kill(): void;
+  /** When the server last sent a message (ms since the epoch). */
+  heardAt(): number;
 }
+
+/** Told when a remote server's stream broke or a request to it failed on the way: is the server still there? */
+export type OnStreamBroken = (reason: string) => void;
 
 const STDERR_TAIL = 1_000;
 
@@ -31,17 +37,26 @@ export function transportKinds(config: McpServerConfig): readonly TransportKind[
 }
 
 /** A new, unstarted transport (the SDK's Client starts it). Set `onclose` is kept: the Client chains it. */
-export function createTransport(config: McpServerConfig, kind: TransportKind): OpenTransport {
-  const open = kind === 'stdio' ? stdioTransport(config) : remoteTransport(config as RemoteServerConfig, kind);
+export function createTransport(config: McpServerConfig, kind: TransportKind, onBroken: OnStreamBroken): OpenTransport {
+  const open =
+    kind === 'stdio' ? stdioTransport(config) : remoteTransport(config as RemoteServerConfig, kind, onBroken);
   let ended: () => void = () => {};
   const endedPromise = new Promise<void>((resolve) => {
     ended = resolve;
   });
   open.transport.onclose = ended;
-  return { ...open, kind, ended: endedPromise };
+  let heard = Date.now();
+  const onmessage = open.transport.onmessage;
+  open.transport.onmessage = (message, extra) => {
+    heard = Date.now();
+    onmessage?.(message, extra);
+  };
+  return { ...open, kind, ended: endedPromise, heardAt: () => heard };
 }
 
-function stdioTransport(config: McpServerConfig): Omit<OpenTransport, 'kind' | 'ended'> {
+type Opened = Omit<OpenTransport, 'kind' | 'ended' | 'heardAt'>;
+
+function stdioTransport(config: McpServerConfig): Opened {
   if ('url' in config) throw new TypeError('a stdio transport needs a command');
   const transport = new StdioClientTransport({
     command: config.command,
@@ -81,13 +96,64 @@ function stdioTransport(config: McpServerConfig): Omit<OpenTransport, 'kind' | '
   return { transport, stderrTail: () => tail.trim(), kill };
 }
 
-function remoteTransport(config: RemoteServerConfig, kind: 'http' | 'sse'): Omit<OpenTransport, 'kind' | 'ended'> {
+/**
+ * Over HTTP, the SDK gives a request no answer when the stream that was to carry it breaks (the server
+ * killed mid-call, a message over our limit): the call would wait for its time limit. So the requests
+ * sent and not yet answered are known here, and those a broken stream was to answer are answered with
+ * an error at once — over streamable HTTP the requests of that POST, over SSE every request (all
+ * answers come on its one stream).
+ */
+function remoteTransport(config: RemoteServerConfig, kind: 'http' | 'sse', onBroken: OnStreamBroken): Opened {
   const url = new URL(config.url);
-  const options = {
-    fetch: boundedFetch(),
-    ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}),
+  const awaiting = new Set<RequestId>();
+  let transport: StreamableHTTPClientTransport | SSEClientTransport;
+  const fail = (ids: Iterable<RequestId>, error: Error) => {
+    for (const id of [...ids]) {
+      if (!awaiting.delete(id)) continue;
+      const message = `the stream of its answer broke: ${error.message}`;
+      transport.onmessage?.({ jsonrpc: '2.0', id, error: { code: ErrorCode.ConnectionClosed, message } });
+    }
   };
-  const transport =
-    kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+  const bounded = boundedFetch({
+    onBroken: (init, error, { answered, resumable, overLimit }) => {
+      const ids = requestIds(init);
+      if (!answered) for (const id of ids) awaiting.delete(id);
+      // A stream with event ids is resumed by the SDK (if the server is gone, the resumption fails, and
+      // the ping with it); one over the limit would only come again.
+      else if (!resumable || overLimit) {
+        if (kind === 'http') fail(ids, error);
+        else if ((init?.method ?? 'GET') === 'GET') fail(awaiting, error);
+      }
+      onBroken(error.message);
+    },
+  });
+  const fetch: typeof globalThis.fetch = async (input, init) => {
+    const ids = requestIds(init);
+    for (const id of ids) awaiting.add(id);
+    const response = await bounded(input, init);
+    // Refused: the SDK fails the requests itself.
+    if (!response.ok) for (const id of ids) awaiting.delete(id);
+    return response;
+  };
+  const options = { fetch, ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}) };
+  transport = kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
+  transport.onmessage = (message: JSONRPCMessage) => {
+    if ('id' in message && !('method' in message) && message.id !== undefined) awaiting.delete(message.id);
+  };
   return { transport, stderrTail: () => '', kill: () => {} };
+}
+
+/** The ids of the requests a POST carries (the SDK writes its messages as JSON text). */
+function requestIds(init: RequestInit | undefined): RequestId[] {
+  if (init?.method !== 'POST' || typeof init.body !== 'string') return [];
+  try {
+    const sent: unknown = JSON.parse(init.body);
+    return (Array.isArray(sent) ? sent : [sent]).flatMap((message: { id?: unknown; method?: unknown }) =>
+      typeof message?.method === 'string' && (typeof message.id === 'string' || typeof message.id === 'number')
+        ? [message.id]
+        : [],
+    );
+  } catch {
+    return [];
+  }
 }
