@@ -211,6 +211,43 @@ describe('a server that goes away', () => {
 
 describe('a hostile server', () => {
   it.each([
+    ['stdio', async () => stdio(hostile, '--tools', 'echo,deep_schema')],
+    [
+      'streamable HTTP',
+      async () => ({ type: 'http', url: (await startHttp(hostile, '--tools', 'echo,deep_schema')).url }) as const,
+    ],
+  ])(
+    'over %s, a tool whose schema is 5,000 deep (185 kB) is left out with a note, listing after listing; the rest works and nothing throws later',
+    async (_transport, config) => {
+      const client = await connected({ hostile: await config() });
+      const llm = scriptedLlm([
+        { toolCalls: [{ name: 'mcp_hostile_echo', arguments: { text: 'one' } }] },
+        { toolCalls: [{ name: 'mcp_hostile_echo', arguments: { text: 'two' } }] },
+        { toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
+      ]);
+      const agent = withMcp(createAgent({ name: 'host', tools: [terminate] }), client, { refreshEvery: 1 });
+      const result = await run(agent, 'Echo twice.', { llm });
+      expect(result.state.status).toBe('finished');
+      for (const request of llm.requests) {
+        expect(request.tools.map((tool) => tool.name)).toEqual(['terminate', 'mcp_hostile_echo']);
+      }
+      expect(String(llm.requests[0]?.messages.at(-1)?.content)).toContain(
+        '"deep_schema" (its input schema is nested more than 64 levels deep)',
+      );
+      expect(result.state.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
+        'echo: one',
+        'echo: two',
+        'The interaction has been completed with status: success',
+      ]);
+      await client.refresh();
+      expect(client.status().hostile).toMatchObject({
+        state: 'connected',
+        leftOut: [{ tool: 'deep_schema', reason: 'its input schema is nested more than 64 levels deep' }],
+      });
+    },
+  );
+
+  it.each([
     ['JSON', []],
     ['an event stream', ['--sse']],
   ])(
@@ -231,4 +268,21 @@ describe('a hostile server', () => {
       expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'after' })).output).toBe('echo: after');
     },
   );
+
+  it.each([
+    ['stdio', async () => stdio(hostile)],
+    ['streamable HTTP', async () => ({ type: 'http', url: (await startHttp(hostile)).url }) as const],
+  ])('over %s, every hostile tool called leaves no unhandled rejection', async (_transport, config) => {
+    const client = await connected({ hostile: await config() });
+    for (const tool of client.tools()) {
+      const reconnected =
+        tool.spec.name === 'mcp_hostile_flood' ? nextEvent(client, (e) => e.type === 'connected') : undefined;
+      await observe(tool, {});
+      await reconnected;
+    }
+    await client.refresh();
+    await client.close();
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(unhandled).toEqual([]);
+  });
 });
