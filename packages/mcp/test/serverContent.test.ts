@@ -41,6 +41,18 @@ const tools: Tool[] = [
     outputSchema: z.object({ city: z.string(), celsius: z.number() }),
     execute: ({ city }) => ({ output: `${city}: 21 °C`, structured: { city, celsius: 21 } }),
   }),
+  defineTool<{ gives: 'nothing' | 'wrong' | 'failure' }>({
+    name: 'forecast',
+    description: 'A forecast that is not always what its output schema says.',
+    parameters: { type: 'object', properties: { gives: { enum: ['nothing', 'wrong', 'failure'] } } },
+    outputSchema: { type: 'object', properties: { celsius: { type: 'number' } }, required: ['celsius'] },
+    execute: ({ gives }) =>
+      gives === 'nothing'
+        ? 'Warm.'
+        : gives === 'wrong'
+          ? { output: 'Warm.', structured: { celsius: 'warm' } }
+          : { output: 'No forecast today.', isError: true },
+  }),
   defineTool<{ name?: string }>({
     name: 'dialect',
     description: 'A JSON Schema of draft 2020-12, with its $schema.',
@@ -101,6 +113,31 @@ describe('tool results in every MCP content type', () => {
     const result = await callTool(mcp, 'weather', { city: 'Kyoto' });
     expect(result.structuredContent).toEqual({ city: 'Kyoto', celsius: 21 });
     expect(result.content).toEqual([{ type: 'text', text: 'Kyoto: 21 °C' }]);
+  });
+
+  it('answers a result that breaks the output schema as a failure, saying how (the SDK client would refuse it)', async () => {
+    const mcp = await connect();
+    await mcp.listTools();
+    const nothing = await callTool(mcp, 'forecast', { gives: 'nothing' });
+    expect(nothing).toEqual({
+      content: [{ type: 'text', text: 'Error: forecast has an output schema but gave no structured result.' }],
+      isError: true,
+    });
+    const wrong = await callTool(mcp, 'forecast', { gives: 'wrong' });
+    expect(wrong.isError).toBe(true);
+    expect(wrong.content).toEqual([
+      {
+        type: 'text',
+        text: expect.stringMatching(
+          /^Error: forecast's structured result does not match its output schema: .*celsius.*number/,
+        ),
+      },
+    ]);
+    // A failure needs no structured result.
+    expect(await callTool(mcp, 'forecast', { gives: 'failure' })).toEqual({
+      content: [{ type: 'text', text: 'Error: No forecast today.' }],
+      isError: true,
+    });
   });
 
   it('lists a JSON Schema with its own $schema, and tools without an output schema without one', async () => {

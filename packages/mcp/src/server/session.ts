@@ -87,7 +87,7 @@ export async function openSession(transport: Transport, settings: SessionSetting
     try {
       const event = await (tool.spec.parallelSafe ? call() : serially(call));
       await notifier.flushed();
-      return toCallToolResult(event);
+      return toCallToolResult(event, tool.spec);
     } finally {
       ended.abort(new Error('the tool call has ended'));
     }
