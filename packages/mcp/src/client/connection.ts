@@ -1,5 +1,7 @@
+import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
 import {
   type CallToolResult,
   ErrorCode,
@@ -62,6 +64,8 @@ const ToolPageSchema = z.looseObject({ tools: z.array(z.unknown()), nextCursor: 
 
 /** No server has this many pages of tools; a cursor that never ends must not loop forever. */
 const MAX_TOOL_PAGES = 100;
+/** How long a person may take to sign in (a sign-in of its own may give up sooner). */
+const SIGN_IN_MS = 10 * 60_000;
 /** How long a goodbye may take before the process is killed or the socket dropped. */
 const GOODBYE_MS = 5_000;
 
@@ -88,6 +92,7 @@ async function connectWith(
   config: McpServerConfig,
   kind: TransportKind,
   options: ConnectOptions,
+  signedIn = false,
 ): Promise<McpConnection> {
   let connected = false;
   let closing = false;
@@ -122,6 +127,17 @@ async function connectWith(
       }),
     );
   } catch (error) {
+    // A server that wants a sign-in: the person signs in — outside the handshake's deadline, they
+    // may take a while — and the connection starts again with the tokens.
+    if (error instanceof UnauthorizedError && opened.signIn && !signedIn) {
+      await end(true);
+      await deadline(opened.signIn(), {
+        ms: SIGN_IN_MS,
+        signal: options.signal,
+        what: `no OAuth sign-in within ${SIGN_IN_MS / 60_000} minutes`,
+      });
+      return connectWith(config, kind, options, true);
+    }
     // Described before the ending, whose own noise (a cancellation that cannot be sent) is no reason.
     const reason = describe(handshakeFailure(error, config), messageOf(error));
     await end(true);
@@ -183,6 +199,8 @@ async function goodbye(opened: OpenTransport): Promise<void> {
 }
 
 function handshakeFailure(error: unknown, config: McpServerConfig): string {
+  // The SDK's OAuth errors tell what the authorization server answered, not that a sign-in failed.
+  if (error instanceof OAuthError) return `the OAuth sign-in failed: ${messageOf(error)}`;
   const code = (error as { code?: unknown }).code;
   if (code === 'ENOENT' && 'command' in config) return `could not start "${config.command}" (no such program)`;
   if (error instanceof McpError && error.code === ErrorCode.ConnectionClosed) {

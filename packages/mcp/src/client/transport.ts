@@ -6,6 +6,8 @@ import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import { ErrorCode, type JSONRPCMessage, type RequestId } from '@modelcontextprotocol/sdk/types.js';
 import { boundedFetch } from './boundedFetch.js';
 import type { McpServerConfig, RemoteServerConfig } from './config.js';
+import { noticingScopeChallenges, signInOnUnauthorized } from './oauth/authorizing.js';
+import { type McpOAuthProvider, oauthProvider } from './oauth/provider.js';
 
 /** How a connection reaches its server. */
 export type TransportKind = 'stdio' | 'http' | 'sse';
@@ -20,6 +22,8 @@ export interface OpenTransport {
   stderrTail(): string;
   /** Ends a stdio server at once (one that stopped answering would make a polite close wait seconds). */
   kill(): void;
+  /** For a server with `auth`: the sign-in the SDK stopped at (its `UnauthorizedError`), then the code handed to it. */
+  readonly signIn?: () => Promise<void>;
   /** When the server last sent a message (ms since the epoch). */
   heardAt(): number;
 }
@@ -135,12 +139,29 @@ function remoteTransport(config: RemoteServerConfig, kind: 'http' | 'sse', onBro
     if (!response.ok) for (const id of ids) awaiting.delete(id);
     return response;
   };
-  const options = { fetch, ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}) };
+  const authProvider = config.auth ? providerOf(config) : undefined;
+  const options = {
+    fetch: authProvider ? noticingScopeChallenges(fetch, authProvider) : fetch,
+    ...(config.headers ? { requestInit: { headers: { ...config.headers } } } : {}),
+    ...(authProvider ? { authProvider } : {}),
+  };
   transport = kind === 'sse' ? new SSEClientTransport(url, options) : new StreamableHTTPClientTransport(url, options);
   transport.onmessage = (message: JSONRPCMessage) => {
     if ('id' in message && !('method' in message) && message.id !== undefined) awaiting.delete(message.id);
   };
-  return { transport, stderrTail: () => '', kill: () => {} };
+  const signIn = authProvider ? signInOnUnauthorized(transport, authProvider) : undefined;
+  return { transport, stderrTail: () => '', kill: () => {}, ...(signIn ? { signIn } : {}) };
+}
+
+/** One OAuth client per server config, for all its connections: what it signed in to outlives a reconnect. */
+const providers = new WeakMap<RemoteServerConfig, McpOAuthProvider>();
+function providerOf(config: RemoteServerConfig): McpOAuthProvider {
+  let provider = providers.get(config);
+  if (!provider) {
+    provider = oauthProvider(config.url, config.auth);
+    providers.set(config, provider);
+  }
+  return provider;
 }
 
 /** The ids of the requests a POST carries (the SDK writes its messages as JSON text). */

@@ -1,0 +1,230 @@
+// OAuth 2.1 for remote servers: createMcpClient against an MCP server behind the SDK's own
+// authorization server (fixtures/oauthServer.ts), over real HTTP on 127.0.0.1 — sign-in with PKCE
+// and dynamic registration, refresh, client credentials, step-up, tokens kept on disk — and what a
+// hostile authorization server or redirect cannot do.
+import { mkdir, readdir, rm, stat, writeFile } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
+import type { McpOAuthOptions, McpRedirect } from '../src/client/oauth/provider.js';
+import { fileTokenStore, MAX_RECORD_BYTES, memoryTokenStore } from '../src/client/oauth/tokenStore.js';
+import { type ProtectedServer, startProtectedServer } from './fixtures/oauthServer.js';
+import { observe, tempWorkspace, toolNamed } from './helpers.js';
+
+/** A person who approves at once: follows the authorization URL to the redirect and reads its query. */
+const approve =
+  (seen: URL[] = []): McpRedirect =>
+  async (url) => {
+    seen.push(url);
+    const response = await fetch(url, { redirect: 'manual' });
+    const location = new URL(response.headers.get('location') ?? '');
+    return { code: location.searchParams.get('code') ?? '', state: location.searchParams.get('state') };
+  };
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function protectedServer(options?: Parameters<typeof startProtectedServer>[0]): Promise<ProtectedServer> {
+  const server = await startProtectedServer(options);
+  cleanups.push(() => server.close());
+  return server;
+}
+
+function client(url: string, auth: McpOAuthOptions): McpClient {
+  const made = createMcpClient({
+    servers: { safe: { type: 'http', url, auth } },
+    reconnect: { initialDelayMs: 60_000 },
+  });
+  cleanups.push(() => made.close());
+  return made;
+}
+
+const whoami = (made: McpClient) => observe(toolNamed(made, 'mcp_safe_whoami'), {});
+
+describe('OAuth for a remote server', () => {
+  it('signs in with PKCE after registering itself, then calls the tools', async () => {
+    const server = await protectedServer();
+    const seen: URL[] = [];
+    const made = client(server.url, { redirect: approve(seen) });
+    await made.connect();
+    expect(made.status().safe).toMatchObject({ state: 'connected', tools: ['mcp_safe_whoami'] });
+    expect((await whoami(made)).output).toBe('client known');
+    expect(server.stats.registrations).toBe(1);
+    expect(seen).toHaveLength(1);
+    const [url] = seen;
+    expect(url?.searchParams.get('code_challenge_method')).toBe('S256');
+    expect(url?.searchParams.get('state')).toMatch(/^[\w-]{43}$/);
+    // The scope the server's metadata names, and the resource it protects (RFC 8707).
+    expect(url?.searchParams.get('scope')).toBe('mcp:read');
+    expect(url?.searchParams.get('resource')).toBe(server.url);
+    expect(server.stats.codeExchanges).toBe(1);
+  });
+
+  it('refreshes an expired access token without a new sign-in', async () => {
+    const server = await protectedServer();
+    const made = client(server.url, { redirect: approve() });
+    await made.connect();
+    server.expireAccessTokens();
+    expect((await whoami(made)).output).toBe('client known');
+    expect(server.stats).toMatchObject({ refreshes: 1, codeExchanges: 1 });
+    expect(server.stats.authorizations).toHaveLength(1);
+  });
+
+  it('gets a token with client credentials, without a person', async () => {
+    const credentials = { clientId: 'robot', clientSecret: 's3cret' };
+    const server = await protectedServer({ clientCredentials: credentials });
+    const made = client(server.url, { clientCredentials: credentials });
+    await made.connect();
+    expect((await whoami(made)).output).toBe('client known');
+    expect(server.stats).toMatchObject({ clientCredentialGrants: 1, registrations: 0, authorizations: [] });
+  });
+
+  it('asks for more scope when a call needs it (step-up), once', async () => {
+    const server = await protectedServer({ callScope: 'mcp:write' });
+    const made = client(server.url, { redirect: approve() });
+    await made.connect();
+    expect((await whoami(made)).output).toBe('client known');
+    expect(server.stats.authorizations.map(({ scopes }) => scopes.join(' '))).toEqual([
+      'mcp:read',
+      'mcp:read mcp:write',
+    ]);
+  });
+
+  it('keeps its tokens in files: a second client needs no sign-in', async () => {
+    const server = await protectedServer();
+    const dir = join(await tempWorkspace(), 'tokens');
+    cleanups.push(() => rm(join(dir, '..'), { recursive: true, force: true }));
+    const first = client(server.url, { store: fileTokenStore(dir), redirect: approve() });
+    await first.connect();
+    await first.close();
+
+    const refused: McpRedirect = async () => {
+      throw new Error('no sign-in was expected');
+    };
+    const second = client(server.url, { store: fileTokenStore(dir), redirect: refused });
+    await second.connect();
+    expect((await whoami(second)).output).toBe('client known');
+    expect(server.stats.authorizations).toHaveLength(1);
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+    const [file, ...others] = await readdir(dir);
+    expect(others).toEqual([]);
+    expect((await stat(join(dir, file ?? ''))).mode & 0o777).toBe(0o600);
+  });
+
+  it('refuses a redirect whose state is not the one it sent', async () => {
+    const server = await protectedServer();
+    const forged: McpRedirect = async (url) => ({ ...(await approve()(url)), state: 'forged' });
+    const made = client(server.url, { redirect: forged });
+    await made.connect();
+    expect(made.status().safe?.state).not.toBe('connected');
+    expect(made.status().safe?.error).toContain('wrong state');
+    expect(server.stats.codeExchanges).toBe(0);
+  });
+
+  it('says what is missing when a server needs a sign-in and there is none', async () => {
+    const server = await protectedServer();
+    const made = client(server.url, {});
+    await made.connect();
+    expect(made.status().safe?.error).toContain('needs an OAuth sign-in');
+  });
+});
+
+/** A server whose every 401 points to authorization server metadata `document` (the same origin). */
+async function hostileAuthorizationServer(document: (base: string) => string): Promise<string> {
+  const server: Server = createServer((request, response) => {
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (request.url === '/.well-known/oauth-protected-resource/mcp') {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(JSON.stringify({ resource: `${base}/mcp`, authorization_servers: [base] }));
+    } else if (request.url?.startsWith('/.well-known/')) {
+      response.writeHead(200, { 'content-type': 'application/json' });
+      response.end(document(base));
+    } else {
+      response.writeHead(401, {
+        'www-authenticate': `Bearer resource_metadata="${base}/.well-known/oauth-protected-resource/mcp"`,
+      });
+      response.end();
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
+  );
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/mcp`;
+}
+
+const metadata = (base: string, issuer: string) =>
+  JSON.stringify({
+    issuer,
+    authorization_endpoint: `${base}/authorize`,
+    token_endpoint: `${base}/token`,
+    registration_endpoint: `${base}/register`,
+    response_types_supported: ['code'],
+    code_challenge_methods_supported: ['S256'],
+  });
+
+describe('a hostile authorization server', () => {
+  it('is refused when its metadata names another issuer', async () => {
+    const url = await hostileAuthorizationServer((base) => metadata(base, 'https://accounts.example.com'));
+    const seen: URL[] = [];
+    const made = client(url, { redirect: approve(seen) });
+    await made.connect();
+    expect(made.status().safe?.error).toContain('names another issuer');
+    expect(seen).toEqual([]);
+  });
+
+  it('is refused when its metadata is huge, and the client goes on', async () => {
+    const url = await hostileAuthorizationServer((base) =>
+      metadata(base, base).replace('{', `{"padding":"${'x'.repeat(11 * 1024 * 1024)}",`),
+    );
+    const seen: URL[] = [];
+    const made = client(url, { redirect: approve(seen) });
+    await made.connect();
+    expect(made.status().safe?.state).not.toBe('connected');
+    expect(made.status().safe?.error).toContain('MB');
+    expect(seen).toEqual([]);
+  });
+});
+
+describe('the token stores', () => {
+  it('read a file that is not a record as no record, and replace it on the next save', async () => {
+    const dir = await tempWorkspace();
+    cleanups.push(() => rm(dir, { recursive: true, force: true }));
+    const store = fileTokenStore(dir);
+    await store.save('https://a.example/mcp', { codeVerifier: 'v' });
+    const [file] = await readdir(dir);
+    const path = join(dir, file ?? '');
+    for (const bad of ['{not json', '[]', '{"tokens":{"access_token":1}}', 'x'.repeat(MAX_RECORD_BYTES + 1)]) {
+      await writeFile(path, bad);
+      expect(await store.load('https://a.example/mcp')).toBeUndefined();
+    }
+    await store.save('https://a.example/mcp', { codeVerifier: 'w' });
+    expect(await store.load('https://a.example/mcp')).toMatchObject({ codeVerifier: 'w' });
+    expect(await store.load('https://b.example/mcp')).toBeUndefined();
+    await store.remove('https://a.example/mcp');
+    expect(await readdir(dir)).toEqual([]);
+  });
+
+  it('make the directory private even when it was there before', async () => {
+    const dir = join(await tempWorkspace(), 'open');
+    cleanups.push(() => rm(join(dir, '..'), { recursive: true, force: true }));
+    await mkdir(dir, { mode: 0o755 });
+    await fileTokenStore(dir).save('https://a.example/mcp', {});
+    expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it('in memory, keep a record per server', async () => {
+    const store = memoryTokenStore();
+    await store.save('https://a.example/mcp', { codeVerifier: 'v' });
+    expect(await store.load('https://a.example/mcp')).toEqual({ codeVerifier: 'v' });
+    expect(await store.load('https://b.example/mcp')).toBeUndefined();
+  });
+});
