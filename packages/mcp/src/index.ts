@@ -74,6 +74,7 @@ export {
   type ResourceContent,
   type ResourceInfo,
 } from './server/catalogResources.js';
+export type { EventBufferLimits } from './server/eventStore.js';
 export type { HttpServeOptions, HttpServing } from './server/http.js';
 export { createMcpServer, type McpServerOptions, type McpToolServer } from './server/mcpServer.js';
 export type { McpSession } from './server/session.js';
