@@ -14,6 +14,22 @@ const suite = join(packageDir, 'node_modules/@modelcontextprotocol/conformance/d
 const baseline = join(import.meta.dirname, 'conformance', 'baseline.yml');
 // The suite splits the command at spaces, so no path in it may hold one.
 const clientCommand = `${process.execPath} --experimental-strip-types --no-warnings ${join(import.meta.dirname, 'conformance', 'client.ts')}`;
+/**
+ * `--suite all` of the client side, in parts run one after another: all at once, the auth scenarios'
+ * sign-ins keep the suite's own process busy while it times sse-retry's reconnection (to within
+ * 200 ms), and that check fails for load alone. The four plain scenarios go one by one, then the auth
+ * suites; together they are the 26 of `all` (a baseline entry not in a part is not judged by it).
+ */
+const CLIENT_PARTS = [
+  ['--scenario', 'initialize'],
+  ['--scenario', 'tools_call'],
+  ['--scenario', 'elicitation-sep1034-client-defaults'],
+  ['--scenario', 'sse-retry'],
+  ['--suite', 'auth'],
+  ['--suite', 'backcompat'],
+  ['--suite', 'extensions'],
+  ['--suite', 'draft'],
+] as const;
 /** A backstop for a hung suite only; a whole run takes seconds. */
 const RUN_LIMIT_MS = 240_000;
 
@@ -125,23 +141,27 @@ describe('the MCP conformance suite', () => {
     'our client passes every client scenario but those of the baseline',
     async () => {
       const dir = join(results, 'client');
-      const run = await conformance([
-        'client',
-        '--command',
-        clientCommand,
-        '--suite',
-        'all',
-        '--timeout',
-        '60000',
-        '--expected-failures',
-        baseline,
-        '-o',
-        dir,
-      ]);
+      const runs: { code: number | null; output: string }[] = [];
+      for (const part of CLIENT_PARTS) {
+        runs.push(
+          await conformance([
+            'client',
+            '--command',
+            clientCommand,
+            ...part,
+            '--timeout',
+            '60000',
+            '--expected-failures',
+            baseline,
+            '-o',
+            dir,
+          ]),
+        );
+      }
       const found = await outcomes(dir);
       console.log(summary('client', found));
       expect(found.size).toBe(26);
-      expect(run.code, verdict(run.output)).toBe(0);
+      for (const run of runs) expect(run.code, verdict(run.output)).toBe(0);
       expect(await readmeCount('client'), 'the count in the README').toBe(passing(found));
     },
     RUN_LIMIT_MS + 30_000,

@@ -6,9 +6,46 @@
 // so it imports the built packages; `pnpm test` builds them first.
 import { createAgent, run, terminate } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
-import { createMcpClient, mcpToolName, withMcp } from '@openmanus/mcp';
+import { createMcpClient, type McpOAuthOptions, type McpRedirect, mcpToolName, withMcp } from '@openmanus/mcp';
 
 const SERVER = 'conformance';
+/** Our Client ID Metadata Document, as the suite's own client names it (the suite never fetches it). */
+const CLIENT_METADATA_URL = 'https://conformance-test.local/client-metadata.json';
+
+/** The suite's authorization servers grant at once: the redirect is followed here, as a browser would. */
+const approve: McpRedirect = async (url) => {
+  const response = await fetch(url, { redirect: 'manual' });
+  const location = new URL(response.headers.get('location') ?? '', url);
+  return { code: location.searchParams.get('code') ?? '', state: location.searchParams.get('state') };
+};
+
+/** What the suite passes a scenario's client in MCP_CONFORMANCE_CONTEXT (its ClientConformanceContextSchema). */
+interface Context {
+  readonly client_id?: string;
+  readonly client_secret?: string;
+  readonly private_key_pem?: string;
+  readonly signing_algorithm?: string;
+}
+
+/** `auth` of the server's config for an auth scenario: credentials from the context, else a sign-in. */
+function authOf(scenario: string): McpOAuthOptions | undefined {
+  if (!scenario.startsWith('auth/')) return undefined;
+  const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context;
+  const { client_id: clientId, client_secret: clientSecret, private_key_pem: privateKey } = context;
+  if (scenario.startsWith('auth/client-credentials-') && clientId) {
+    return {
+      clientCredentials: privateKey
+        ? { clientId, privateKey, ...(context.signing_algorithm ? { algorithm: context.signing_algorithm } : {}) }
+        : { clientId, clientSecret: clientSecret ?? '' },
+    };
+  }
+  return {
+    redirect: approve,
+    clientMetadataUrl: CLIENT_METADATA_URL,
+    clientMetadata: { client_name: 'openmanus-conformance' },
+    ...(clientId ? { clientId, ...(clientSecret ? { clientSecret } : {}) } : {}),
+  };
+}
 
 /** The tool each scenario's server offers (initialize only lists them; every auth scenario has `test-tool`). */
 function toolOf(scenario: string): { readonly tool: string; readonly args: Record<string, unknown> } | undefined {
@@ -21,8 +58,9 @@ function toolOf(scenario: string): { readonly tool: string; readonly args: Recor
 
 const scenario = process.env.MCP_CONFORMANCE_SCENARIO ?? '';
 const url = process.argv.at(-1) ?? '';
+const auth = authOf(scenario);
 const client = createMcpClient({
-  servers: { [SERVER]: { type: 'http', url } },
+  servers: { [SERVER]: { type: 'http', url, ...(auth ? { auth } : {}) } },
   clientInfo: { name: 'openmanus-conformance', version: '1.0.0' },
   // Within the suite's own limit on a client, so that a failure is reported rather than cut short.
   connectTimeoutMs: 20_000,
