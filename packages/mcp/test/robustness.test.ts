@@ -158,6 +158,23 @@ describe('a server that goes away', () => {
   );
 
   it(
+    'an SSE server killed mid-call (its answers come on its one event stream) fails the call at once',
+    async () => {
+      const server = await startHttp(broken);
+      const url = server.url.replace(/\/mcp$/, '/sse');
+      const client = await connected({ broken: { type: 'sse', url } }, { callTimeoutMs: NEVER_MS });
+      const hanging = server.line((line) => line.event === 'hanging');
+      const called = observe(toolNamed(client, 'mcp_broken_hang'), {});
+      await hanging;
+      await server.kill();
+      const { isError, output } = await called;
+      expect(isError).toBe(true);
+      expect(output).toMatch(/^Error: the MCP server "broken" was lost during the call: /);
+    },
+    AT_ONCE.timeout,
+  );
+
+  it(
     'an idle HTTP server whose event stream breaks (it died) is marked disconnected at once, its tools withdrawn',
     async () => {
       const server = await startHttp(fixture, '--id', 'web');
