@@ -1,5 +1,5 @@
 import { type Agent, err, ok, type Result } from '@openmanus/core';
-import { createMcpAgent, type McpServerConfig } from '@openmanus/mcp';
+import { createMcpAgent, type McpOAuthOptions, type McpServerConfig } from '@openmanus/mcp';
 
 /** The MCP server `openmanus mcp` takes its tools from, as its options say. */
 export type McpServerTarget =
@@ -18,6 +18,8 @@ export interface McpAgentSettings {
   readonly maxSteps: number;
   /** `max_input_tokens` of the agent's `[llm.mcp_agent]` profile. */
   readonly maxInputTokens?: number;
+  /** For a server at a URL that answers 401: the OAuth sign-in and where its tokens are kept. */
+  readonly oauth?: McpOAuthOptions;
 }
 
 /** The MCP agent with its server connected: runs tasks until `close` disconnects (and stops a stdio server). */
@@ -33,10 +35,10 @@ export type ConnectMcpAgent = (settings: McpAgentSettings) => Promise<Result<Con
 /** The server's id: its tools reach the model as `mcp_server_<tool>`. */
 export const MCP_SERVER_ID = 'server';
 
-const serverConfig = (server: McpServerTarget): McpServerConfig =>
+const serverConfig = (server: McpServerTarget, oauth: McpOAuthOptions | undefined): McpServerConfig =>
   server.connection === 'stdio'
     ? { command: server.command, args: [...server.args] }
-    : { type: server.connection, url: server.url, headers: { ...server.headers } };
+    : { type: server.connection, url: server.url, headers: { ...server.headers }, ...(oauth ? { auth: oauth } : {}) };
 
 const describe = (server: McpServerTarget) =>
   server.connection === 'stdio' ? [server.command, ...server.args].join(' ') : server.url;
@@ -46,9 +48,9 @@ const describe = (server: McpServerTarget) =>
  * `settings.server` before the first task: a server that cannot be reached is an error here, not a
  * run whose model is told it has no tools.
  */
-export const connectMcpAgent: ConnectMcpAgent = async ({ server, maxSteps, maxInputTokens }) => {
+export const connectMcpAgent: ConnectMcpAgent = async ({ server, maxSteps, maxInputTokens, oauth }) => {
   const agent = createMcpAgent({
-    servers: { [MCP_SERVER_ID]: serverConfig(server) },
+    servers: { [MCP_SERVER_ID]: serverConfig(server, oauth) },
     maxSteps,
     ...(maxInputTokens !== undefined ? { maxInputTokens } : {}),
   });

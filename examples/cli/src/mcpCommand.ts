@@ -1,4 +1,5 @@
-import { resolve } from 'node:path';
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import {
@@ -10,7 +11,7 @@ import {
   llmSettingsFor,
   messageOf,
 } from '@openmanus/core';
-import { MCP_AGENT_NAME } from '@openmanus/mcp';
+import { fileTokenStore, loopbackSignIn, MCP_AGENT_NAME, type McpOAuthOptions } from '@openmanus/mcp';
 import { type ConnectedMcpAgent, type ConnectMcpAgent, connectMcpAgent, type McpServerTarget } from './mcpAgent.js';
 import { failure, loadCliConfig, maxStepsOption, sandboxOption } from './options.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
@@ -30,7 +31,10 @@ Options:
                         (--server-arg=-y for one that starts with a dash)
   --server-url <url>    the server for sse or http (default http://127.0.0.1:8000/sse for sse,
                         http://127.0.0.1:8000/mcp for http)
-  --token <token>       bearer token for the server (default: $OPENMANUS_MCP_TOKEN)
+  --token <token>       bearer token for the server (default: $OPENMANUS_MCP_TOKEN); without
+                        one, a server that asks for OAuth gets a sign-in in your browser, its
+                        tokens kept in $XDG_CONFIG_HOME/openmanus/mcp-tokens (~/.config/…)
+  --callback-port <n>   the port of the sign-in's http://127.0.0.1:<n>/callback (default 33418)
   -i, --interactive     one task after another in one conversation; exit, quit or q ends it
   -p, --prompt <task>   the task (the same as giving it as arguments)
   --workspace <dir>     the workspace of the openmanus mcp-server stdio starts (default: ./workspace)
@@ -56,6 +60,7 @@ const parseArguments = (args: string[]) =>
       'server-arg': { type: 'string', multiple: true },
       'server-url': { type: 'string' },
       token: { type: 'string' },
+      'callback-port': { type: 'string' },
       interactive: { type: 'boolean', short: 'i', default: false },
       prompt: { type: 'string', short: 'p' },
       workspace: { type: 'string' },
@@ -119,6 +124,36 @@ function serverTarget(
   if (!/^https?:\/\//.test(url) || !URL.canParse(url)) return `--server-url must be an http(s) URL, got "${url}"`;
   const token = values.token ?? (io.env.OPENMANUS_MCP_TOKEN || undefined);
   return { connection, url, headers: token ? { Authorization: `Bearer ${token}` } : {} };
+}
+
+/**
+ * The OAuth sign-in for a server at a URL given no token: the authorization URL is printed, the
+ * browser comes back to a one-shot listener on 127.0.0.1, and the tokens are kept for next time.
+ */
+function oauthFor(
+  server: McpServerTarget,
+  port: string | undefined,
+  io: SessionIo,
+): McpOAuthOptions | string | undefined {
+  if (server.connection === 'stdio' || 'Authorization' in server.headers) {
+    return port === undefined ? undefined : '--callback-port is for a server at a URL, without --token';
+  }
+  const callbackPort = port === undefined ? undefined : Number(port);
+  if (callbackPort !== undefined && !(Number.isInteger(callbackPort) && callbackPort > 0 && callbackPort < 65536)) {
+    return `--callback-port must be a port number, got "${port}"`;
+  }
+  const configDir = io.env.XDG_CONFIG_HOME || join(io.env.HOME || homedir(), '.config');
+  return {
+    store: fileTokenStore(join(configDir, 'openmanus', 'mcp-tokens')),
+    clientMetadata: { client_name: 'OpenManus CLI' },
+    ...loopbackSignIn({
+      ...(callbackPort ? { port: callbackPort } : {}),
+      onAuthorizationUrl: (url) =>
+        io.stderr.write(
+          `openmanus mcp: ${server.url} asks you to sign in. Open this in your browser:\n  ${url.href}\n`,
+        ),
+    }),
+  };
 }
 
 interface Conversation {
@@ -210,10 +245,13 @@ export async function mcpCommand(argv: string[], io: SessionIo, options: McpComm
   }
   // The agent's own `[llm.mcp_agent]` profile: its model, and how much input one request may carry.
   const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, MCP_AGENT_NAME);
+  const oauth = oauthFor(server, values['callback-port'], io);
+  if (typeof oauth === 'string') return fail(oauth);
   const connected = await (options.connect ?? connectMcpAgent)({
     server,
     maxSteps: maxSteps.value ?? config.value.agent.maxSteps ?? 20,
     ...(maxInputTokens ? { maxInputTokens } : {}),
+    ...(oauth ? { oauth } : {}),
   });
   if (!connected.isOk()) return fail(connected.error, 1);
   for (const note of connected.value.notes ?? []) io.stderr.write(`openmanus mcp: ${terminalText(note)}\n`);

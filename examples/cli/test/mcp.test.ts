@@ -277,11 +277,12 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
       expect(ran.code, ran.stderr).toBe(0);
       expect(ran.stdout).toBe('Listed.\n');
       expect(toolMessage(server.requests[1])).toContain(workspace);
-      // Without the token, the server refuses: a clear error before any model request.
+      // Without the token, the server refuses, and the OAuth sign-in tried then fails (it has no
+      // OAuth): a clear error before any model request.
       const refused = await runNode('cli.js', ['mcp', '-c', 'http', '--server-url', served.url, 'x'], { env });
       expect(refused.code).toBe(1);
       expect(refused.stderr).toMatch(
-        new RegExp(`^openmanus mcp: cannot connect to the MCP server \\(${served.url}\\): .*Unauthorized`),
+        new RegExp(`^openmanus mcp: cannot connect to the MCP server \\(${served.url}\\): the OAuth sign-in failed: `),
       );
       expect(server.requests).toHaveLength(2);
     } finally {
