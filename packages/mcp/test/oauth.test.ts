@@ -7,6 +7,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseMcpServers } from '../src/client/config.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import type { McpOAuthOptions, McpRedirect } from '../src/client/oauth/provider.js';
 import { fileTokenStore, MAX_RECORD_BYTES, memoryTokenStore } from '../src/client/oauth/tokenStore.js';
@@ -226,5 +227,29 @@ describe('the token stores', () => {
     await store.save('https://a.example/mcp', { codeVerifier: 'v' });
     expect(await store.load('https://a.example/mcp')).toEqual({ codeVerifier: 'v' });
     expect(await store.load('https://b.example/mcp')).toBeUndefined();
+  });
+});
+
+describe('auth in a config', () => {
+  it('is checked with the rest, and keeps the store and redirect given in code', () => {
+    const https = parseMcpServers({
+      web: { url: 'https://a.example/mcp', auth: { clientMetadataUrl: 'http://a.example/c' } },
+    });
+    expect(https.isErr() && https.error).toMatchObject({
+      key: 'servers.web.auth.clientMetadataUrl',
+      message: 'must be an https:// URL',
+    });
+    const stdio = parseMcpServers({ local: { command: 'server', auth: {} } });
+    expect(stdio.isErr() && stdio.error).toMatchObject({
+      key: 'servers.local.auth',
+      message: 'is for a server reached by url',
+    });
+    const store = memoryTokenStore();
+    const redirect = approve();
+    const parsed = parseMcpServers({ web: { url: 'https://a.example/mcp', auth: { store, redirect, scope: 'read' } } });
+    expect(parsed.isOk() && parsed.value.web).toEqual({
+      url: 'https://a.example/mcp',
+      auth: { store, redirect, scope: 'read' },
+    });
   });
 });
