@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseMcpServers } from '../src/client/config.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
+import { loopbackSignIn } from '../src/client/oauth/loopback.js';
 import type { McpOAuthOptions, McpRedirect } from '../src/client/oauth/provider.js';
 import { fileTokenStore, MAX_RECORD_BYTES, memoryTokenStore } from '../src/client/oauth/tokenStore.js';
 import { type ProtectedServer, startProtectedServer } from './fixtures/oauthServer.js';
@@ -35,13 +36,22 @@ async function protectedServer(options?: Parameters<typeof startProtectedServer>
   return server;
 }
 
-function client(url: string, auth: McpOAuthOptions): McpClient {
+function client(url: string, auth: McpOAuthOptions, type: 'http' | 'sse' = 'http'): McpClient {
   const made = createMcpClient({
-    servers: { safe: { type: 'http', url, auth } },
+    servers: { safe: { type, url, auth } },
     reconnect: { initialDelayMs: 60_000 },
   });
   cleanups.push(() => made.close());
   return made;
+}
+
+/** A port on 127.0.0.1 that nothing listens on (it was free a moment ago). */
+async function freePort(): Promise<number> {
+  const probe = createServer();
+  await new Promise<void>((resolve) => probe.listen(0, '127.0.0.1', resolve));
+  const { port } = probe.address() as AddressInfo;
+  await new Promise((resolve) => probe.close(resolve));
+  return port;
 }
 
 const whoami = (made: McpClient) => observe(toolNamed(made, 'mcp_safe_whoami'), {});
@@ -63,6 +73,41 @@ describe('OAuth for a remote server', () => {
     expect(url?.searchParams.get('scope')).toBe('mcp:read');
     expect(url?.searchParams.get('resource')).toBe(server.url);
     expect(server.stats.codeExchanges).toBe(1);
+  });
+
+  it('signs in over SSE too', async () => {
+    const server = await protectedServer();
+    const made = client(server.sseUrl, { redirect: approve() }, 'sse');
+    await made.connect();
+    expect(made.status().safe).toMatchObject({ state: 'connected', transport: 'sse' });
+    expect((await whoami(made)).output).toBe('client known');
+    expect(server.stats.codeExchanges).toBe(1);
+  });
+
+  it('signs in through the browser: a listener on 127.0.0.1 takes the redirect, or the refusal', async () => {
+    const server = await protectedServer();
+    const port = await freePort();
+    const shown: URL[] = [];
+    // The browser: to the authorization server, then back to where it redirects.
+    const browse = (decline: boolean) => async (url: URL) => {
+      shown.push(url);
+      const back = new URL((await fetch(url, { redirect: 'manual' })).headers.get('location') ?? '');
+      if (decline) {
+        back.searchParams.delete('code');
+        back.searchParams.set('error', 'access_denied');
+      }
+      await fetch(back);
+    };
+    const declined = client(server.url, loopbackSignIn({ port, onAuthorizationUrl: (url) => void browse(true)(url) }));
+    await declined.connect();
+    expect(declined.status().safe?.error).toContain('the sign-in failed: access_denied');
+    const made = client(server.url, loopbackSignIn({ port, onAuthorizationUrl: (url) => void browse(false)(url) }));
+    await made.connect();
+    expect((await whoami(made)).output).toBe('client known');
+    expect(shown.map((url) => url.searchParams.get('redirect_uri'))).toEqual([
+      `http://127.0.0.1:${port}/callback`,
+      `http://127.0.0.1:${port}/callback`,
+    ]);
   });
 
   it('refreshes an expired access token without a new sign-in', async () => {
