@@ -130,8 +130,10 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
   const update = async (change: Partial<McpAuthRecord>) => {
     record = { ...(await load()), ...change };
     const snapshot = record;
-    writes = writes.then(() => store.save(serverUrl, snapshot));
-    await writes;
+    // One write at a time, in order; a failed one fails its caller, not the writes after it.
+    const write = writes.then(() => store.save(serverUrl, snapshot));
+    writes = write.catch(() => undefined);
+    await write;
   };
 
   // PKCE verifiers the SDK saved lately: the one an authorization URL goes with is found by its challenge.
