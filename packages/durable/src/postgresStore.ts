@@ -4,8 +4,13 @@ import pg from 'pg';
 export interface PostgresStoreOptions {
   /** The database, as a URL (`postgres://user:password@host:5432/db`); or give `pool`. */
   readonly connectionString?: string;
-  /** A pool of your own (closed by you, not by `close`). */
+  /** A pool of your own (closed by you, not by `close`; its `error` events are yours to handle). */
   readonly pool?: pg.Pool;
+  /**
+   * An idle connection of the store's own pool that broke (Postgres restarted, a connection was
+   * ended): reported here and dropped, the next query opens another. Default: ignored.
+   */
+  readonly onError?: (error: Error) => void;
 }
 
 export interface PostgresStore<S extends object = AgentState> extends CheckpointStore<S> {
@@ -30,6 +35,13 @@ const statusOf = (state: object) => {
   return typeof status === 'string' ? status : null;
 };
 
+/** A pool whose broken idle connections are reported, not thrown: pg emits them as `error` events, fatal unheard. */
+function ownPool({ connectionString, onError }: PostgresStoreOptions): pg.Pool {
+  const pool = new pg.Pool({ connectionString, max: 4 });
+  pool.on('error', (error) => onError?.(error));
+  return pool;
+}
+
 /**
  * Runs checkpointed in Postgres (table `openmanus.checkpoints`, made on first use): each save is
  * one statement that checks the version it expects, so several processes may share the runs
@@ -38,7 +50,7 @@ const statusOf = (state: object) => {
 export function createPostgresStore<S extends object = AgentState>(options: PostgresStoreOptions): PostgresStore<S> {
   if (!options.pool && !options.connectionString)
     throw new TypeError('createPostgresStore needs a connectionString or a pool');
-  const pool = options.pool ?? new pg.Pool({ connectionString: options.connectionString, max: 4 });
+  const pool = options.pool ?? ownPool(options);
   let ready: Promise<unknown> | undefined;
   // Made once per store; a failure is not cached, so the next call tries again. Two processes
   // making it at once can collide on the catalog (IF NOT EXISTS does not lock): the loser retries.

@@ -1,4 +1,5 @@
 import { CheckpointConflictError } from '@openmanus/core';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createPostgresStore, type PostgresStore } from '../src/index.js';
 import { type Postgres, startPostgres } from './postgres.js';
@@ -56,6 +57,28 @@ describe('createPostgresStore', () => {
     for (const result of results)
       if (result.status === 'rejected') expect(result.reason).toBeInstanceOf(CheckpointConflictError);
     expect((await second.load('shared'))?.version).toBe(2);
+  });
+
+  it('outlives its connections being ended under it (a Postgres restart): no crash, the next save reconnects', async () => {
+    const broken: Error[] = [];
+    const store = createPostgresStore<object>({
+      connectionString: postgres.url('postgres'),
+      onError: (error) => broken.push(error),
+    });
+    stores.push(store);
+    await store.save('survivor', { n: 1 }, 0);
+    // Another connection ends every other one, as a restart of the server would.
+    const admin = new pg.Client({ connectionString: postgres.url('postgres') });
+    await admin.connect();
+    try {
+      await admin.query(
+        'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE pid <> pg_backend_pid() AND datname = current_database()',
+      );
+    } finally {
+      await admin.end();
+    }
+    await expect.poll(() => broken.length).toBeGreaterThan(0);
+    expect(await store.save('survivor', { n: 2 }, 1)).toBe(2);
   });
 
   it('refuses to be made without a database', () => {
