@@ -10,7 +10,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseMcpServers } from '../src/client/config.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { loopbackSignIn } from '../src/client/oauth/loopback.js';
-import type { McpOAuthOptions, McpRedirect } from '../src/client/oauth/provider.js';
+import { type McpOAuthOptions, type McpRedirect, oauthProvider } from '../src/client/oauth/provider.js';
 import { fileTokenStore, MAX_RECORD_BYTES, memoryTokenStore } from '../src/client/oauth/tokenStore.js';
 import { type ProtectedServer, startProtectedServer } from './fixtures/oauthServer.js';
 import { observe, tempWorkspace, toolNamed } from './helpers.js';
@@ -265,6 +265,23 @@ describe('the token stores', () => {
     await mkdir(dir, { mode: 0o755 });
     await fileTokenStore(dir).save('https://a.example/mcp', {});
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
+  });
+
+  it('may fail a write: that save fails, and the next one is made', async () => {
+    const memory = memoryTokenStore();
+    let refuse = true;
+    const store = {
+      ...memory,
+      save: async (...args: Parameters<typeof memory.save>) => {
+        if (refuse) throw new Error('disk full');
+        await memory.save(...args);
+      },
+    };
+    const provider = oauthProvider('https://a.example/mcp', { store });
+    await expect(provider.saveTokens({ access_token: 'a', token_type: 'bearer' })).rejects.toThrow('disk full');
+    refuse = false;
+    await provider.saveTokens({ access_token: 'b', token_type: 'bearer' });
+    expect((await memory.load('https://a.example/mcp'))?.tokens?.access_token).toBe('b');
   });
 
   it('in memory, keep a record per server', async () => {
