@@ -41,7 +41,7 @@ export interface McpOAuthOptions {
   readonly store?: McpTokenStore;
   /** The sign-in for the authorization code flow; without it, a server that needs one cannot be used. */
   readonly redirect?: McpRedirect;
-  /** Where the authorization server sends the browser back (default http://127.0.0.1:33418/callback). */
+  /** Where the authorization server sends the browser back (default `http://127.0.0.1:33418/callback`). */
   readonly redirectUrl?: string;
   /** A Client ID Metadata Document (an https URL): the client_id where the server supports it, instead of registering. */
   readonly clientMetadataUrl?: string;
