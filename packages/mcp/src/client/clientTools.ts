@@ -1,13 +1,13 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { defineTool, err, type JsonSchema, type Result, type Tool } from '@openmanus/core';
+import { defineTool, err, type JsonSchema, type Result, type Tool, type ToolScope } from '@openmanus/core';
 import type { McpTool } from './connection.js';
 import { toToolReturn } from './results.js';
 
-/** Calls a tool of a server by its own name; failures come back as messages for the model. */
+/** Calls a tool of a server by its own name for a call of ours (its scope); failures come back as messages for the model. */
 export type CallMcpTool = (
   tool: string,
   args: Record<string, unknown>,
-  signal: AbortSignal,
+  scope: ToolScope,
 ) => Promise<Result<CallToolResult, string>>;
 
 /** The longest description of a tool the model gets (every request carries it). */
@@ -37,7 +37,7 @@ export function mcpClientTool(
     ...(tool.annotations?.readOnlyHint === true ? { parallelSafe: true } : {}),
     timeoutMs: options.timeoutMs,
     execute: async (args, scope) => {
-      const called = await options.call(tool.name, args, scope.signal);
+      const called = await options.call(tool.name, args, scope);
       return called.isOk() ? toToolReturn(called.value) : err(called.error);
     },
   });

@@ -2,12 +2,16 @@ import { UnauthorizedError } from '@modelcontextprotocol/sdk/client/auth.js';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { OAuthError } from '@modelcontextprotocol/sdk/server/auth/errors.js';
+import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
 import {
   type CallToolResult,
+  type ClientCapabilities,
   ErrorCode,
   type Implementation,
   McpError,
   type Tool as McpTool,
+  type Progress,
+  type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
@@ -33,6 +37,8 @@ export interface McpConnection {
   readonly instructions: string | undefined;
   /** The server declared that it says when its tools change (`tools.listChanged`). */
   readonly announcesToolChanges: boolean;
+  /** What the server declared it serves (resources, prompts, logging, …). */
+  readonly serverCapabilities: ServerCapabilities;
   /** When the server last sent a message (ms since the epoch). */
   heardAt(): number;
   /** The tools of every page of the server's list, unchecked (see `admitTools`). */
@@ -40,8 +46,21 @@ export interface McpConnection {
   callTool(
     name: string,
     args: Record<string, unknown>,
-    options: { readonly signal: AbortSignal; readonly timeoutMs: number },
+    options: {
+      readonly signal: AbortSignal;
+      readonly timeoutMs: number;
+      /** Sends a progress token with the call; the server's progress for it comes here. */
+      readonly onProgress?: (progress: Progress) => void;
+    },
   ): Promise<CallToolResult>;
+  /** Any other request of ours (resources, prompts), its answer checked by `schema`. */
+  request<T>(
+    request: { readonly method: string; readonly params?: Record<string, unknown> },
+    schema: z.ZodType<T>,
+    options: { readonly signal: AbortSignal; readonly timeoutMs: number },
+  ): Promise<T>;
+  /** Tells the server that our roots changed (`notifications/roots/list_changed`). */
+  notifyRootsChanged(): Promise<void>;
   ping(timeoutMs: number): Promise<void>;
   /** Says goodbye and waits for the server (a stdio process) to end. */
   close(): Promise<void>;
@@ -57,6 +76,10 @@ export interface ConnectOptions {
   /** Aborts the attempt (the client is closing). */
   readonly signal: AbortSignal;
   readonly events: ConnectionEvents;
+  /** What the client declares (elicitation, sampling, roots); default none. */
+  readonly capabilities?: ClientCapabilities;
+  /** Sets the handlers of the server's requests and notifications on the SDK client, before the handshake. */
+  readonly install?: (client: Client) => void;
 }
 
 /** A page of a server's tool list, its tools still unchecked. */
@@ -99,7 +122,7 @@ async function connectWith(
   const opened = createTransport(config, kind, (reason) => {
     if (connected && !closing) options.events.onBroken(reason);
   });
-  const client = new Client(options.clientInfo, { capabilities: {} });
+  const client = new Client(options.clientInfo, { capabilities: options.capabilities ?? {} });
   let lastError: string | undefined;
   /** `reason`, with the last error the SDK reported (unless it is `known`) and the end of the server's stderr. */
   const describe = (reason: string, known?: string) => {
@@ -110,6 +133,7 @@ async function connectWith(
     lastError = error.message;
   };
   client.setNotificationHandler(ToolListChangedNotificationSchema, () => options.events.onToolsChanged());
+  options.install?.(client);
 
   const end = async (kill: boolean) => {
     closing = true;
@@ -154,6 +178,7 @@ async function connectWith(
     kind,
     instructions: client.getInstructions(),
     announcesToolChanges: client.getServerCapabilities()?.tools?.listChanged === true,
+    serverCapabilities: client.getServerCapabilities() ?? {},
     heardAt: opened.heardAt,
     async listTools(timeoutMs, signal) {
       const tools: unknown[] = [];
@@ -174,12 +199,17 @@ async function connectWith(
       }
       return tools;
     },
-    async callTool(name, args, { signal, timeoutMs }) {
-      const result = await withSignal(signal, (own) =>
-        client.callTool({ name, arguments: args }, undefined, { signal: own, timeout: timeoutMs }),
-      );
+    async callTool(name, args, { signal, timeoutMs, onProgress }) {
+      const result = await withSignal(signal, (own) => {
+        const requestOptions: RequestOptions = { signal: own, timeout: timeoutMs };
+        if (onProgress) requestOptions.onprogress = onProgress;
+        return client.callTool({ name, arguments: args }, undefined, requestOptions);
+      });
       return result as CallToolResult;
     },
+    request: (request, schema, { signal, timeoutMs }) =>
+      withSignal(signal, (own) => client.request(request, schema, { signal: own, timeout: timeoutMs })),
+    notifyRootsChanged: () => client.sendRootsListChanged(),
     async ping(timeoutMs) {
       await client.ping({ timeout: timeoutMs });
     },

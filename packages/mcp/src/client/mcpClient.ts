@@ -1,4 +1,6 @@
-import type { Implementation } from '@modelcontextprotocol/sdk/types.js';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Implementation, Root } from '@modelcontextprotocol/sdk/types.js';
 import {
   type ContextGatherer,
   type ContextProvider,
@@ -6,7 +8,8 @@ import {
   type RunScope,
   type Tool,
 } from '@openmanus/core';
-import { mcpClientTool } from './clientTools.js';
+import { type CatalogTool, catalogTools } from './catalogTools.js';
+import { type CallMcpTool, mcpClientTool } from './clientTools.js';
 import { type McpServers, parseMcpServers } from './config.js';
 import { type McpContext, mcpContextProvider } from './context.js';
 import { mcpToolName, uniqueToolName } from './naming.js';
@@ -19,10 +22,14 @@ import {
   type ServerLink,
   type ServerState,
 } from './serverLink.js';
+import type { ServerRequestFallbacks } from './serverRequests.js';
 import type { LeftOutTool } from './toolAdmission.js';
 import type { TransportKind } from './transport.js';
 
-export interface McpClientOptions {
+/** A directory the servers may work in: a path (made absolute) with an optional name. */
+export type McpRoot = string | { readonly path: string; readonly name?: string };
+
+export interface McpClientOptions extends ServerRequestFallbacks {
   /** The servers by id, from code or `loadMcpConfig()`. */
   readonly servers: McpServers;
   /** How long a tool call may take before it fails with a clear error (default 60 s). */
@@ -39,6 +46,13 @@ export interface McpClientOptions {
   readonly reconnect?: Partial<ReconnectPolicy>;
   /** How the client introduces itself to servers. */
   readonly clientInfo?: Implementation;
+  /** The roots servers get for `roots/list`, as file:// URIs (default none); `setRoots` changes them. */
+  readonly roots?: readonly McpRoot[];
+  /**
+   * Tools for the resources and prompts of servers that declare them (default true):
+   * `mcp_{server}_list_resources`, `…_read_resource`, `…_list_prompts`, `…_get_prompt`.
+   */
+  readonly resourceTools?: boolean;
 }
 
 /** A server as the client sees it now. */
@@ -82,6 +96,8 @@ export interface McpClient {
   status(): Readonly<Record<string, McpServerStatus>>;
   /** Lists every connected server's tools again. */
   refresh(): Promise<void>;
+  /** Replaces the roots and tells every connected server (`notifications/roots/list_changed`). */
+  setRoots(roots: readonly McpRoot[]): Promise<void>;
   /** Calls `listener` with every event of the servers; returns the way to stop. */
   subscribe(listener: (event: McpClientEvent) => void): () => void;
   /**
@@ -105,15 +121,25 @@ export function createMcpClient(options: McpClientOptions): McpClient {
   const parsed = parseMcpServers(options.servers);
   if (!parsed.isOk()) throw new TypeError(describeConfigError(parsed.error));
   const callTimeoutMs = options.callTimeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // Our own limit on a call is beyond the client's (and its check of the server), so the client's message wins.
+  const toolTimeoutMs = callTimeoutMs + PING_MS + 1_000;
   const listeners = new Set<(event: McpClientEvent) => void>();
   /** Names given so far, by server and tool: a tool keeps its name while the client lives, even across reconnects. */
   const names = new Map<string, string>();
   const taken = new Set<string>();
   let catalogue = new Map<string, CatalogueEntry>();
   let connecting: Promise<void> | undefined;
+  let roots = rootsOf(options.roots ?? []);
+  const { onElicitation, onSampling, onLog } = options;
+  const requests: ServerRequestFallbacks = {
+    ...(onElicitation ? { onElicitation } : {}),
+    ...(onSampling ? { onSampling } : {}),
+    ...(onLog ? { onLog } : {}),
+  };
 
-  const nameOf = (server: string, tool: string) => {
-    const key = JSON.stringify([server, tool]);
+  /** A tool's name for good; our catalogue tools are keyed apart from the server's, so a server's `list_resources` is another tool. */
+  const nameOf = (server: string, tool: string, ours = false) => {
+    const key = JSON.stringify(ours ? [server, tool, 'catalogue'] : [server, tool]);
     let name = names.get(key);
     if (name === undefined) {
       name = uniqueToolName(mcpToolName(server, tool), taken);
@@ -133,6 +159,8 @@ export function createMcpClient(options: McpClientOptions): McpClient {
         idleCheckMs: options.idleCheckMs ?? DEFAULT_IDLE_CHECK_MS,
         reconnect: { initialDelayMs: 1_000, maxDelayMs: 30_000, ...options.reconnect },
         onEvent: (event) => onLinkEvent(id, event),
+        requests,
+        roots: () => roots,
       }),
     ]),
   );
@@ -143,11 +171,15 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     for (const [server, link] of links) {
       for (const remote of link.status().tools) {
         const name = nameOf(server, remote.name);
-        const call = (tool: string, args: Record<string, unknown>, signal: AbortSignal) =>
-          link.call(tool, args, signal);
-        // Our own limit on the call is beyond the client's (and its check of the server), so the client's message wins.
-        const tool = mcpClientTool(server, remote, name, { call, timeoutMs: callTimeoutMs + PING_MS + 1_000 });
+        const call: CallMcpTool = (tool, args, scope) => link.call(tool, args, scope);
+        const tool = mcpClientTool(server, remote, name, { call, timeoutMs: toolTimeoutMs });
         next.set(name, { server, fingerprint: JSON.stringify(tool.spec), tool });
+      }
+      const { state, serves } = link.status();
+      if (state !== 'connected' || options.resourceTools === false) continue;
+      const named = (part: CatalogTool) => nameOf(server, part, true);
+      for (const tool of catalogTools(server, serves, link.request, named, toolTimeoutMs)) {
+        next.set(tool.spec.name, { server, fingerprint: JSON.stringify(tool.spec), tool });
       }
     }
     return next;
@@ -228,11 +260,15 @@ export function createMcpClient(options: McpClientOptions): McpClient {
     status: () =>
       Object.fromEntries(
         [...links].map(([id, link]) => {
-          const { tools: _remote, ...status } = link.status();
+          const { tools: _remote, serves: _serves, ...status } = link.status();
           return [id, { ...status, tools: toolsOf(catalogue, id).map(([name]) => name) }];
         }),
       ),
     refresh,
+    async setRoots(next) {
+      roots = rootsOf(next);
+      await Promise.all([...links.values()].map((link) => link.notifyRootsChanged()));
+    },
     subscribe(listener) {
       listeners.add(listener);
       return () => listeners.delete(listener);
@@ -243,4 +279,12 @@ export function createMcpClient(options: McpClientOptions): McpClient {
       catalogue = new Map();
     },
   };
+}
+
+/** Roots as MCP has them: file:// URIs of absolute paths. */
+function rootsOf(roots: readonly McpRoot[]): Root[] {
+  return roots.map((root) => {
+    const { path, name } = typeof root === 'string' ? { path: root, name: undefined } : root;
+    return { uri: pathToFileURL(resolve(path)).href, ...(name !== undefined ? { name } : {}) };
+  });
 }

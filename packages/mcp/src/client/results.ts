@@ -12,7 +12,7 @@ export const MAX_STRUCTURED: JsonLimits = { depth: 64, chars: MAX_RESULT_CHARS }
 export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 
 /** The image types vision models take; another one in a request would make the model API refuse it. */
-const VISION_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+export const VISION_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /**
  * A tool result of an MCP server as our tool's return: text items joined, the first image attached
@@ -44,7 +44,8 @@ export function toToolReturn(result: CallToolResult): ToolReturn {
   return image ? { output, image } : output;
 }
 
-function describe(block: ContentBlock): string {
+/** One content block as the model reads it (an image as a note: only `toToolReturn` attaches one). */
+export function describe(block: ContentBlock): string {
   switch (block.type) {
     case 'text':
       return block.text;
@@ -67,7 +68,7 @@ function describe(block: ContentBlock): string {
 }
 
 /** An embedded resource: its uri and type, and the start of its text (binary data is only sized). */
-function describeResource(resource: EmbeddedResource['resource']): string {
+export function describeResource(resource: EmbeddedResource['resource']): string {
   const type = resource.mimeType ? ` (${resource.mimeType})` : '';
   if ('blob' in resource)
     return `[resource ${resource.uri}${type}: ${sizeOf(resource.blob)} of binary data, not shown]`;
@@ -86,20 +87,20 @@ function describeStructured(content: Record<string, unknown>): string {
 }
 
 /** `text`, cut to what a result may carry. */
-function clip(text: string): string {
+export function clip(text: string): string {
   const more = text.length - MAX_RESULT_CHARS;
   return more > 0 ? `${text.slice(0, MAX_RESULT_CHARS)}\n…[${more} more characters of the result not shown]` : text;
 }
 
 /** The decoded size of base64 data (its padding, at most two `=`, counted at the end only: no regex over it). */
-function bytesOf(base64: string): number {
+export function bytesOf(base64: string): number {
   let end = base64.length;
   while (end > 0 && base64.length - end < 2 && base64[end - 1] === '=') end--;
   return Math.floor((end * 3) / 4);
 }
 
 /** A size, for people: base64 data decoded, or a count of bytes. */
-function sizeOf(data: string | number): string {
+export function sizeOf(data: string | number): string {
   const bytes = typeof data === 'number' ? data : bytesOf(data);
   if (bytes < 1024) return `${bytes} bytes`;
   return bytes < 1024 * 1024 ? `${(bytes / 1024).toFixed(1)} KB` : `${(bytes / 1024 / 1024).toFixed(1)} MB`;

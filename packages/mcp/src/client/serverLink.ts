@@ -1,7 +1,21 @@
-import { type CallToolResult, ErrorCode, type Implementation, McpError } from '@modelcontextprotocol/sdk/types.js';
-import { err, ok, type Result } from '@openmanus/core';
+import {
+  type CallToolResult,
+  ErrorCode,
+  type Implementation,
+  McpError,
+  type Root,
+} from '@modelcontextprotocol/sdk/types.js';
+import { err, ok, type Result, type ToolScope } from '@openmanus/core';
+import type { z } from 'zod';
 import type { McpServerConfig } from './config.js';
 import { type McpConnection, type McpTool, messageOf, openConnection } from './connection.js';
+import {
+  CallsInFlight,
+  CLIENT_CAPABILITIES,
+  installServerRequests,
+  progressOf,
+  type ServerRequestFallbacks,
+} from './serverRequests.js';
 import { admitTools, type LeftOutTool } from './toolAdmission.js';
 import type { TransportKind } from './transport.js';
 
@@ -18,6 +32,8 @@ export interface ServerStatus {
   /** Tools of its list we do not offer, and why (a schema too deep or too long, an invalid tool). */
   readonly leftOut: readonly LeftOutTool[];
   readonly instructions?: string;
+  /** What the server serves besides tools, while connected. */
+  readonly serves: { readonly resources: boolean; readonly prompts: boolean };
 }
 
 /** Waits between connection attempts: `initialDelayMs`, doubling up to `maxDelayMs`, for as long as the client is open. */
@@ -40,6 +56,10 @@ export interface ServerLinkOptions {
   readonly idleCheckMs: number;
   readonly reconnect: ReconnectPolicy;
   readonly onEvent: (event: LinkEvent) => void;
+  /** Who answers the server's questions and log lines that belong to no one call. */
+  readonly requests: ServerRequestFallbacks;
+  /** The roots the server gets when it asks (`roots/list`). */
+  readonly roots: () => readonly Root[];
 }
 
 /** One configured server, kept connected: connects, lists its tools, calls them, reconnects with backoff. */
@@ -53,8 +73,19 @@ export interface ServerLink {
   settled(): Promise<void>;
   /** Settles once a remote server idle for `idleCheckMs` has answered a ping, or been found gone. */
   ready(): Promise<void>;
-  /** Calls a tool; every failure is a message for the model. Rejects only when `signal` aborted it. */
-  call(tool: string, args: Record<string, unknown>, signal: AbortSignal): Promise<Result<CallToolResult, string>>;
+  /**
+   * Calls a tool for the call `scope`, which takes the server's progress, log lines and questions
+   * meanwhile; every failure is a message for the model. Rejects only when the call's signal aborted it.
+   */
+  call(tool: string, args: Record<string, unknown>, scope: ToolScope): Promise<Result<CallToolResult, string>>;
+  /** Any other request (resources, prompts), its answer checked by `schema`; failures as for `call`. */
+  request<T>(
+    request: { readonly method: string; readonly params?: Record<string, unknown> },
+    schema: z.ZodType<T>,
+    signal: AbortSignal,
+  ): Promise<Result<T, string>>;
+  /** Tells the server, if connected, that the roots changed. */
+  notifyRootsChanged(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -80,6 +111,8 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
   let probing: Promise<void> | undefined;
   /** Connections being ended: `close` waits for them, so that no process outlives it. */
   const ending = new Set<Promise<void>>();
+  /** Each connection's tool calls in flight, to which its server's questions and log lines go. */
+  const inFlight = new WeakMap<McpConnection, CallsInFlight>();
 
   const end = (gone: McpConnection, kill: boolean) => {
     const ended = (kill ? gone.abandon() : gone.close()).catch(() => undefined);
@@ -104,9 +137,13 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     let opened: McpConnection | undefined;
     // A change announced while the first list is under way may not be in it: list again once connected.
     let changedEarly = false;
+    const calls = new CallsInFlight();
     try {
       opened = await openConnection(config, {
         clientInfo: options.clientInfo,
+        capabilities: CLIENT_CAPABILITIES,
+        install: (client) =>
+          installServerRequests(client, { ...options.requests, server: id, calls, roots: options.roots }),
         timeoutMs: options.connectTimeoutMs,
         signal: closing.signal,
         events: {
@@ -126,6 +163,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       const listed = await opened.listTools(callTimeoutMs, closing.signal);
       if (closing.signal.aborted || mine !== generation) throw new Error('superseded');
       connection = opened;
+      inFlight.set(opened, calls);
       ({ tools, leftOut } = admitTools(listed));
       state = 'connected';
       error = undefined;
@@ -186,6 +224,11 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
     return probing;
   }
 
+  function notConnected(): string {
+    const why = error ? ` (${error})` : '';
+    return `the MCP server "${id}" is not connected${why}; its tools are back once it reconnects`;
+  }
+
   function refresh(): Promise<void> {
     if (listing) {
       listAgain = true;
@@ -219,6 +262,10 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       tools,
       leftOut,
       ...(connection?.instructions ? { instructions: connection.instructions } : {}),
+      serves: {
+        resources: connection?.serverCapabilities.resources !== undefined,
+        prompts: connection?.serverCapabilities.prompts !== undefined,
+      },
     }),
     start() {
       if (state === 'closed') return Promise.resolve();
@@ -235,14 +282,17 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       if (!conn || conn.kind === 'stdio' || Date.now() - conn.heardAt() < options.idleCheckMs) return;
       await probe(conn, `it was idle for ${Date.now() - conn.heardAt()} ms`);
     },
-    async call(tool, args, signal) {
+    async call(tool, args, scope) {
       const conn = connection;
-      if (!conn) {
-        const why = error ? ` (${error})` : '';
-        return err(`the MCP server "${id}" is not connected${why}; its tools are back once it reconnects`);
-      }
+      if (!conn) return err(notConnected());
+      const { signal } = scope;
+      const done = inFlight.get(conn)?.add(scope);
       try {
-        const result = await conn.callTool(tool, args, { signal, timeoutMs: callTimeoutMs });
+        const result = await conn.callTool(tool, args, {
+          signal,
+          timeoutMs: callTimeoutMs,
+          onProgress: (progress) => scope.reportProgress(progressOf(progress)),
+        });
         // Over streamable HTTP, list_changed comes on another stream than the result, maybe after the
         // next request has gone out: a server that announces changes is listed again at once (the next
         // step waits for it, `settled`), in case the call changed its tools.
@@ -252,7 +302,23 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
         if (signal.aborted) throw failure;
         await check(conn, failure);
         return err(describeCallFailure(id, failure, callTimeoutMs, conn === connection ? undefined : error));
+      } finally {
+        done?.();
       }
+    },
+    async request(request, schema, signal) {
+      const conn = connection;
+      if (!conn) return err(notConnected());
+      try {
+        return ok(await conn.request(request, schema, { signal, timeoutMs: callTimeoutMs }));
+      } catch (failure) {
+        if (signal.aborted) throw failure;
+        await check(conn, failure);
+        return err(describeCallFailure(id, failure, callTimeoutMs, conn === connection ? undefined : error));
+      }
+    },
+    async notifyRootsChanged() {
+      await connection?.notifyRootsChanged().catch(() => undefined);
     },
     async close() {
       if (state === 'closed') return;

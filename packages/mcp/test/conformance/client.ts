@@ -78,7 +78,12 @@ try {
     const name = mcpToolName(SERVER, call.tool);
     const agent = withMcp(createAgent({ name: 'conformance', tools: [terminate] }), client);
     const llm = scriptedLlm([{ toolCalls: [{ name, arguments: call.args }] }, { content: 'Done.' }]);
-    const result = await run(agent, `Call ${call.tool}.`, { llm });
+    // The person accepts every question as it comes, leaving the fields as they are: the client
+    // then answers with the form's defaults (SEP-1034).
+    const result = await run(agent, `Call ${call.tool}.`, {
+      llm,
+      onElicitation: () => ({ action: 'accept', content: {} }),
+    });
     const [observed] = result.state.messages.flatMap((message) => (message.role === 'tool' ? [message] : []));
     console.log(`${name}: ${observed?.content}`);
     if (!observed || observed.content.startsWith('Error')) throw new Error(`${name} failed`);
