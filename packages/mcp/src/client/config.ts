@@ -34,23 +34,40 @@ const text = z.string().min(1);
 const strings = z.record(z.string(), z.string());
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
 /** `auth` as a config file can write it; in code, `store` and `redirect` are objects and functions. */
-const authSchema = z.strictObject({
-  store: z.custom<McpOAuthOptions['store']>((value) => typeof value === 'object' && value !== null).optional(),
-  redirect: z.custom<McpOAuthOptions['redirect']>((value) => typeof value === 'function').optional(),
-  redirectUrl: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
-  clientMetadataUrl: httpsUrl.optional(),
-  clientMetadata: z.record(z.string(), z.unknown()).optional(),
-  clientId: text.optional(),
-  clientSecret: text.optional(),
-  issuer: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
-  clientCredentials: z
-    .union([
-      z.strictObject({ clientId: text, clientSecret: text }),
-      z.strictObject({ clientId: text, privateKey: text, algorithm: text.optional() }),
-    ])
-    .optional(),
-  scope: text.optional(),
-});
+const authSchema = z
+  .strictObject({
+    store: z.custom<McpOAuthOptions['store']>((value) => typeof value === 'object' && value !== null).optional(),
+    redirect: z.custom<McpOAuthOptions['redirect']>((value) => typeof value === 'function').optional(),
+    redirectUrl: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    clientMetadataUrl: httpsUrl.optional(),
+    clientMetadata: z.record(z.string(), z.unknown()).optional(),
+    clientId: text.optional(),
+    clientSecret: text.optional(),
+    issuer: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
+    clientCredentials: z
+      .union([
+        z.strictObject({ clientId: text, clientSecret: text }),
+        z.strictObject({ clientId: text, privateKey: text, algorithm: text.optional() }),
+      ])
+      .optional(),
+    crossApp: z
+      .strictObject({
+        idpTokenEndpoint: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }),
+        idpClientId: text,
+        idpClientSecret: text.optional(),
+        idToken: z.union([text, z.custom<() => string>((value) => typeof value === 'function')], {
+          error: 'must be the ID token, or (in code) a function that gets one',
+        }),
+        clientId: text,
+        clientSecret: text.optional(),
+      })
+      .optional(),
+    scope: text.optional(),
+  })
+  .refine((auth) => !(auth.clientCredentials && auth.crossApp), {
+    path: ['crossApp'],
+    message: 'cannot be given with clientCredentials (each is a way to get a token)',
+  });
 /** One server as other MCP hosts write it; keys of theirs we do not use (e.g. `autoApprove`) are ignored. */
 const serverSchema = z
   .object({

@@ -10,6 +10,7 @@ import type {
   OAuthClientMetadata,
   OAuthTokens,
 } from '@modelcontextprotocol/sdk/shared/auth.js';
+import { JWT_BEARER_GRANT, jwtBearerRequest, type McpCrossAppAccess } from './crossApp.js';
 import { type McpAuthRecord, type McpTokenStore, memoryTokenStore } from './tokenStore.js';
 
 /** What the authorization server sent the browser back with (the query of the redirect). */
@@ -54,6 +55,8 @@ export interface McpOAuthOptions {
   readonly issuer?: string;
   /** The client_credentials grant instead of a sign-in. */
   readonly clientCredentials?: McpClientCredentials;
+  /** Cross-app access (SEP-990) instead of a sign-in: the person's identity provider vouches for them. */
+  readonly crossApp?: McpCrossAppAccess;
   /** Asked for when the server names none (neither in its 401 nor in its metadata). */
   readonly scope?: string;
 }
@@ -93,16 +96,28 @@ function covers(granted: string | undefined, wanted: string): boolean {
 export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}): McpOAuthProvider {
   const store = options.store ?? memoryTokenStore();
   const credentials = options.clientCredentials;
-  const redirectUrl = credentials ? undefined : (options.redirectUrl ?? DEFAULT_REDIRECT_URL);
+  const crossApp = options.crossApp;
+  if (credentials && crossApp) throw new TypeError('auth takes clientCredentials or crossApp, not both');
+  // Without a redirect URL the SDK asks no one: it takes a token with prepareTokenRequest's grant.
+  const redirectUrl = credentials || crossApp ? undefined : (options.redirectUrl ?? DEFAULT_REDIRECT_URL);
   const jwt = credentials && 'privateKey' in credentials ? credentials : undefined;
-  const secret = credentials && 'clientSecret' in credentials ? credentials.clientSecret : options.clientSecret;
-  const clientId = credentials?.clientId ?? options.clientId;
+  const secret =
+    credentials && 'clientSecret' in credentials
+      ? credentials.clientSecret
+      : crossApp
+        ? crossApp.clientSecret
+        : options.clientSecret;
+  const clientId = credentials?.clientId ?? crossApp?.clientId ?? options.clientId;
 
   const metadata: OAuthClientMetadata = {
     client_name: 'OpenManus',
     redirect_uris: redirectUrl ? [redirectUrl] : [],
-    grant_types: credentials ? ['client_credentials'] : ['authorization_code', 'refresh_token'],
-    response_types: credentials ? [] : ['code'],
+    grant_types: crossApp
+      ? [JWT_BEARER_GRANT]
+      : credentials
+        ? ['client_credentials']
+        : ['authorization_code', 'refresh_token'],
+    response_types: redirectUrl ? ['code'] : [],
     token_endpoint_auth_method: jwt ? 'private_key_jwt' : secret ? 'client_secret_basic' : 'none',
     ...(options.scope ? { scope: options.scope } : {}),
     ...options.clientMetadata,
@@ -234,6 +249,17 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
       ? {
           prepareTokenRequest: (scope?: string) =>
             new URLSearchParams({ grant_type: 'client_credentials', ...(scope ? { scope } : {}) }),
+        }
+      : {}),
+    ...(crossApp
+      ? {
+          // The SDK has just saved where it found the authorization server: the ID-JAG is for that one.
+          prepareTokenRequest: async (scope?: string) =>
+            jwtBearerRequest(crossApp, {
+              serverUrl,
+              discovery: (await load()).discovery,
+              ...(scope ? { scope } : {}),
+            }),
         }
       : {}),
     completeAuthorization(finish) {
