@@ -25,6 +25,7 @@ export {
   type McpClientEvent,
   type McpClientOptions,
   type McpContextOptions,
+  type McpRoot,
   type McpServerStatus,
 } from './client/mcpClient.js';
 export { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from './client/naming.js';
@@ -45,6 +46,7 @@ export {
   memoryTokenStore,
 } from './client/oauth/tokenStore.js';
 export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
+export type { McpLogEntry, McpRequestContext, ServerRequestFallbacks } from './client/serverRequests.js';
 export type { LeftOutTool } from './client/toolAdmission.js';
 export type { TransportKind } from './client/transport.js';
 // The server: any of our toolsets for MCP clients.

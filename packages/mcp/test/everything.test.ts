@@ -1,7 +1,9 @@
 // Our client against the reference "everything" server from npm, over stdio: its tools as ours,
 // their schemas untouched, images, resources, errors, instructions, and an environment of its own.
-import { processesMatching } from '@openmanus/core/testing';
+import { createAgent, run, terminate } from '@openmanus/core';
+import { processesMatching, scriptedLlm } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { withMcp } from '../src/agents/withMcp.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { everythingScript, newMarker, observe, toolNamed } from './helpers.js';
 
@@ -24,7 +26,7 @@ describe('the everything server over stdio', () => {
     expect(processesMatching(tag)).toEqual([]);
   });
 
-  it('offers its tools as mcp_everything_*, leaving out the one that only runs as a task', () => {
+  it('offers its tools as mcp_everything_* — those of the capabilities we declare, its resources and prompts — leaving out the one that only runs as a task', () => {
     expect(client.tools().map((t) => t.spec.name)).toEqual([
       'mcp_everything_echo',
       'mcp_everything_get-annotated-message',
@@ -38,6 +40,13 @@ describe('the everything server over stdio', () => {
       'mcp_everything_toggle-simulated-logging',
       'mcp_everything_toggle-subscriber-updates',
       'mcp_everything_trigger-long-running-operation',
+      'mcp_everything_get-roots-list',
+      'mcp_everything_trigger-elicitation-request',
+      'mcp_everything_trigger-sampling-request',
+      'mcp_everything_list_resources',
+      'mcp_everything_read_resource',
+      'mcp_everything_list_prompts',
+      'mcp_everything_get_prompt',
     ]);
   });
 
@@ -111,6 +120,38 @@ describe('the everything server over stdio', () => {
     expect(links.output).toContain(
       '[resource link: demo://resource/dynamic/text/2 "Text Resource 2" (text/plain) — Resource 2: plaintext resource]',
     );
+  });
+
+  it("asks the run's host its questions and the run's model for its completions", async () => {
+    const agent = withMcp(createAgent({ name: 'tester', tools: [terminate] }), client);
+    const llm = scriptedLlm(
+      [
+        { toolCalls: [{ name: 'mcp_everything_trigger-elicitation-request', arguments: {} }] },
+        { toolCalls: [{ name: 'mcp_everything_trigger-sampling-request', arguments: { prompt: 'Say hi' } }] },
+        { content: 'Hi there.' },
+        { content: 'Done.' },
+      ],
+      'scripted-model',
+    );
+    const result = await run(agent, 'Go.', {
+      llm,
+      onElicitation: () => ({ action: 'accept', content: { name: 'Ada Lovelace' } }),
+      onSampling: () => true,
+    });
+    const [asked, sampled] = result.state.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
+    // The form's default is sent for the field left as it was.
+    expect(asked).toContain('User inputs:');
+    expect(asked).toContain('Ada Lovelace');
+    expect(asked).toContain('It was a dark and stormy night.');
+    expect(JSON.parse(String(sampled).replace(/^LLM sampling result: \n/, ''))).toMatchObject({
+      role: 'assistant',
+      model: 'scripted-model',
+      content: { type: 'text', text: 'Hi there.' },
+    });
+    expect(llm.requests[2]?.messages.map((m) => m.content)).toEqual([
+      'You are a helpful test server.',
+      'Resource trigger-sampling-request context: Say hi',
+    ]);
   });
 
   it('starts the server with its configured env and the SDK’s few safe variables, never our secrets', async () => {

@@ -1,5 +1,5 @@
 import type { CallToolResult, ContentBlock, EmbeddedResource } from '@modelcontextprotocol/sdk/types.js';
-import { err, type ImageData, type ToolReturn } from '@openmanus/core';
+import { err, type ImageData, type ToolContent, type ToolReturn } from '@openmanus/core';
 import { type JsonLimits, jsonExcess } from './jsonBounds.js';
 
 /** How much of an embedded text resource the model sees. */
@@ -41,7 +41,47 @@ export function toToolReturn(result: CallToolResult): ToolReturn {
   // Core says "Error: " itself; a server that said it too (ours does) must not make it "Error: Error: ".
   if (result.isError === true)
     return err(output.replace(/^error:\s*/i, '') || 'the tool reported an error without a message');
-  return image ? { output, image } : output;
+  // Parts the model only reads about (audio, files, links) are kept as they are, so that our MCP
+  // server serving this tool passes them on; the model reads `output`.
+  const blocks = result.content ?? [];
+  const keep = blocks.some(
+    (block) => block.type === 'audio' || block.type === 'resource' || block.type === 'resource_link',
+  );
+  const content = keep ? blocks.map(toolContentOf) : undefined;
+  if (!image && !content) return output;
+  return { output, ...(image ? { image } : {}), ...(content ? { content } : {}) };
+}
+
+/** A content block as core keeps it: its protocol fields only (no annotations, icons or `_meta`). */
+function toolContentOf(block: ContentBlock): ToolContent {
+  switch (block.type) {
+    case 'text':
+      return { type: 'text', text: block.text };
+    case 'image':
+    case 'audio':
+      return { type: block.type, data: block.data, mimeType: block.mimeType };
+    case 'resource': {
+      const { uri, mimeType } = block.resource;
+      const type = typeof mimeType === 'string' ? { mimeType } : {};
+      return 'blob' in block.resource && typeof block.resource.blob === 'string'
+        ? { type: 'resource', resource: { uri, ...type, blob: block.resource.blob } }
+        : {
+            type: 'resource',
+            resource: { uri, ...type, text: String((block.resource as { text?: unknown }).text ?? '') },
+          };
+    }
+    case 'resource_link': {
+      const { uri, name, title, description, mimeType } = block;
+      return {
+        type: 'resource_link',
+        uri,
+        name,
+        ...(title !== undefined ? { title } : {}),
+        ...(description !== undefined ? { description } : {}),
+        ...(mimeType !== undefined ? { mimeType } : {}),
+      };
+    }
+  }
 }
 
 /** One content block as the model reads it (an image as a note: only `toToolReturn` attaches one). */
