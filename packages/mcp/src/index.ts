@@ -29,6 +29,7 @@ export {
   type McpServerStatus,
 } from './client/mcpClient.js';
 export { MAX_TOOL_NAME, mcpToolName, sanitizeToolName, uniqueToolName } from './client/naming.js';
+export type { McpCrossAppAccess } from './client/oauth/crossApp.js';
 export { type LoopbackSignIn, type LoopbackSignInOptions, loopbackSignIn } from './client/oauth/loopback.js';
 export {
   DEFAULT_REDIRECT_URL,

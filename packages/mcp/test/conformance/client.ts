@@ -25,9 +25,13 @@ interface Context {
   readonly client_secret?: string;
   readonly private_key_pem?: string;
   readonly signing_algorithm?: string;
+  /** Cross-app access: the identity provider's token endpoint, our client there, and the person's ID token. */
+  readonly idp_token_endpoint?: string;
+  readonly idp_client_id?: string;
+  readonly idp_id_token?: string;
 }
 
-/** `auth` of the server's config for an auth scenario: credentials from the context, else a sign-in. */
+/** `auth` of the server's config for an auth scenario: credentials or an ID token from the context, else a sign-in. */
 function authOf(scenario: string): McpOAuthOptions | undefined {
   if (!scenario.startsWith('auth/')) return undefined;
   const context = JSON.parse(process.env.MCP_CONFORMANCE_CONTEXT ?? '{}') as Context;
@@ -37,6 +41,12 @@ function authOf(scenario: string): McpOAuthOptions | undefined {
       clientCredentials: privateKey
         ? { clientId, privateKey, ...(context.signing_algorithm ? { algorithm: context.signing_algorithm } : {}) }
         : { clientId, clientSecret: clientSecret ?? '' },
+    };
+  }
+  const { idp_token_endpoint: idpTokenEndpoint, idp_client_id: idpClientId, idp_id_token: idToken } = context;
+  if (scenario.startsWith('auth/cross-app-access-') && clientId && idpTokenEndpoint && idpClientId && idToken) {
+    return {
+      crossApp: { idpTokenEndpoint, idpClientId, idToken, clientId, ...(clientSecret ? { clientSecret } : {}) },
     };
   }
   return {
