@@ -123,6 +123,33 @@ describe('requests and log lines outside any call', () => {
   });
 });
 
+describe('bounds on what a server asks', () => {
+  it('refuses a sampling request of too many messages, and a form too large, before anyone is asked', async () => {
+    const asked: string[] = [];
+    const { sdk } = await connect({
+      onSampling: () => {
+        asked.push('sampling');
+        return { role: 'assistant', content: { type: 'text', text: 'no' }, model: 'host-model' };
+      },
+      onElicitation: () => {
+        asked.push('elicitation');
+        return { action: 'cancel' };
+      },
+    });
+    const message = { role: 'user' as const, content: { type: 'text' as const, text: 'Hi' } };
+    await expect(
+      sdk.server.createMessage({ messages: Array.from({ length: 101 }, () => message), maxTokens: 5 }),
+    ).rejects.toThrow(/sampling request refused: it has more than 100 messages/);
+    const properties = Object.fromEntries(
+      Array.from({ length: 500 }, (_, i) => [`field${i}`, { type: 'string', description: 'x'.repeat(200) }]),
+    );
+    await expect(
+      sdk.server.elicitInput({ message: 'Fill this in', requestedSchema: { type: 'object', properties } }),
+    ).rejects.toThrow(/the requested schema is too large/);
+    expect(asked).toEqual([]);
+  });
+});
+
 describe('result parts the model only reads about', () => {
   it('are kept as MCP content, described in the output, and passed on when our server serves the tool', async () => {
     const { client: mcp } = await connect();
