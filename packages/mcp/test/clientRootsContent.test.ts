@@ -141,7 +141,7 @@ describe('bounds on what a server asks', () => {
       sdk.server.createMessage({ messages: Array.from({ length: 101 }, () => message), maxTokens: 5 }),
     ).rejects.toThrow(/sampling request refused: it has more than 100 messages/);
     const properties = Object.fromEntries(
-      Array.from({ length: 500 }, (_, i) => [`field${i}`, { type: 'string', description: 'x'.repeat(200) }]),
+      Array.from({ length: 500 }, (_, i) => [`field${i}`, { type: 'string' as const, description: 'x'.repeat(200) }]),
     );
     await expect(
       sdk.server.elicitInput({ message: 'Fill this in', requestedSchema: { type: 'object', properties } }),
