@@ -2,6 +2,10 @@
 // belong to: our server (createMcpServer, whose tools call scope.elicit, scope.sample,
 // scope.reportProgress and scope.log) served over HTTP on 127.0.0.1, and our client in an agent's
 // run — the run's host answers the question, the run's model the completion once the host approves.
+
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { ElicitRequestSchema } from '@modelcontextprotocol/sdk/types.js';
 import {
   createAgent,
   defineTool,
@@ -18,7 +22,7 @@ import { z } from 'zod';
 import { withMcp } from '../src/agents/withMcp.js';
 import { createMcpClient, type McpClient, type McpClientOptions } from '../src/client/mcpClient.js';
 import { createMcpServer, type McpToolServer } from '../src/server/mcpServer.js';
-import { observe, toolNamed } from './helpers.js';
+import { callTool, observe, textOf, toolNamed } from './helpers.js';
 
 const FORM = {
   type: 'object',
@@ -68,9 +72,12 @@ const remoteTools: Tool[] = [
 
 let server: McpToolServer | undefined;
 let client: McpClient | undefined;
+let relayServer: McpToolServer | undefined;
 afterEach(async () => {
+  await relayServer?.close();
   await client?.close();
   await server?.close();
+  relayServer = undefined;
   client = undefined;
   server = undefined;
 });
@@ -205,6 +212,27 @@ describe('a remote server asks our client during a call', () => {
       },
       { type: 'progress', effectId: undefined, tool: 'mcp_remote_import_rows', progress: 2, total: 2 },
     ]);
+  });
+
+  it('relays the question on when our own MCP server serves the remote tool (scope.relay)', async () => {
+    const mcp = await connect();
+    relayServer = createMcpServer([toolNamed(mcp, 'mcp_remote_ask_name')]);
+    const [ours, theirs] = InMemoryTransport.createLinkedPair();
+    await relayServer.connect(ours);
+    const outer = new Client({ name: 'outer', version: '1.0.0' }, { capabilities: { elicitation: { form: {} } } });
+    const asked: string[] = [];
+    outer.setRequestHandler(ElicitRequestSchema, ({ params }) => {
+      asked.push(params.message);
+      return { action: 'accept', content: { name: 'Grace', team: 'red' } };
+    });
+    await outer.connect(theirs);
+    try {
+      const result = await callTool(outer, 'mcp_remote_ask_name');
+      expect(asked).toEqual(['Your name?']);
+      expect(textOf(result)).toBe(JSON.stringify({ action: 'accept', content: { name: 'Grace', team: 'red' } }));
+    } finally {
+      await outer.close();
+    }
   });
 
   it('does not guess which of two calls in flight a question belongs to: the client-level fallback answers', async () => {
