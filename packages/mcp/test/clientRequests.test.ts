@@ -68,6 +68,18 @@ const remoteTools: Tool[] = [
       return 'Imported 2 rows.';
     },
   }),
+  defineTool({
+    name: 'chatty',
+    description: 'Logs and reports far too much.',
+    parameters: z.object({}),
+    execute: (_, scope) => {
+      for (let i = 1; i <= 1_005; i++) {
+        scope.reportProgress({ progress: i });
+        scope.log('debug', `line ${i}`);
+      }
+      return 'Talked.';
+    },
+  }),
 ];
 
 let server: McpToolServer | undefined;
@@ -212,6 +224,21 @@ describe('a remote server asks our client during a call', () => {
       },
       { type: 'progress', effectId: undefined, tool: 'mcp_remote_import_rows', progress: 2, total: 2 },
     ]);
+  });
+
+  it('keeps at most 1,000 log lines and progress reports of a call, and says the rest were dropped', async () => {
+    const mcp = await connect();
+    const { items, observations } = await runWith(
+      mcp,
+      [{ toolCalls: [{ name: 'mcp_remote_chatty', arguments: {} }] }, { content: 'Done.' }],
+      {},
+    );
+    expect(observations).toEqual(['Talked.']);
+    const logs = items.flatMap((item) => (item.type === 'log' ? [item] : []));
+    expect(logs).toHaveLength(1_001);
+    expect(logs[999]?.data).toBe('line 1000');
+    expect(logs[1_000]).toMatchObject({ level: 'warning', data: expect.stringContaining('more than 1000 log lines') });
+    expect(items.filter((item) => item.type === 'progress')).toHaveLength(1_000);
   });
 
   it('relays the question on when our own MCP server serves the remote tool (scope.relay)', async () => {

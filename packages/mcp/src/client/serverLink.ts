@@ -13,7 +13,6 @@ import {
   CallsInFlight,
   CLIENT_CAPABILITIES,
   installServerRequests,
-  progressOf,
   type ServerRequestFallbacks,
 } from './serverRequests.js';
 import { admitTools, type LeftOutTool } from './toolAdmission.js';
@@ -286,12 +285,13 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       const conn = connection;
       if (!conn) return err(notConnected());
       const { signal } = scope;
-      const done = inFlight.get(conn)?.add(scope);
+      const calls = inFlight.get(conn);
+      const done = calls?.add(scope);
       try {
         const result = await conn.callTool(tool, args, {
           signal,
           timeoutMs: callTimeoutMs,
-          onProgress: (progress) => scope.reportProgress(progressOf(progress)),
+          onProgress: (progress) => calls?.progress(scope, progress),
         });
         // Over streamable HTTP, list_changed comes on another stream than the result, maybe after the
         // next request has gone out: a server that announces changes is listed again at once (the next

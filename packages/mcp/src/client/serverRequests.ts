@@ -46,6 +46,8 @@ export const MAX_SAMPLING_MEDIA_CHARS = 7_000_000;
 export const MAX_SAMPLING_TOKENS = 32_000;
 /** How much of a log line's data we keep (it goes into the run's items). */
 export const MAX_LOG_DATA: JsonLimits = { depth: 16, chars: 20_000 };
+/** The most log lines, and progress reports, of one call that become run items. */
+export const MAX_ITEMS_PER_CALL = 1_000;
 
 /** Which server a request or log line came from, and how many of our calls were in flight on it. */
 export interface McpRequestContext {
@@ -83,11 +85,12 @@ export interface ServerRequestFallbacks {
  * it on its standalone stream), so it goes to the call only when exactly one is in flight.
  */
 export class CallsInFlight {
-  readonly #calls = new Set<ToolScope>();
+  /** Each call, with how many of its log lines and progress reports were passed on. */
+  readonly #calls = new Map<ToolScope, { lines: number; reports: number }>();
 
   /** Counts `scope` in flight until the returned function is called. */
   add(scope: ToolScope): () => void {
-    this.#calls.add(scope);
+    this.#calls.set(scope, { lines: 0, reports: 0 });
     return () => this.#calls.delete(scope);
   }
 
@@ -97,13 +100,38 @@ export class CallsInFlight {
 
   /** The one call in flight, if there is exactly one. */
   only(): ToolScope | undefined {
-    return this.#calls.size === 1 ? [...this.#calls][0] : undefined;
+    return this.#calls.size === 1 ? [...this.#calls.keys()][0] : undefined;
   }
 
   all(): readonly ToolScope[] {
-    return [...this.#calls];
+    return [...this.#calls.keys()];
+  }
+
+  /** A log line of the server for `scope` (while in flight), up to `MAX_ITEMS_PER_CALL` of them. */
+  log(scope: ToolScope, level: LogLevel, data: unknown, logger?: string): void {
+    const counts = this.#calls.get(scope);
+    if (!counts) return;
+    counts.lines++;
+    if (counts.lines <= MAX_ITEMS_PER_CALL) scope.log(level, data, logger);
+    else if (counts.lines === MAX_ITEMS_PER_CALL + 1)
+      scope.log(
+        'warning',
+        `The server sent more than ${MAX_ITEMS_PER_CALL} log lines in this call; the rest are not kept.`,
+        NOTE_LOGGER,
+      );
+  }
+
+  /** A progress report of the server for `scope` (while in flight), up to `MAX_ITEMS_PER_CALL` of them. */
+  progress(scope: ToolScope, progress: Progress): void {
+    const counts = this.#calls.get(scope);
+    if (!counts) return;
+    counts.reports++;
+    if (counts.reports <= MAX_ITEMS_PER_CALL) scope.reportProgress(progressOf(progress));
   }
 }
+
+/** The logger of the lines we add to a call's log ourselves. */
+const NOTE_LOGGER = 'openmanus-mcp';
 
 export interface ServerRequestOptions extends ServerRequestFallbacks {
   readonly server: string;
@@ -131,7 +159,7 @@ export function installServerRequests(client: Client, options: ServerRequestOpti
       : `the MCP server "${server}" sent ${what} while ${calls.size} calls of its tools were in flight, and it cannot be told which one it belongs to`;
   /** Tells every call in flight why a request of its server went unanswered (one of them may be waiting for it). */
   const warnCalls = (message: string) => {
-    for (const call of calls.all()) call.log('warning', message, 'openmanus-mcp');
+    for (const call of calls.all()) calls.log(call, 'warning', message, NOTE_LOGGER);
   };
 
   client.setRequestHandler(ElicitRequestSchema, async ({ params }): Promise<ElicitResult> => {
@@ -155,7 +183,13 @@ export function installServerRequests(client: Client, options: ServerRequestOpti
     const problem = checkElicitationAnswer(schema, content);
     if (problem !== undefined) {
       const message = `the answer does not match the requested schema: ${problem}`;
-      call?.log('warning', `The answer to the MCP server "${server}"'s question was not sent: ${message}.`);
+      if (call)
+        calls.log(
+          call,
+          'warning',
+          `The answer to the MCP server "${server}"'s question was not sent: ${message}.`,
+          NOTE_LOGGER,
+        );
       throw new McpError(ErrorCode.InvalidParams, message);
     }
     return { action: 'accept', content: content as ElicitResult['content'] & object };
@@ -186,7 +220,7 @@ export function installServerRequests(client: Client, options: ServerRequestOpti
     const data = jsonExcess(params.data, MAX_LOG_DATA) === undefined ? params.data : '[log data too large, not kept]';
     const logger = typeof params.logger === 'string' ? cut(params.logger, 200) : undefined;
     const call = calls.only();
-    if (call) call.log(params.level, data, logger);
+    if (call) calls.log(call, params.level, data, logger);
     else {
       try {
         options.onLog?.({ server, level: params.level, data, ...(logger !== undefined ? { logger } : {}) });
@@ -198,7 +232,7 @@ export function installServerRequests(client: Client, options: ServerRequestOpti
 }
 
 /** A server's progress for a call, as the call's `scope.reportProgress` takes it (its message cut). */
-export function progressOf({ progress, total, message }: Progress) {
+function progressOf({ progress, total, message }: Progress) {
   return {
     progress,
     ...(total !== undefined ? { total } : {}),
