@@ -52,10 +52,14 @@ function allowedOf(property: Property): readonly unknown[] | undefined {
   return consts.length > 0 ? consts : undefined;
 }
 
-const FORMATS: Readonly<Record<string, RegExp>> = {
-  email: /^[^\s@]+@[^\s@]+$/,
-  date: /^\d{4}-\d{2}-\d{2}$/,
-  'date-time': /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i,
+/** The string formats MCP's forms use (besides `uri`), and what a value of each must look like. */
+const FORMATS: Readonly<Record<string, { readonly pattern: RegExp; readonly what: string }>> = {
+  email: { pattern: /^[^\s@]+@[^\s@]+$/, what: 'an email address' },
+  date: { pattern: /^\d{4}-\d{2}-\d{2}$/, what: 'a date (YYYY-MM-DD)' },
+  'date-time': {
+    pattern: /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/i,
+    what: 'a date and time (ISO 8601)',
+  },
 };
 
 function checkValue(property: Property, value: unknown): string | undefined {
@@ -71,8 +75,8 @@ function checkValue(property: Property, value: unknown): string | undefined {
       if (max !== undefined && value.length > max) return `must have at most ${max} characters`;
       const format = typeof property.format === 'string' ? property.format : undefined;
       if (format === 'uri' && !URL.canParse(value)) return 'must be a URI';
-      const pattern = format ? FORMATS[format] : undefined;
-      if (pattern && !pattern.test(value)) return `must be a ${format}`;
+      const known = format ? FORMATS[format] : undefined;
+      if (known && !known.pattern.test(value)) return `must be ${known.what}`;
       return undefined;
     }
     case 'number':
