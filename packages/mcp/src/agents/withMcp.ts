@@ -1,4 +1,4 @@
-import type { Agent } from '@openmanus/core';
+import type { Agent, ContextGatherer } from '@openmanus/core';
 import type { McpServers } from '../client/config.js';
 import { createMcpClient, type McpClient, type McpClientOptions, type McpContextOptions } from '../client/mcpClient.js';
 
@@ -9,7 +9,13 @@ export interface McpAgent extends Agent {
   close(): Promise<void>;
 }
 
-export interface WithMcpOptions extends McpContextOptions, Omit<McpClientOptions, 'servers'> {}
+export interface WithMcpOptions extends McpContextOptions, Omit<McpClientOptions, 'servers'> {
+  /**
+   * The agent's workspace: the servers' roots when `roots` is not given (default: the workspace of
+   * each run, `RunOptions.workspace`, when it has one). Only for a client made from servers.
+   */
+  readonly workspace?: string;
+}
 
 const isClient = (source: McpClient | McpServers): source is McpClient =>
   typeof (source as McpClient).context === 'function' && typeof (source as McpClient).close === 'function';
@@ -24,13 +30,28 @@ const isClient = (source: McpClient | McpServers): source is McpClient =>
  * ends closes nothing but its own resources.
  */
 export function withMcp(agent: Agent, source: McpClient | McpServers, options: WithMcpOptions = {}): McpAgent {
-  const { name, refreshEvery, ...clientOptions } = options;
+  const { name, refreshEvery, workspace, ...clientOptions } = options;
   const owned = !isClient(source);
-  const mcp = isClient(source) ? source : createMcpClient({ ...clientOptions, servers: source });
-  const { provider, gatherer } = mcp.context({
+  // The roots a host gave win; else the servers may work in the agent's workspace.
+  const workspaceRoots = owned && clientOptions.roots === undefined;
+  const roots = workspaceRoots && workspace !== undefined ? { roots: [workspace] } : {};
+  const mcp = isClient(source) ? source : createMcpClient({ ...clientOptions, ...roots, servers: source });
+  const context = mcp.context({
     ...(name !== undefined ? { name } : {}),
     ...(refreshEvery !== undefined ? { refreshEvery } : {}),
   });
+  const { provider } = context;
+  let rootsFromRun: string | undefined;
+  const gatherer: ContextGatherer =
+    workspaceRoots && workspace === undefined
+      ? async (scope) => {
+          if (scope.workspace !== undefined && scope.workspace !== rootsFromRun) {
+            rootsFromRun = scope.workspace;
+            await mcp.setRoots([scope.workspace]);
+          }
+          return context.gatherer(scope);
+        }
+      : context.gatherer;
   if (agent.config.contextProviders?.some((existing) => existing.name === provider.name)) {
     throw new Error(
       `agent "${agent.config.name}" already has a context provider named "${provider.name}": give withMcp another name`,
