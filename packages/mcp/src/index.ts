@@ -19,6 +19,8 @@ export {
   type StdioServerConfig,
 } from './client/config.js';
 export type { McpContext } from './client/context.js';
+// For a host's own form (a terminal's, a page's): the checks our client makes of an answer before it is sent.
+export { checkElicitationAnswer, withSchemaDefaults } from './client/elicitationAnswer.js';
 export {
   createMcpClient,
   type McpClient,
