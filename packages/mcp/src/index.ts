@@ -52,6 +52,8 @@ export type { ReconnectPolicy, ServerState } from './client/serverLink.js';
 export type { McpLogEntry, McpRequestContext, ServerRequestFallbacks } from './client/serverRequests.js';
 export type { LeftOutTool } from './client/toolAdmission.js';
 export type { TransportKind } from './client/transport.js';
+// For a host's own prompt: what the blocks a server's results come in mean.
+export { MCP_CONTENT_NOTE } from './client/untrusted.js';
 // The server: any of our toolsets for MCP clients.
 export {
   type CatalogNotifier,

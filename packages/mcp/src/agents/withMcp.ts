@@ -1,6 +1,7 @@
 import type { Agent, ContextGatherer } from '@openmanus/core';
 import type { McpServers } from '../client/config.js';
 import { createMcpClient, type McpClient, type McpClientOptions, type McpContextOptions } from '../client/mcpClient.js';
+import { MCP_CONTENT_NOTE } from '../client/untrusted.js';
 
 /** An agent with the tools of MCP servers, and the client that connects them. */
 export interface McpAgent extends Agent {
@@ -28,6 +29,9 @@ const isClient = (source: McpClient | McpServers): source is McpClient =>
  * Lifetime: pass servers, and the agent owns its client (`agent.close()` disconnects it); pass a
  * client, and its owner closes it (one client can serve several agents and sessions). A run that
  * ends closes nothing but its own resources.
+ *
+ * The system prompt gets `MCP_CONTENT_NOTE` (once, however many clients the agent has): the servers'
+ * results come in blocks marked untrusted, and the model is told what they mean.
  */
 export function withMcp(agent: Agent, source: McpClient | McpServers, options: WithMcpOptions = {}): McpAgent {
   const { name, refreshEvery, workspace, ...clientOptions } = options;
@@ -59,9 +63,16 @@ export function withMcp(agent: Agent, source: McpClient | McpServers, options: W
   }
   return {
     ...agent,
-    config: { ...agent.config, contextProviders: [...(agent.config.contextProviders ?? []), provider] },
+    config: {
+      ...agent.config,
+      systemPrompt: withNote(agent.config.systemPrompt),
+      contextProviders: [...(agent.config.contextProviders ?? []), provider],
+    },
     contextGatherers: { ...agent.contextGatherers, [provider.name]: gatherer },
     mcp,
     close: () => (owned ? mcp.close() : Promise.resolve()),
   };
 }
+
+const withNote = (prompt: string) =>
+  prompt.includes(MCP_CONTENT_NOTE) ? prompt : [prompt, MCP_CONTENT_NOTE].filter(Boolean).join('\n\n');

@@ -38,7 +38,7 @@ export function mcpClientTool(
     timeoutMs: options.timeoutMs,
     execute: async (args, scope) => {
       const called = await options.call(tool.name, args, scope);
-      return called.isOk() ? toToolReturn(called.value) : err(called.error);
+      return called.isOk() ? toToolReturn(called.value, serverId) : err(called.error);
     },
   });
 }

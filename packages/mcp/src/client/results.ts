@@ -1,6 +1,7 @@
 import type { CallToolResult, ContentBlock, EmbeddedResource } from '@modelcontextprotocol/sdk/types.js';
 import { err, type ImageData, type ToolContent, type ToolReturn } from '@openmanus/core';
 import { type JsonLimits, jsonExcess } from './jsonBounds.js';
+import { mcpContent } from './untrusted.js';
 
 /** How much of an embedded text resource the model sees. */
 export const RESOURCE_EXCERPT = 2_000;
@@ -15,11 +16,12 @@ export const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
 export const VISION_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
 
 /**
- * A tool result of an MCP server as our tool's return: text items joined, the first image attached
+ * A tool result of `server` as our tool's return: text items joined, the first image attached
  * (core sends it to models that take images), other content summarised, and `isError` as an error
- * observation. A result with only structured content shows it as JSON.
+ * observation. A result with only structured content shows it as JSON. What the model reads of it,
+ * an error's message too, is the server's: it comes in a block marked untrusted (see `mcpContent`).
  */
-export function toToolReturn(result: CallToolResult): ToolReturn {
+export function toToolReturn(result: CallToolResult, server: string): ToolReturn {
   const parts: string[] = [];
   let image: ImageData | undefined;
   for (const block of result.content ?? []) {
@@ -37,10 +39,14 @@ export function toToolReturn(result: CallToolResult): ToolReturn {
   }
   if (parts.length === 0 && result.structuredContent !== undefined)
     parts.push(describeStructured(result.structuredContent));
-  const output = clip(parts.join('\n'));
+  const text = clip(parts.join('\n'));
   // Core says "Error: " itself; a server that said it too (ours does) must not make it "Error: Error: ".
-  if (result.isError === true)
-    return err(output.replace(/^error:\s*/i, '') || 'the tool reported an error without a message');
+  if (result.isError === true) {
+    const message = text.replace(/^error:\s*/i, '');
+    return err(message ? mcpContent(server, message) : 'the tool reported an error without a message');
+  }
+  // Nothing said is nothing to mark (an empty block would only read as an odd answer).
+  const output = text === '' ? '' : mcpContent(server, text);
   // Parts the model only reads about (audio, files, links) are kept as they are, so that our MCP
   // server serving this tool passes them on; the model reads `output`.
   const blocks = result.content ?? [];
