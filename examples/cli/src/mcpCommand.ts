@@ -191,6 +191,7 @@ async function converse({ connected, llm, json, io }: Conversation, signal: Abor
           io,
           signal,
           resources,
+          command: 'openmanus mcp',
           ...(state ? { state } : {}),
         });
         if (signal.aborted) return reportOutcome(outcome, io, json, 'openmanus mcp');
@@ -268,6 +269,7 @@ export async function mcpCommand(argv: string[], io: SessionIo, options: McpComm
       json: values.json,
       io,
       signal: cancel.signal,
+      command: 'openmanus mcp',
     });
     return reportOutcome(outcome, io, values.json, 'openmanus mcp');
   } finally {

@@ -1,4 +1,4 @@
-import type { RunItem, RunOutcome, Usage } from '@openmanus/core';
+import { LOG_LEVELS, type RunItem, type RunOutcome, type Usage } from '@openmanus/core';
 import { emptyUsage } from '@openmanus/core/kernel';
 import { terminalText } from './terminalText.js';
 import { usageText } from './usageText.js';
@@ -76,7 +76,10 @@ export function runLines(color: boolean) {
   };
 }
 
-/** Turns run items into lines a person can follow: step n/max, tools, observations, tokens and cost, time. */
+/**
+ * Turns run items into lines a person can follow: step n/max, tools, observations, tokens and cost,
+ * time, and what a tool call reports while it runs (an MCP server's progress and log lines).
+ */
 export function createProgress(options: ProgressOptions) {
   const now = options.now ?? Date.now;
   const started = now();
@@ -84,6 +87,7 @@ export function createProgress(options: ProgressOptions) {
   const dim = paint(options.color, 2);
   const cyan = paint(options.color, 36);
   const yellow = paint(options.color, 33);
+  const red = paint(options.color, 31);
   const elapsed = () => `${((now() - started) / 1000).toFixed(1)}s`;
   let usage: Usage = emptyUsage;
 
@@ -113,6 +117,29 @@ export function createProgress(options: ProgressOptions) {
         usage = item.state.usage;
         if (e.type === 'llmResponded') for (const line of lines.said(e.content)) options.write(line);
         if (e.type === 'toolCompleted') options.write(lines.toolResult(e.output, e.isError));
+        return;
+      }
+      case 'progress': {
+        const done = `${item.progress}${item.total !== undefined ? `/${item.total}` : ''}`;
+        options.write(
+          dim(
+            `  ⋯ ${terminalText(item.tool, { oneLine: true })} ${done}${item.message ? ` ${preview(item.message, 80)}` : ''}`,
+          ),
+        );
+        return;
+      }
+      case 'log': {
+        const data = typeof item.data === 'string' ? item.data : (JSON.stringify(item.data) ?? '');
+        const from = item.logger ? `${item.logger}: ` : '';
+        const line = `  [${item.level}] ${preview(`${from}${data}`, 120)}`;
+        const level = LOG_LEVELS.indexOf(item.level);
+        options.write(
+          level >= LOG_LEVELS.indexOf('error')
+            ? red(line)
+            : level >= LOG_LEVELS.indexOf('warning')
+              ? yellow(line)
+              : dim(line),
+        );
         return;
       }
       case 'result':

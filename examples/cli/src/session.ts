@@ -11,6 +11,7 @@ import {
   type RunOutcome,
   run,
 } from '@openmanus/core';
+import { terminalHostCallbacks } from './hostPrompts.js';
 import { createProgress } from './progress.js';
 import { terminalText } from './terminalText.js';
 
@@ -32,6 +33,8 @@ export interface TaskOptions {
   readonly state?: AgentState;
   /** Resources that outlive this task (a session's connections); the caller closes them. */
   readonly resources?: ResourcePool;
+  /** What notes on stderr begin with (default `openmanus`). */
+  readonly command?: string;
 }
 
 export const useColor = (stream: { isTTY?: boolean }, env: SessionIo['env']) =>
@@ -71,12 +74,14 @@ export async function runTask(options: TaskOptions): Promise<RunOutcome> {
   const render = options.json
     ? (item: RunItem) => write(JSON.stringify(compactRunItem(item)))
     : createProgress({ write, color: useColor(io.stderr, io.env) });
-  for (const type of ['observation', 'effect', 'event', 'result'] as const) emitter.on(type, render);
+  for (const type of ['observation', 'effect', 'event', 'progress', 'log', 'result'] as const) emitter.on(type, render);
   const outcome = await run(options.agent, options.task, {
     llm: options.llm,
     signal: options.signal,
     emitter,
     onHuman: (question) => askOnTerminal(io, question),
+    // A tool's form for the person (an MCP server's elicitation) and its requests for the model.
+    ...terminalHostCallbacks(io, options.command ?? 'openmanus'),
     ...(options.state ? { state: options.state } : {}),
     ...(options.resources ? { resources: options.resources } : {}),
   });
