@@ -43,7 +43,9 @@ Options:
   -h, --help            show this help
 
 Uses the [llm.${MCP_AGENT_NAME}] table of config.toml if there is one, else [llm].
-A server that cannot be reached ends the command with exit code 1.`;
+A server that cannot be reached ends the command with exit code 1. The server's questions
+(elicitation) and requests for the model (sampling) are asked on the terminal; without one
+they are declined, with a note on stderr.`;
 
 /** Words that end an interactive session, as in OpenManus's run_mcp.py. */
 const EXIT_WORDS = new Set(['exit', 'quit', 'q']);
