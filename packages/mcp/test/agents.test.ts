@@ -18,7 +18,8 @@ import { z } from 'zod';
 import { createMcpAgent } from '../src/agents/mcpAgent.js';
 import { withMcp } from '../src/agents/withMcp.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
-import { everythingScript, fixtureServer, newMarker, nextEvent, tempWorkspace } from './helpers.js';
+import { MCP_CONTENT_NOTE } from '../src/client/untrusted.js';
+import { block, everythingScript, fixtureServer, fromServer, newMarker, nextEvent, tempWorkspace } from './helpers.js';
 
 const fixtureTag = newMarker();
 const everythingTag = newMarker();
@@ -92,10 +93,10 @@ describe('an agent with two MCP servers', () => {
     expect(toolsOf(requests[0])).toEqual(
       expect.arrayContaining(['terminate', 'mcp_everything_echo', 'mcp_fixture_echo']),
     );
-    expect(toolResults(requests[1])).toEqual(['Echo: a', 'fixture echo: b']);
+    expect(toolResults(requests[1])).toEqual([block('everything', 'Echo: a'), block('fixture', 'fixture echo: b')]);
     for (const request of requests) {
       const [prompt, instructions, ...more] = systemTexts(request);
-      expect(prompt).toBe('Use the tools.');
+      expect(prompt).toBe(`Use the tools.\n\n${MCP_CONTENT_NOTE}`);
       expect(instructions).toMatch(
         /^Instructions from the MCP servers whose tools you have:\n\nFrom the MCP server "everything" \(its tools are named mcp_everything_…\):\n# Everything Server/,
       );
@@ -120,7 +121,7 @@ describe('an agent with two MCP servers', () => {
     expect(toolsOf(requests[0])).not.toContain('mcp_fixture_late');
     expect(toolsOf(requests[1])).toContain('mcp_fixture_late');
     expect(systemTexts(requests[1])).toContain('The MCP server "fixture" changed its tools. New: mcp_fixture_late.');
-    expect(toolResults(requests[2]).at(-1)).toBe('i am late');
+    expect(toolResults(requests[2]).at(-1)).toBe(block('fixture', 'i am late'));
     // Still listed (the tool list keeps its order for the prompt cache), answered as unavailable.
     expect(toolsOf(requests[3])).toContain('mcp_fixture_late');
     expect(systemTexts(requests[3])).toContain(
@@ -185,14 +186,14 @@ describe('an agent with two MCP servers', () => {
     const [instructions = ''] = systemTexts(afterKill).filter((t) => t.startsWith('Instructions'));
     expect(instructions).toContain('From the MCP server "everything"');
     expect(instructions).not.toContain('Fixture server fixture');
-    expect(toolResults(requests[3]).at(-1)).toBe('Echo: still working');
+    expect(toolResults(requests[3]).at(-1)).toBe(block('everything', 'Echo: still working'));
     expect(systemTexts(requests[3]).filter((t) => t.includes('"fixture"'))).toEqual([]);
     const afterReopen = requests[4];
     expect(toolsOf(afterReopen)).toContain('mcp_fixture_echo');
     expect(systemTexts(afterReopen)).toContainEqual(
       expect.stringMatching(/^The MCP server "fixture" is connected again\. Its tools are back: mcp_fixture_echo, /),
     );
-    expect(toolResults(requests[5]).at(-1)).toBe('fixture echo: after');
+    expect(toolResults(requests[5]).at(-1)).toBe(block('fixture', 'fixture echo: after'));
   });
 
   it('an image a server returns reaches a model that takes images', async () => {
@@ -227,7 +228,7 @@ describe('an agent with two MCP servers', () => {
       const first = await run(session, 'Which pid?', { llm });
       const second = await run(session, 'And now?', { llm, state: first.state });
       expect(second.answer).toBe('second done');
-      const [firstPid, secondPid] = toolResults(server.requests[3]);
+      const [firstPid, secondPid] = toolResults(server.requests[3]).map((text) => fromServer('fixture', text));
       expect(firstPid).toMatch(/^\d+$/);
       expect(secondPid).toBe(firstPid);
       expect(processesMatching(fixtureTag)).toEqual([Number(firstPid)]);
@@ -247,7 +248,7 @@ describe('an agent with two MCP servers', () => {
     expect(toolsOf(requests[0])).toEqual(
       expect.arrayContaining(['python_execute', 'str_replace_editor', 'ask_human', 'terminate', 'mcp_everything_echo']),
     );
-    expect(toolResults(requests[1])).toEqual(['Echo: from manus']);
+    expect(toolResults(requests[1])).toEqual([block('everything', 'Echo: from manus')]);
     await manus.close(); // the client is the test's: closing the agent leaves it connected
     expect(client.status().everything?.state).toBe('connected');
   });
@@ -280,7 +281,7 @@ describe('the MCPAgent', () => {
       { content: 'The sum is 5.', toolCalls: [{ name: 'terminate', arguments: { status: 'success' } }] },
     ]);
     expect(result).toMatchObject({ finishReason: 'terminated', answer: 'The sum is 5.' });
-    expect(toolResults(requests[1])).toEqual(['The sum of 2 and 3 is 5.']);
+    expect(toolResults(requests[1])).toEqual([block('everything', 'The sum of 2 and 3 is 5.')]);
     expect(toolsOf(requests[0])).toEqual(
       expect.arrayContaining(['terminate', 'mcp_everything_get-sum', 'mcp_fixture_echo']),
     );
@@ -291,7 +292,10 @@ describe('the MCPAgent', () => {
       call('mcp_fixture_terminate', { status: 'success' }),
     ]);
     expect(result.finishReason).toBe('terminated');
-    expect(result.state.messages.at(-1)).toMatchObject({ role: 'tool', content: 'fixture finished: success' });
+    expect(result.state.messages.at(-1)).toMatchObject({
+      role: 'tool',
+      content: block('fixture', 'fixture finished: success'),
+    });
     expect(requests).toHaveLength(1);
   });
 
@@ -312,7 +316,7 @@ describe('the MCPAgent', () => {
       expect(toolsOf(requests[1])).not.toContain('mcp_quiet_late');
       expect(toolsOf(requests[2])).toContain('mcp_quiet_late');
       expect(systemTexts(requests[2])).toContain('The MCP server "quiet" changed its tools. New: mcp_quiet_late.');
-      expect(toolResults(requests[3]).at(-1)).toBe('i am late');
+      expect(toolResults(requests[3]).at(-1)).toBe(block('quiet', 'i am late'));
       expect(processesMatching(tag)).toHaveLength(1);
     } finally {
       await agent.close();

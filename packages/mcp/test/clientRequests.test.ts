@@ -22,7 +22,7 @@ import { z } from 'zod';
 import { withMcp } from '../src/agents/withMcp.js';
 import { createMcpClient, type McpClient, type McpClientOptions } from '../src/client/mcpClient.js';
 import { createMcpServer, type McpToolServer } from '../src/server/mcpServer.js';
-import { callTool, observe, textOf, toolNamed } from './helpers.js';
+import { block, callTool, fromServer, observe, textOf, toolNamed } from './helpers.js';
 
 const FORM = {
   type: 'object',
@@ -135,7 +135,9 @@ describe('a remote server asks our client during a call', () => {
       },
     );
     expect(asked).toEqual([{ message: 'Your name?', schema: FORM }]);
-    expect(observations).toEqual([JSON.stringify({ action: 'accept', content: { name: 'Ada', team: 'blue' } })]);
+    expect(observations).toEqual([
+      block('remote', JSON.stringify({ action: 'accept', content: { name: 'Ada', team: 'blue' } })),
+    ]);
   });
 
   it('passes on a decline, and never sends an answer that does not match the form', async () => {
@@ -157,10 +159,10 @@ describe('a remote server asks our client during a call', () => {
         })(),
       },
     );
-    expect(observations[0]).toBe(JSON.stringify({ action: 'decline' }));
+    expect(observations[0]).toBe(block('remote', JSON.stringify({ action: 'decline' })));
     // The remote tool is told why (its elicit rejects with our error), and the run's log says so.
-    expect(observations[1]).toMatch(
-      /^Error: .*the answer does not match the requested schema: "name" must have at least 2 characters/,
+    expect(fromServer('remote', String(observations[1]).replace(/^Error: /, ''))).toMatch(
+      /the answer does not match the requested schema: "name" must have at least 2 characters/,
     );
     const warnings = items.flatMap((item) => (item.type === 'log' ? [item] : []));
     expect(warnings).toContainEqual(
@@ -179,7 +181,7 @@ describe('a remote server asks our client during a call', () => {
       ],
       { onSampling: () => true },
     );
-    expect(approved.observations).toEqual(['Cats sleep. (by scripted-model)']);
+    expect(approved.observations).toEqual([block('remote', 'Cats sleep. (by scripted-model)')]);
     const sampled = approved.llm.requests[1];
     expect(sampled?.messages.map((m) => [m.role, m.content])).toEqual([
       ['system', 'Be brief.'],
@@ -201,7 +203,7 @@ describe('a remote server asks our client during a call', () => {
       [{ toolCalls: [{ name: 'mcp_remote_import_rows', arguments: {} }] }, { content: 'Done.' }],
       {},
     );
-    expect(observations).toEqual(['Imported 2 rows.']);
+    expect(observations).toEqual([block('remote', 'Imported 2 rows.')]);
     const told = items.flatMap((item) =>
       item.type === 'progress' || item.type === 'log' ? [{ ...item, effectId: undefined }] : [],
     );
@@ -233,7 +235,7 @@ describe('a remote server asks our client during a call', () => {
       [{ toolCalls: [{ name: 'mcp_remote_chatty', arguments: {} }] }, { content: 'Done.' }],
       {},
     );
-    expect(observations).toEqual(['Talked.']);
+    expect(observations).toEqual([block('remote', 'Talked.')]);
     const logs = items.flatMap((item) => (item.type === 'log' ? [item] : []));
     expect(logs).toHaveLength(1_001);
     expect(logs[999]?.data).toBe('line 1000');
@@ -256,7 +258,10 @@ describe('a remote server asks our client during a call', () => {
     try {
       const result = await callTool(outer, 'mcp_remote_ask_name');
       expect(asked).toEqual(['Your name?']);
-      expect(textOf(result)).toBe(JSON.stringify({ action: 'accept', content: { name: 'Grace', team: 'red' } }));
+      // Our server passes on what its model read: the remote server's text, in its block.
+      expect(textOf(result)).toBe(
+        block('remote', JSON.stringify({ action: 'accept', content: { name: 'Grace', team: 'red' } })),
+      );
     } finally {
       await outer.close();
     }
@@ -290,8 +295,10 @@ describe('a remote server asks our client during a call', () => {
     const pending = observe(toolNamed(client, 'mcp_remote_wait'), {});
     // Two calls in flight: the question of the second is not the first's to answer.
     const asked = await observe(toolNamed(client, 'mcp_remote_ask_name'), {});
-    expect(asked.output).toBe(JSON.stringify({ action: 'accept', content: { name: 'Fallback', team: 'blue' } }));
+    expect(asked.output).toBe(
+      block('remote', JSON.stringify({ action: 'accept', content: { name: 'Fallback', team: 'blue' } })),
+    );
     expect(contexts).toEqual([{ server: 'remote', callsInFlight: 2 }]);
-    expect((await pending).output).toBe('released');
+    expect((await pending).output).toBe(block('remote', 'released'));
   });
 });

@@ -14,7 +14,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient, type McpClientOptions } from '../src/client/mcpClient.js';
 import type { McpLogEntry } from '../src/client/serverRequests.js';
 import { createMcpServer, type McpToolServer } from '../src/server/mcpServer.js';
-import { callTool, connectClient, observe, tempWorkspace, toolNamed } from './helpers.js';
+import { block, callTool, connectClient, fromServer, observe, tempWorkspace, toolNamed } from './helpers.js';
 
 const AUDIO = Buffer.from('RIFF....WAVE').toString('base64');
 const MEDIA = [
@@ -68,20 +68,20 @@ describe('roots', () => {
     const workspace = await tempWorkspace();
     const { client: mcp, nextRootsChange } = await connect({ roots: [{ path: workspace, name: 'workspace' }] });
     const roots = toolNamed(mcp, 'mcp_sdk_roots');
-    expect(JSON.parse((await observe(roots, {})).output)).toEqual([
+    expect(JSON.parse(fromServer('sdk', (await observe(roots, {})).output))).toEqual([
       { uri: pathToFileURL(workspace).href, name: 'workspace' },
     ]);
     const changed = nextRootsChange();
     await mcp.setRoots([join(workspace, 'sub')]);
     await changed;
-    expect(JSON.parse((await observe(roots, {})).output)).toEqual([
+    expect(JSON.parse(fromServer('sdk', (await observe(roots, {})).output))).toEqual([
       { uri: pathToFileURL(join(workspace, 'sub')).href },
     ]);
   });
 
   it('are an empty list without the option', async () => {
     const { client: mcp } = await connect();
-    expect((await observe(toolNamed(mcp, 'mcp_sdk_roots'), {})).output).toBe('[]');
+    expect((await observe(toolNamed(mcp, 'mcp_sdk_roots'), {})).output).toBe(block('sdk', '[]'));
   });
 });
 
@@ -156,12 +156,15 @@ describe('result parts the model only reads about', () => {
     const media = toolNamed(mcp, 'mcp_sdk_media');
     const observed = await observe(media, {});
     expect(observed.output).toBe(
-      [
-        'Here is the recording.',
-        '[audio (audio/wav, 12 bytes) not shown]',
-        '[resource file:///notes.txt (text/plain)]\nA note.',
-        '[resource link: file:///big.csv "big.csv" (text/csv) — All rows]',
-      ].join('\n'),
+      block(
+        'sdk',
+        [
+          'Here is the recording.',
+          '[audio (audio/wav, 12 bytes) not shown]',
+          '[resource file:///notes.txt (text/plain)]\nA note.',
+          '[resource link: file:///big.csv "big.csv" (text/csv) — All rows]',
+        ].join('\n'),
+      ),
     );
     expect(observed.content).toEqual(MEDIA);
 

@@ -5,7 +5,7 @@ import { processesMatching, scriptedLlm } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { withMcp } from '../src/agents/withMcp.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
-import { everythingScript, newMarker, observe, toolNamed } from './helpers.js';
+import { block, everythingScript, fromServer, newMarker, observe, toolNamed } from './helpers.js';
 
 describe('the everything server over stdio', () => {
   const tag = newMarker();
@@ -70,19 +70,23 @@ describe('the everything server over stdio', () => {
   });
 
   it('calls tools and returns their text', async () => {
-    expect((await observe(toolNamed(client, 'mcp_everything_echo'), { message: 'hi' })).output).toBe('Echo: hi');
+    expect((await observe(toolNamed(client, 'mcp_everything_echo'), { message: 'hi' })).output).toBe(
+      block('everything', 'Echo: hi'),
+    );
     expect((await observe(toolNamed(client, 'mcp_everything_get-sum'), { a: 2, b: 3 })).output).toBe(
-      'The sum of 2 and 3 is 5.',
+      block('everything', 'The sum of 2 and 3 is 5.'),
     );
   });
 
   it('reports the server’s errors as error observations', async () => {
     const invalid = await observe(toolNamed(client, 'mcp_everything_get-sum'), { a: 'two', b: 3 });
     expect(invalid).toMatchObject({ isError: true });
-    expect(invalid.output).toMatch(/^Error: .*Input validation error.*expected number, received string at a/);
+    expect(fromServer('everything', invalid.output.replace(/^Error: /, ''))).toMatch(
+      /Input validation error.*expected number, received string at a/,
+    );
     const refused = await observe(toolNamed(client, 'mcp_everything_get-resource-reference'), { resourceId: 0 });
     expect(refused).toMatchObject({
-      output: 'Error: Invalid resourceId: 0. Must be a finite positive integer.',
+      output: `Error: ${block('everything', 'Invalid resourceId: 0. Must be a finite positive integer.')}`,
       isError: true,
     });
   });
@@ -90,7 +94,10 @@ describe('the everything server over stdio', () => {
   it('attaches its image', async () => {
     const seen = await observe(toolNamed(client, 'mcp_everything_get-tiny-image'), {});
     expect(seen.output).toBe(
-      "Here's the image you requested:\n[image attached: image/png, 3.9 KB]\nThe image above is the MCP logo.",
+      block(
+        'everything',
+        "Here's the image you requested:\n[image attached: image/png, 3.9 KB]\nThe image above is the MCP logo.",
+      ),
     );
     expect(seen.image?.mimeType).toBe('image/png');
     expect(
@@ -105,7 +112,7 @@ describe('the everything server over stdio', () => {
       resourceType: 'Text',
       resourceId: 1,
     });
-    expect(text.output).toMatch(
+    expect(fromServer('everything', text.output)).toMatch(
       /^Returning resource reference for Resource 1:\n\[resource demo:\/\/resource\/dynamic\/text\/1 \(text\/plain\)\]\nResource 1: This is a plaintext resource/,
     );
     const blob = await observe(toolNamed(client, 'mcp_everything_get-resource-reference'), {
@@ -113,11 +120,11 @@ describe('the everything server over stdio', () => {
       resourceId: 2,
     });
     // Its blob holds the time it was made: the size varies by a byte or two.
-    expect(blob.output).toMatch(
+    expect(fromServer('everything', blob.output)).toMatch(
       /\n\[resource demo:\/\/resource\/dynamic\/blob\/2 \(text\/plain\): \d+ bytes of binary data, not shown\]\n/,
     );
     const links = await observe(toolNamed(client, 'mcp_everything_get-resource-links'), { count: 2 });
-    expect(links.output).toContain(
+    expect(fromServer('everything', links.output)).toContain(
       '[resource link: demo://resource/dynamic/text/2 "Text Resource 2" (text/plain) — Resource 2: plaintext resource]',
     );
   });
@@ -143,11 +150,13 @@ describe('the everything server over stdio', () => {
     expect(asked).toContain('User inputs:');
     expect(asked).toContain('Ada Lovelace');
     expect(asked).toContain('It was a dark and stormy night.');
-    expect(JSON.parse(String(sampled).replace(/^LLM sampling result: \n/, ''))).toMatchObject({
-      role: 'assistant',
-      model: 'scripted-model',
-      content: { type: 'text', text: 'Hi there.' },
-    });
+    expect(JSON.parse(fromServer('everything', String(sampled)).replace(/^LLM sampling result: \n/, ''))).toMatchObject(
+      {
+        role: 'assistant',
+        model: 'scripted-model',
+        content: { type: 'text', text: 'Hi there.' },
+      },
+    );
     expect(llm.requests[2]?.messages.map((m) => m.content)).toEqual([
       'You are a helpful test server.',
       'Resource trigger-sampling-request context: Say hi',
@@ -155,10 +164,9 @@ describe('the everything server over stdio', () => {
   });
 
   it('starts the server with its configured env and the SDK’s few safe variables, never our secrets', async () => {
-    const env = JSON.parse((await observe(toolNamed(client, 'mcp_everything_get-env'), {})).output) as Record<
-      string,
-      string
-    >;
+    const env = JSON.parse(
+      fromServer('everything', (await observe(toolNamed(client, 'mcp_everything_get-env'), {})).output),
+    ) as Record<string, string>;
     expect(env.GREETING).toBe('hello');
     expect(env.PATH).toBe(process.env.PATH);
     expect(Object.keys(env).sort()).toEqual(

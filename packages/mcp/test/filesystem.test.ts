@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
-import { filesystemScript, observe, tempWorkspace, toolNamed } from './helpers.js';
+import { block, filesystemScript, fromServer, observe, tempWorkspace, toolNamed } from './helpers.js';
 
 describe('the filesystem server over stdio, in a temporary directory', () => {
   let dir: string;
@@ -22,10 +22,12 @@ describe('the filesystem server over stdio, in a temporary directory', () => {
   });
 
   it('lists, reads and writes files in its directory', async () => {
-    expect((await observe(toolNamed(client, 'mcp_fs_list_directory'), { path: dir })).output).toBe('[FILE] notes.txt');
+    expect((await observe(toolNamed(client, 'mcp_fs_list_directory'), { path: dir })).output).toBe(
+      block('fs', '[FILE] notes.txt'),
+    );
     expect(
       (await observe(toolNamed(client, 'mcp_fs_read_text_file'), { path: join(dir, 'notes.txt'), head: 1 })).output,
-    ).toBe('first line');
+    ).toBe(block('fs', 'first line'));
     const written = await observe(toolNamed(client, 'mcp_fs_write_file'), {
       path: join(dir, 'out.md'),
       content: '# done\n',
@@ -37,6 +39,8 @@ describe('the filesystem server over stdio, in a temporary directory', () => {
   it('reports its refusal of a path outside the directory as an error observation', async () => {
     const seen = await observe(toolNamed(client, 'mcp_fs_read_text_file'), { path: '/etc/hostname' });
     expect(seen.isError).toBe(true);
-    expect(seen.output).toMatch(/^Error: .*Access denied - path outside allowed directories/);
+    expect(fromServer('fs', seen.output.replace(/^Error: /, ''))).toMatch(
+      /Access denied - path outside allowed directories/,
+    );
   });
 });

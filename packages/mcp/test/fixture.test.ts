@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
-import { eventually, fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
+import { block, eventually, fixtureServer, fromServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const PNG = 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg==';
 
@@ -59,44 +59,50 @@ describe('a client of our fixture server over stdio', () => {
 
   it('returns text, and an isError result as an error observation', async () => {
     expect(await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 'hi' })).toMatchObject({
-      output: 'fixture echo: hi',
+      output: block('fixture', 'fixture echo: hi'),
     });
     const failed = await observe(toolNamed(client, 'mcp_fixture_fail'), { message: 'disk full' });
-    expect(failed).toMatchObject({ output: 'Error: disk full', isError: true });
+    expect(failed).toMatchObject({ output: `Error: ${block('fixture', 'disk full')}`, isError: true });
     const invalid = await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 42 });
     expect(invalid.isError).toBe(true);
-    expect(invalid.output).toMatch(/^Error: .*text/s);
+    expect(fromServer('fixture', invalid.output.replace(/^Error: /, ''))).toMatch(/text/);
   });
 
   it('attaches the first image for vision models and summarises the others', async () => {
     const seen = await observe(toolNamed(client, 'mcp_fixture_image'), {});
     expect(seen.image).toEqual({ base64: PNG, mimeType: 'image/png' });
     expect(seen.output).toBe(
-      [
-        'a red dot',
-        '[image attached: image/png, 70 bytes]',
-        '[another image (image/png, 70 bytes) not shown: one image per result]',
-        '[image (image/svg+xml, 6 bytes) not shown: models take PNG, JPEG, GIF and WebP]',
-      ].join('\n'),
+      block(
+        'fixture',
+        [
+          'a red dot',
+          '[image attached: image/png, 70 bytes]',
+          '[another image (image/png, 70 bytes) not shown: one image per result]',
+          '[image (image/svg+xml, 6 bytes) not shown: models take PNG, JPEG, GIF and WebP]',
+        ].join('\n'),
+      ),
     );
   });
 
   it('summarises embedded resources (uri, type, an excerpt of the text) and resource links', async () => {
     const seen = await observe(toolNamed(client, 'mcp_fixture_resource'), {});
     expect(seen.output).toBe(
-      [
-        '[resource file:///long.txt (text/plain)]',
-        `${'x'.repeat(2000)}`,
-        '…[500 more characters]',
-        '[resource file:///data.bin (application/octet-stream): 4 bytes of binary data, not shown]',
-        '[resource link: file:///report.md "report" (text/markdown) — the report]',
-      ].join('\n'),
+      block(
+        'fixture',
+        [
+          '[resource file:///long.txt (text/plain)]',
+          `${'x'.repeat(2000)}`,
+          '…[500 more characters]',
+          '[resource file:///data.bin (application/octet-stream): 4 bytes of binary data, not shown]',
+          '[resource link: file:///report.md "report" (text/markdown) — the report]',
+        ].join('\n'),
+      ),
     );
   });
 
   it('shows structured content as JSON when there is no text', async () => {
     expect((await observe(toolNamed(client, 'mcp_fixture_structured'), {})).output).toBe(
-      '{"temperature":21,"unit":"C"}',
+      block('fixture', '{"temperature":21,"unit":"C"}'),
     );
   });
 
@@ -104,7 +110,7 @@ describe('a client of our fixture server over stdio', () => {
     const added = nextEvent(client, (e) => e.type === 'toolsChanged');
     await observe(toolNamed(client, 'mcp_fixture_add_tool'), { name: 'late' });
     expect(await added).toMatchObject({ type: 'toolsChanged', server: 'fixture' });
-    expect((await observe(toolNamed(client, 'mcp_fixture_late'), {})).output).toBe('i am late');
+    expect((await observe(toolNamed(client, 'mcp_fixture_late'), {})).output).toBe(block('fixture', 'i am late'));
 
     const changed = nextEvent(client, (e) => e.type === 'toolsChanged');
     await observe(toolNamed(client, 'mcp_fixture_describe_tool'), { name: 'late', description: 'Says it late.' });
@@ -126,12 +132,12 @@ describe('a client of our fixture server over stdio', () => {
     });
     expect(client.status().fixture?.state).toBe('connected');
     expect((await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 'still here' })).output).toBe(
-      'fixture echo: still here',
+      block('fixture', 'fixture echo: still here'),
     );
   });
 
   it('a server that dies mid-call: the call fails, its tools are withdrawn, and it is reconnected', async () => {
-    const pid = (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output;
+    const pid = fromServer('fixture', (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output);
     const disconnected = nextEvent(client, (e) => e.type === 'disconnected');
     const connected = nextEvent(client, (e) => e.type === 'connected');
     const seen = await observe(toolNamed(client, 'mcp_fixture_crash'), {});
@@ -145,13 +151,13 @@ describe('a client of our fixture server over stdio', () => {
     });
     await connected;
     expect(client.status().fixture?.state).toBe('connected');
-    const again = (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output;
+    const again = fromServer('fixture', (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output);
     expect(again).toMatch(/^\d+$/);
     expect(again).not.toBe(pid);
   });
 
   it('a server that stops answering altogether is withdrawn, ended and started again', async () => {
-    const pid = Number((await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output);
+    const pid = Number(fromServer('fixture', (await observe(toolNamed(client, 'mcp_fixture_pid'), {})).output));
     const connected = nextEvent(client, (e) => e.type === 'connected');
     const seen = await observe(toolNamed(client, 'mcp_fixture_freeze'), {});
     expect(seen).toMatchObject({
@@ -164,7 +170,7 @@ describe('a client of our fixture server over stdio', () => {
     await connected;
     expect(processesMatching(tag)).not.toContain(pid);
     expect((await observe(toolNamed(client, 'mcp_fixture_echo'), { text: 'thawed' })).output).toBe(
-      'fixture echo: thawed',
+      block('fixture', 'fixture echo: thawed'),
     );
   });
 });
@@ -233,7 +239,7 @@ describe('two servers whose tool names would be the same', () => {
     const echoes = client.tools().filter((t) => t.spec.name.startsWith('mcp_a_b_echo'));
     expect(echoes.map((t) => t.spec.name).sort()).toEqual(['mcp_a_b_echo', 'mcp_a_b_echo_2']);
     const answers = await Promise.all(echoes.map(async (t) => (await observe(t, { text: 'x' })).output));
-    expect(answers.sort()).toEqual(['a.b echo: x', 'a_b echo: x']);
+    expect(answers.sort()).toEqual([block('a.b', 'a.b echo: x'), block('a_b', 'a_b echo: x')]);
     await client.close();
     expect(processesMatching(tag)).toEqual([]);
   });

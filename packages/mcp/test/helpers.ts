@@ -122,3 +122,15 @@ export async function observe(
     await pool.close();
   }
 }
+
+/** `text` of `server` as the model reads it: in the block marked untrusted (see untrustedResults.test.ts). */
+export const block = (server: string, text: string) =>
+  `<mcp_content server="${server}" untrusted="true">\n${text}\n</mcp_content>`;
+
+/** The text `server` said, out of its block; throws unless `output` is exactly one such block. */
+export function fromServer(server: string, output: string): string {
+  const [open, close] = block(server, '\0').split('\0') as [string, string];
+  if (!output.startsWith(open) || !output.endsWith(close))
+    throw new Error(`not a block of the MCP server "${server}": ${output.slice(0, 200)}`);
+  return output.slice(open.length, -close.length);
+}

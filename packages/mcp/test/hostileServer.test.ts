@@ -12,7 +12,7 @@ import { withMcp } from '../src/agents/withMcp.js';
 import type { McpServerConfig } from '../src/client/config.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { MAX_RESULT_CHARS } from '../src/client/results.js';
-import { newMarker, nextEvent, observe, toolNamed } from './helpers.js';
+import { block, fromServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const hostile = join(import.meta.dirname, 'fixtures', 'hostileServer.mjs');
 
@@ -80,18 +80,22 @@ describe.each([
 
   it('the good tools work', async () => {
     const echoed = await observe(toolNamed(client, 'mcp_hostile_echo'), { text: 'still here' });
-    expect([echoed.output, echoed.isError]).toEqual(['echo: still here', undefined]);
+    expect([echoed.output, echoed.isError]).toEqual([block('hostile', 'echo: still here'), undefined]);
     // Its output schema is too deep to compile: it was never read, and the tool is called as any other.
-    expect((await observe(toolNamed(client, 'mcp_hostile_deep_output'), {})).output).toBe('Error: no tool deep_output');
+    expect((await observe(toolNamed(client, 'mcp_hostile_deep_output'), {})).output).toBe(
+      `Error: ${block('hostile', 'no tool deep_output')}`,
+    );
   });
 
   it('results nested 10,000 deep, 5 MB long or with a 7 MB image are bounded, not thrown', async () => {
     expect((await observe(toolNamed(client, 'mcp_hostile_deep_result'), {})).output).toBe(
-      '[structured content not shown: nested more than 64 levels deep]',
+      block('hostile', '[structured content not shown: nested more than 64 levels deep]'),
     );
-    expect((await observe(toolNamed(client, 'mcp_hostile_deep_text_result'), {})).output).toBe('shallow text');
+    expect((await observe(toolNamed(client, 'mcp_hostile_deep_text_result'), {})).output).toBe(
+      block('hostile', 'shallow text'),
+    );
     // Compared by parts: a failure must not print megabytes.
-    const { output } = await observe(toolNamed(client, 'mcp_hostile_huge_result'), {});
+    const output = fromServer('hostile', (await observe(toolNamed(client, 'mcp_hostile_huge_result'), {})).output);
     const note = `\n…[${5_000_000 - MAX_RESULT_CHARS} more characters of the result not shown]`;
     expect([output.length, output.endsWith(note), /^y+$/.test(output.slice(0, -note.length))]).toEqual([
       MAX_RESULT_CHARS + note.length,
@@ -100,7 +104,9 @@ describe.each([
     ]);
     const image = await observe(toolNamed(client, 'mcp_hostile_huge_image'), {});
     expect(image.image).toBeUndefined();
-    expect(image.output).toBe('[image (image/png, 7.2 MB) not shown: over the 5.0 MB an image may have]');
+    expect(image.output).toBe(
+      block('hostile', '[image (image/png, 7.2 MB) not shown: over the 5.0 MB an image may have]'),
+    );
   });
 
   it('an agent on the client runs, is told which tools were left out and why, and the host lives on', async () => {
@@ -128,7 +134,7 @@ describe.each([
       expect(note).toMatch(
         /^The MCP server "hostile" offers tools that were left out, so you cannot call them: "deep_schema" \(its input schema is nested more than 64 levels deep\); "huge_schema" \(its input schema is longer than 100,000 characters\); "not_an_object" \(it is not a valid MCP tool: .*\)\.$/,
       );
-      expect(model.requests[1]?.messages.find((m) => m.role === 'tool')?.content).toBe('echo: hi');
+      expect(model.requests[1]?.messages.find((m) => m.role === 'tool')?.content).toBe(block('hostile', 'echo: hi'));
     } finally {
       await model.close();
     }
@@ -144,7 +150,9 @@ describe.each([
     expect(flooded.isError).toBe(true);
     expect(flooded.output.length).toBeLessThan(10_000);
     await reconnected;
-    expect((await observe(toolNamed(client, 'mcp_hostile_echo'), { text: 'back' })).output).toBe('echo: back');
+    expect((await observe(toolNamed(client, 'mcp_hostile_echo'), { text: 'back' })).output).toBe(
+      block('hostile', 'echo: back'),
+    );
   });
 });
 
@@ -164,7 +172,9 @@ describe('a server whose one bad tool has a schema 5,000 deep (185 kB)', () => {
         });
         await client.refresh();
       }
-      expect((await observe(toolNamed(client, 'mcp_hostile_echo'), { text: 'ok' })).output).toBe('echo: ok');
+      expect((await observe(toolNamed(client, 'mcp_hostile_echo'), { text: 'ok' })).output).toBe(
+        block('hostile', 'echo: ok'),
+      );
     } finally {
       await client.close();
     }

@@ -13,7 +13,7 @@ import { loopbackSignIn } from '../src/client/oauth/loopback.js';
 import { type McpOAuthOptions, type McpRedirect, oauthProvider } from '../src/client/oauth/provider.js';
 import { fileTokenStore, MAX_RECORD_BYTES, memoryTokenStore } from '../src/client/oauth/tokenStore.js';
 import { type ProtectedServer, startProtectedServer } from './fixtures/oauthServer.js';
-import { observe, tempWorkspace, toolNamed } from './helpers.js';
+import { block, observe, tempWorkspace, toolNamed } from './helpers.js';
 
 /** A person who approves at once: follows the authorization URL to the redirect and reads its query. */
 const approve =
@@ -63,7 +63,7 @@ describe('OAuth for a remote server', () => {
     const made = client(server.url, { redirect: approve(seen) });
     await made.connect();
     expect(made.status().safe).toMatchObject({ state: 'connected', tools: ['mcp_safe_whoami'] });
-    expect((await whoami(made)).output).toBe('client known');
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
     expect(server.stats.registrations).toBe(1);
     expect(seen).toHaveLength(1);
     const [url] = seen;
@@ -80,7 +80,7 @@ describe('OAuth for a remote server', () => {
     const made = client(server.sseUrl, { redirect: approve() }, 'sse');
     await made.connect();
     expect(made.status().safe).toMatchObject({ state: 'connected', transport: 'sse' });
-    expect((await whoami(made)).output).toBe('client known');
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
     expect(server.stats.codeExchanges).toBe(1);
   });
 
@@ -103,7 +103,7 @@ describe('OAuth for a remote server', () => {
     expect(declined.status().safe?.error).toContain('the sign-in failed: access_denied');
     const made = client(server.url, loopbackSignIn({ port, onAuthorizationUrl: (url) => void browse(false)(url) }));
     await made.connect();
-    expect((await whoami(made)).output).toBe('client known');
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
     expect(shown.map((url) => url.searchParams.get('redirect_uri'))).toEqual([
       `http://127.0.0.1:${port}/callback`,
       `http://127.0.0.1:${port}/callback`,
@@ -115,7 +115,7 @@ describe('OAuth for a remote server', () => {
     const made = client(server.url, { redirect: approve() });
     await made.connect();
     server.expireAccessTokens();
-    expect((await whoami(made)).output).toBe('client known');
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
     expect(server.stats).toMatchObject({ refreshes: 1, codeExchanges: 1 });
     expect(server.stats.authorizations).toHaveLength(1);
   });
@@ -125,7 +125,7 @@ describe('OAuth for a remote server', () => {
     const server = await protectedServer({ clientCredentials: credentials });
     const made = client(server.url, { clientCredentials: credentials });
     await made.connect();
-    expect((await whoami(made)).output).toBe('client known');
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
     expect(server.stats).toMatchObject({ clientCredentialGrants: 1, registrations: 0, authorizations: [] });
   });
 
@@ -133,7 +133,7 @@ describe('OAuth for a remote server', () => {
     const server = await protectedServer({ callScope: 'mcp:write' });
     const made = client(server.url, { redirect: approve() });
     await made.connect();
-    expect((await whoami(made)).output).toBe('client known');
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
     expect(server.stats.authorizations.map(({ scopes }) => scopes.join(' '))).toEqual([
       'mcp:read',
       'mcp:read mcp:write',
@@ -153,7 +153,7 @@ describe('OAuth for a remote server', () => {
     };
     const second = client(server.url, { store: fileTokenStore(dir), redirect: refused });
     await second.connect();
-    expect((await whoami(second)).output).toBe('client known');
+    expect((await whoami(second)).output).toBe(block('safe', 'client known'));
     expect(server.stats.authorizations).toHaveLength(1);
     expect((await stat(dir)).mode & 0o777).toBe(0o700);
     const [file, ...others] = await readdir(dir);

@@ -13,7 +13,7 @@ import { MAX_MESSAGE_BYTES } from '../src/client/boundedFetch.js';
 import { parseMcpServers } from '../src/client/config.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import type { McpCrossAppAccess } from '../src/client/oauth/crossApp.js';
-import { observe, toolNamed } from './helpers.js';
+import { block, observe, toolNamed } from './helpers.js';
 
 const IDP_CLIENT = { id: 'host-at-idp', secret: 'idp-s3cret-value' };
 const MCP_CLIENT = { id: 'host-at-tracker', secret: 'as-s3cret-value' };
@@ -294,7 +294,7 @@ describe('cross-app access (SEP-990)', () => {
     const made = client(enterprise, crossApp, 'tickets:read');
     await made.connect();
     expect(made.status().tracker).toMatchObject({ state: 'connected', tools: ['mcp_tracker_whoami'] });
-    expect((await whoami(made)).output).toBe(PERSON);
+    expect((await whoami(made)).output).toBe(block('tracker', PERSON));
 
     const [exchange] = enterprise.exchanges;
     expect(Object.fromEntries(exchange ?? [])).toEqual({
@@ -327,9 +327,9 @@ describe('cross-app access (SEP-990)', () => {
       }),
     );
     await made.connect();
-    expect((await whoami(made)).output).toBe(PERSON);
+    expect((await whoami(made)).output).toBe(block('tracker', PERSON));
     enterprise.expireAccessTokens();
-    expect((await whoami(made)).output).toBe(PERSON);
+    expect((await whoami(made)).output).toBe(block('tracker', PERSON));
     // One exchange for the handshake, and one for each request the expired token was refused for
     // (the tool list and the call may go together).
     expect(given.length).toBeGreaterThanOrEqual(2);

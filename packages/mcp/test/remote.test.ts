@@ -7,7 +7,7 @@ import { processesMatching } from '@openmanus/core/testing';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { McpServers } from '../src/client/config.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
-import { fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
+import { block, fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const tag = newMarker();
 let server: ChildProcess;
@@ -51,13 +51,15 @@ describe('a server over HTTP', () => {
     await connected({ web: { type: 'http', url, headers: { 'x-team': 'blue' } } }, async (client) => {
       expect(client.status().web).toMatchObject({ state: 'connected', transport: 'http' });
       expect((await observe(toolNamed(client, 'mcp_web_echo'), { text: 'over http' })).output).toBe(
-        'remote echo: over http',
+        block('web', 'remote echo: over http'),
       );
-      expect((await observe(toolNamed(client, 'mcp_web_header'), { name: 'x-team' })).output).toBe('blue');
+      expect((await observe(toolNamed(client, 'mcp_web_header'), { name: 'x-team' })).output).toBe(
+        block('web', 'blue'),
+      );
       const changed = nextEvent(client, (e) => e.type === 'toolsChanged');
       await observe(toolNamed(client, 'mcp_web_add_tool'), { name: 'late' });
       await changed;
-      expect((await observe(toolNamed(client, 'mcp_web_late'), {})).output).toBe('i am late');
+      expect((await observe(toolNamed(client, 'mcp_web_late'), {})).output).toBe(block('web', 'i am late'));
     });
   });
 
@@ -66,9 +68,11 @@ describe('a server over HTTP', () => {
     await connected({ legacy: { type: 'sse', url, headers: { 'x-team': 'green' } } }, async (client) => {
       expect(client.status().legacy).toMatchObject({ state: 'connected', transport: 'sse' });
       expect((await observe(toolNamed(client, 'mcp_legacy_echo'), { text: 'over sse' })).output).toBe(
-        'remote echo: over sse',
+        block('legacy', 'remote echo: over sse'),
       );
-      expect((await observe(toolNamed(client, 'mcp_legacy_header'), { name: 'x-team' })).output).toBe('green');
+      expect((await observe(toolNamed(client, 'mcp_legacy_header'), { name: 'x-team' })).output).toBe(
+        block('legacy', 'green'),
+      );
     });
   });
 
@@ -78,7 +82,7 @@ describe('a server over HTTP', () => {
       expect(client.status().modern?.transport).toBe('http');
       expect(client.status().old?.transport).toBe('sse');
       expect((await observe(toolNamed(client, 'mcp_old_echo'), { text: 'fallback' })).output).toBe(
-        'remote echo: fallback',
+        block('old', 'remote echo: fallback'),
       );
     });
   });
@@ -103,7 +107,9 @@ describe('a server over HTTP', () => {
       const back = nextEvent(client, (e) => e.type === 'connected');
       await startServer();
       await back;
-      expect((await observe(toolNamed(client, 'mcp_web_echo'), { text: 'back' })).output).toBe('remote echo: back');
+      expect((await observe(toolNamed(client, 'mcp_web_echo'), { text: 'back' })).output).toBe(
+        block('web', 'remote echo: back'),
+      );
     });
   });
 });

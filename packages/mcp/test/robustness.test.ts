@@ -14,7 +14,7 @@ import { withMcp } from '../src/agents/withMcp.js';
 import { MAX_MESSAGE_BYTES } from '../src/client/boundedFetch.js';
 import type { McpServers } from '../src/client/config.js';
 import { createMcpClient, type McpClient, type McpClientOptions } from '../src/client/mcpClient.js';
-import { fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
+import { block, fixtureServer, newMarker, nextEvent, observe, toolNamed } from './helpers.js';
 
 const fixtures = join(import.meta.dirname, 'fixtures');
 const broken = join(fixtures, 'brokenServer.mjs');
@@ -132,7 +132,9 @@ describe('tools that change', () => {
     const agent = withMcp(createAgent({ name: 'host', tools: [terminate] }), client);
     const result = await run(agent, 'Add a tool and call it.', { llm });
     expect(llm.requests[1]?.tools.map((tool) => tool.name)).toContain('mcp_web_late');
-    expect(result.state.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toContain('i am late');
+    expect(result.state.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toContain(
+      block('web', 'i am late'),
+    );
   });
 });
 
@@ -221,7 +223,9 @@ describe('a server that goes away', () => {
       expect(isError).toBe(true);
       expect(output).toMatch(/^Error: the MCP server "broken" was lost during the call: /);
       await reconnected;
-      expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'back' })).output).toBe('echo: back');
+      expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'back' })).output).toBe(
+        block('broken', 'echo: back'),
+      );
     },
     AT_ONCE.timeout,
   );
@@ -253,8 +257,8 @@ describe('a hostile server', () => {
         '"deep_schema" (its input schema is nested more than 64 levels deep)',
       );
       expect(result.state.messages.filter((m) => m.role === 'tool').map((m) => m.content)).toEqual([
-        'echo: one',
-        'echo: two',
+        block('hostile', 'echo: one'),
+        block('hostile', 'echo: two'),
         'The interaction has been completed with status: success',
       ]);
       await client.refresh();
@@ -283,7 +287,9 @@ describe('a hostile server', () => {
       // What the server wrote before the client stopped reading: the cap and what sockets buffer.
       expect(bytes).toBeLessThan(MAX_MESSAGE_BYTES * 3);
       await reconnected;
-      expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'after' })).output).toBe('echo: after');
+      expect((await observe(toolNamed(client, 'mcp_broken_echo'), { text: 'after' })).output).toBe(
+        block('broken', 'echo: after'),
+      );
     },
   );
 

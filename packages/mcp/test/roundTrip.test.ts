@@ -6,7 +6,7 @@ import { processesMatching, type RecordedRequest, startOpenAiServer } from '@ope
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createMcpAgent } from '../src/agents/mcpAgent.js';
 import type { McpAgent } from '../src/agents/withMcp.js';
-import { newMarker, tempWorkspace } from './helpers.js';
+import { block, newMarker, tempWorkspace } from './helpers.js';
 
 const marker = newMarker();
 let agent: McpAgent;
@@ -63,9 +63,9 @@ describe('our MCP agent on our MCP server', () => {
         description: 'How to travel between stops.',
       });
       expect(toolMessages(server.requests[1])).toEqual([
-        'By train: Nara (1)',
-        'A 1×1 PNG.\n[image attached: image/png, 70 bytes]',
-        'Error: explode failed: the fuse was lit',
+        block('openmanus', 'By train: Nara (1)'),
+        block('openmanus', 'A 1×1 PNG.\n[image attached: image/png, 70 bytes]'),
+        `Error: ${block('openmanus', 'explode failed: the fuse was lit')}`,
       ]);
       const parts = server.requests[1]?.messages.flatMap((m) => (Array.isArray(m.content) ? m.content : [])) ?? [];
       expect(parts).toContainEqual({
