@@ -1,4 +1,4 @@
-import { createInterface } from 'node:readline';
+import { createInterface, type Interface } from 'node:readline';
 import type {
   ApprovalDecision,
   ElicitationAnswer,
@@ -17,9 +17,21 @@ import { terminalText } from './terminalText.js';
 type Property = Readonly<Record<string, unknown>>;
 type Value = ElicitationAnswer[string];
 
-/** The terminal's lines one at a time; `undefined` once the input ends (Ctrl+D) or Ctrl+C is pressed. */
-function lineReader(io: SessionIo) {
-  const rl = createInterface({ input: io.stdin, output: io.stderr });
+/** The terminal's lines one at a time, each after its prompt; `undefined` once the input ends (Ctrl+D) or Ctrl+C is pressed. */
+export interface TerminalLines {
+  ask(prompt: string): Promise<string | undefined>;
+  close(): void;
+}
+
+/**
+ * The lines of `rl` (of a new interface on the session's stdin if none is given). A session that
+ * reads its tasks from the terminal asks everything through one: two interfaces on one stdin would
+ * both get every line typed.
+ */
+export function terminalLines(io: SessionIo, given?: Interface): TerminalLines {
+  const rl = given ?? createInterface({ input: io.stdin, output: io.stderr });
+  // Ctrl+C at a question of its own cancels the question (a session's interface has its own say).
+  if (!given) rl.on('SIGINT', () => rl.close());
   const typed: string[] = [];
   const waiting: ((line: string | undefined) => void)[] = [];
   let closed = false;
@@ -28,13 +40,13 @@ function lineReader(io: SessionIo) {
     if (next) next(line);
     else typed.push(line);
   });
-  rl.on('SIGINT', () => rl.close());
   rl.on('close', () => {
     closed = true;
     for (const next of waiting.splice(0)) next(undefined);
   });
   return {
     ask(prompt: string): Promise<string | undefined> {
+      // Lines typed ahead (or piped) come first, even once the input has ended.
       if (typed.length > 0) {
         io.stderr.write(prompt);
         return Promise.resolve(typed.shift());
@@ -47,6 +59,20 @@ function lineReader(io: SessionIo) {
     },
     close: () => rl.close(),
   };
+}
+
+/** Runs `task` with the session's lines, or with lines of its own it closes after. */
+async function withLines<T>(
+  io: SessionIo,
+  lines: TerminalLines | undefined,
+  task: (lines: TerminalLines) => Promise<T>,
+) {
+  const own = lines ?? terminalLines(io);
+  try {
+    return await task(own);
+  } finally {
+    if (!lines) own.close();
+  }
 }
 
 const propertiesOf = (schema: unknown): [string, Property][] => {
@@ -137,9 +163,9 @@ export async function askElicitation(
   io: SessionIo,
   request: ElicitationRequest,
   call: Pick<ToolCall, 'name'>,
+  session?: TerminalLines,
 ): Promise<ElicitationResult> {
-  const lines = lineReader(io);
-  try {
+  return withLines(io, session, async (lines) => {
     io.stderr.write(
       `\n${shown(call.name)} asks:\n${terminalText(request.message)}\n` +
         '(Enter keeps the [default] or skips a field that is not required; "decline" says no; Ctrl+D cancels.)\n',
@@ -184,9 +210,7 @@ export async function askElicitation(
       }
     }
     return { action: 'accept', content };
-  } finally {
-    lines.close();
-  }
+  });
 }
 
 const messageText = (message: SamplingMessage) =>
@@ -199,9 +223,9 @@ export async function askSampling(
   io: SessionIo,
   request: SamplingRequest,
   call: Pick<ToolCall, 'name'>,
+  session?: TerminalLines,
 ): Promise<ApprovalDecision> {
-  const lines = lineReader(io);
-  try {
+  return withLines(io, session, async (lines) => {
     const last = request.messages.at(-1);
     const count = request.messages.length;
     io.stderr.write(
@@ -211,19 +235,18 @@ export async function askSampling(
     );
     const answer = (await lines.ask('Allow it? [y/N] '))?.trim().toLowerCase();
     return answer === 'y' || answer === 'yes' ? true : { approved: false, reason: 'the person said no' };
-  } finally {
-    lines.close();
-  }
+  });
 }
 
 /**
  * The host's answers to tools' questions and requests for the model, asked on the terminal one at a
- * time. Without a terminal no one can answer, and nothing may wait for one: the question is
+ * time (through the session's `lines` when it has them). Without a terminal no one can answer, and nothing may wait for one: the question is
  * declined and the request refused, each with a note on stderr.
  */
 export function terminalHostCallbacks(
   io: SessionIo,
   command: string,
+  lines?: TerminalLines,
 ): Required<Pick<HostCallbacks, 'onElicitation' | 'onSampling'>> {
   let queue: Promise<unknown> = Promise.resolve();
   const oneAtATime = <T>(task: () => Promise<T>): Promise<T> => {
@@ -238,14 +261,14 @@ export function terminalHostCallbacks(
         note(`declined the question of ${shown(call.name)}: ${preview(request.message, 120)}`);
         return { action: 'decline' };
       }
-      return oneAtATime(() => askElicitation(io, request, call));
+      return oneAtATime(() => askElicitation(io, request, call, lines));
     },
     onSampling: (request, call) => {
       if (!io.stdin.isTTY) {
         note(`refused ${shown(call.name)} the use of the model`);
         return { approved: false, reason: 'no one is at a terminal to approve it' };
       }
-      return oneAtATime(() => askSampling(io, request, call));
+      return oneAtATime(() => askSampling(io, request, call, lines));
     },
   };
 }

@@ -12,6 +12,7 @@ import {
   messageOf,
 } from '@openmanus/core';
 import { fileTokenStore, loopbackSignIn, MCP_AGENT_NAME, type McpOAuthOptions } from '@openmanus/mcp';
+import { terminalLines } from './hostPrompts.js';
 import { type ConnectedMcpAgent, type ConnectMcpAgent, connectMcpAgent, type McpServerTarget } from './mcpAgent.js';
 import { failure, loadCliConfig, maxStepsOption, sandboxOption } from './options.js';
 import { cancelOnSigint, readTask, reportOutcome, runTask, type SessionIo } from './session.js';
@@ -168,38 +169,33 @@ interface Conversation {
 /** Tasks typed one after another, each continuing the conversation, until exit, quit, q or the end of input. */
 async function converse({ connected, llm, json, io }: Conversation, signal: AbortSignal): Promise<number> {
   const resources = createResourcePool();
-  const lines = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
+  const rl = createInterface({ input: io.stdin, output: io.stderr, terminal: Boolean(io.stdin.isTTY) });
   // Ctrl+C at the prompt ends the session, as exit does.
-  lines.on('SIGINT', () => lines.close());
-  // The lines read before the input ended still come after it closed, and Node 24 throws when a
-  // closed interface prompts.
-  let closed = false;
-  lines.on('close', () => {
-    closed = true;
-  });
+  rl.on('SIGINT', () => rl.close());
+  // One reader of the terminal for the tasks and the runs' questions alike.
+  const lines = terminalLines(io, rl);
   let state: AgentState | undefined;
   try {
-    lines.setPrompt('\nEnter your request (exit, quit or q to end): ');
-    lines.prompt();
-    for await (const line of lines) {
+    for (;;) {
+      const line = await lines.ask('\nEnter your request (exit, quit or q to end): ');
+      if (line === undefined) break;
       const task = line.trim();
       if (EXIT_WORDS.has(task.toLowerCase())) break;
-      if (task) {
-        const outcome = await runTask({
-          agent: connected.agent,
-          llm,
-          task,
-          json,
-          io,
-          signal,
-          resources,
-          command: 'openmanus mcp',
-          ...(state ? { state } : {}),
-        });
-        if (signal.aborted) return reportOutcome(outcome, io, json, 'openmanus mcp');
-        state = outcome.state;
-      }
-      if (!closed) lines.prompt();
+      if (!task) continue;
+      const outcome = await runTask({
+        agent: connected.agent,
+        llm,
+        task,
+        json,
+        io,
+        signal,
+        resources,
+        command: 'openmanus mcp',
+        lines,
+        ...(state ? { state } : {}),
+      });
+      if (signal.aborted) return reportOutcome(outcome, io, json, 'openmanus mcp');
+      state = outcome.state;
     }
     return 0;
   } finally {

@@ -11,7 +11,7 @@ import {
   type RunOutcome,
   run,
 } from '@openmanus/core';
-import { terminalHostCallbacks } from './hostPrompts.js';
+import { type TerminalLines, terminalHostCallbacks } from './hostPrompts.js';
 import { createProgress } from './progress.js';
 import { terminalText } from './terminalText.js';
 
@@ -35,18 +35,22 @@ export interface TaskOptions {
   readonly resources?: ResourcePool;
   /** What notes on stderr begin with (default `openmanus`). */
   readonly command?: string;
+  /** The session's terminal, when it reads its tasks there too: the run's questions are asked through it. */
+  readonly lines?: TerminalLines;
 }
 
 export const useColor = (stream: { isTTY?: boolean }, env: SessionIo['env']) =>
   Boolean(stream.isTTY) && !env.NO_COLOR && env.TERM !== 'dumb';
 
 /** Asks on the terminal; without one, says so, so the model can carry on without an answer. */
-export async function askOnTerminal(io: SessionIo, question: string): Promise<string> {
+export async function askOnTerminal(io: SessionIo, question: string, lines?: TerminalLines): Promise<string> {
   if (!io.stdin.isTTY)
     return '(No one can answer: openmanus is not attached to a terminal. Continue with your best judgement.)';
+  const prompt = `\nManus asks: ${terminalText(question)}\nYou: `;
+  if (lines) return ((await lines.ask(prompt)) ?? '').trim();
   const rl = createInterface({ input: io.stdin, output: io.stderr });
   try {
-    return (await rl.question(`\nManus asks: ${terminalText(question)}\nYou: `)).trim();
+    return (await rl.question(prompt)).trim();
   } finally {
     rl.close();
   }
@@ -79,9 +83,9 @@ export async function runTask(options: TaskOptions): Promise<RunOutcome> {
     llm: options.llm,
     signal: options.signal,
     emitter,
-    onHuman: (question) => askOnTerminal(io, question),
+    onHuman: (question) => askOnTerminal(io, question, options.lines),
     // A tool's form for the person (an MCP server's elicitation) and its requests for the model.
-    ...terminalHostCallbacks(io, options.command ?? 'openmanus'),
+    ...terminalHostCallbacks(io, options.command ?? 'openmanus', options.lines),
     ...(options.state ? { state: options.state } : {}),
     ...(options.resources ? { resources: options.resources } : {}),
   });

@@ -3,13 +3,14 @@
 // a call's progress and log, and the built `openmanus mcp` end to end without a terminal, against
 // a server of ours whose tool asks, samples, reports progress and logs.
 import { PassThrough } from 'node:stream';
-import { defineTool, type ElicitationRequest, type RunItem } from '@openmanus/core';
+import { createAgent, defineTool, type ElicitationRequest, ok, type RunItem, terminate } from '@openmanus/core';
 import { createMcpServer, type McpToolServer } from '@openmanus/mcp';
 import { afterEach, describe, expect, it } from 'vitest';
 import { terminalHostCallbacks } from '../src/hostPrompts.js';
+import { mcpCommand } from '../src/mcpCommand.js';
 import { createProgress } from '../src/progress.js';
 import type { SessionIo } from '../src/session.js';
-import { runNode, scriptedModels } from './helpers.js';
+import { dist, runNode, scriptedModels } from './helpers.js';
 
 const endpoint = scriptedModels();
 const call = { id: 'call-1', name: 'mcp_server_book', arguments: '{}' };
@@ -121,6 +122,32 @@ describe('a request for the model on the terminal', () => {
       reason: 'no one is at a terminal to approve it',
     });
     expect(stderr()).toBe('openmanus mcp: refused mcp_server_book the use of the model (not attached to a terminal)\n');
+  });
+});
+
+describe('openmanus mcp --interactive on a terminal', () => {
+  it("reads a run's form through the session's own reader: the answer is not taken for the next task", async () => {
+    const { server, env } = await endpoint([{ toolCalls: [{ name: 'book', arguments: {} }] }, { content: 'Booked.' }]);
+    const book = defineTool({
+      name: 'book',
+      description: 'Books a table.',
+      parameters: { type: 'object', properties: {} },
+      execute: async (_, scope) => {
+        const form = await scope.elicit({
+          message: 'How many?',
+          schema: { type: 'object', properties: { people: { type: 'integer' } }, required: ['people'] },
+        });
+        return form.action === 'accept' ? `Booked for ${form.content.people}.` : form.action;
+      },
+    });
+    const connect = async () =>
+      ok({ agent: createAgent({ name: 'mcp', tools: [book, terminate] }), close: async () => {} });
+    const stdin = Object.assign(new PassThrough(), { isTTY: true });
+    stdin.end('Book a table\n3\nexit\n');
+    const io: SessionIo = { stdin, stdout: new PassThrough(), stderr: new PassThrough(), env };
+    expect(await mcpCommand(['--interactive'], io, { cliScript: dist('cli.js'), connect })).toBe(0);
+    expect(server.requests).toHaveLength(2);
+    expect(server.requests[1]?.messages.at(-1)).toMatchObject({ role: 'tool', content: 'Booked for 3.' });
   });
 });
 
