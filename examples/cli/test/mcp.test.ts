@@ -198,6 +198,8 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
   const everythingArgs = ['--server-command', process.execPath, '--server-arg', everything];
   const toolMessage = (request: RecordedRequest | undefined) =>
     request?.messages.find((message) => message.role === 'tool')?.content;
+  /** A result of the server ("server" to openmanus mcp), as the model reads it: in its block marked untrusted. */
+  const fromServer = (text: string) => `<mcp_content server="server" untrusted="true">\n${text}\n</mcp_content>`;
   const toolNames = (request: RecordedRequest | undefined) =>
     (request?.tools ?? []).map((tool) => (tool as { function: { name: string } }).function.name);
 
@@ -219,13 +221,20 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toBe('Wrote note.txt.\n');
     expect(await readFile(join(workspace, 'note.txt'), 'utf8')).toBe('made-by-mcp\n');
-    expect(toolMessage(server.requests[1])).toContain('made-by-mcp');
+    expect(toolMessage(server.requests[1])).toMatch(
+      /^<mcp_content server="server" untrusted="true">\n.*made-by-mcp.*\n<\/mcp_content>$/s,
+    );
     expect(toolNames(server.requests[0])).toEqual([
       'terminate',
       'mcp_server_bash',
       'mcp_server_browser_use',
       'mcp_server_str_replace_editor',
       'mcp_server_terminate',
+      // Our mcp-server serves the workspace's files and two prompts: the client's catalogue tools.
+      'mcp_server_list_resources',
+      'mcp_server_read_resource',
+      'mcp_server_list_prompts',
+      'mcp_server_get_prompt',
     ]);
     expect(server.requests.map((request) => request.model)).toEqual(['for-mcp', 'for-mcp']);
     // The server it started is gone with it.
@@ -241,7 +250,7 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toBe('It echoed.\n');
     expect(toolNames(server.requests[0])).toEqual(expect.arrayContaining(['mcp_server_echo', 'mcp_server_get-sum']));
-    expect(toolMessage(server.requests[1])).toBe('Echo: hello from openmanus');
+    expect(toolMessage(server.requests[1])).toBe(fromServer('Echo: hello from openmanus'));
   });
 
   it('--interactive: a task, then exit', async () => {
@@ -256,7 +265,7 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stdout).toBe('Five.\n');
     expect(server.requests).toHaveLength(2);
-    expect(toolMessage(server.requests[1])).toBe('The sum of 2 and 3 is 5.');
+    expect(toolMessage(server.requests[1])).toBe(fromServer('The sum of 2 and 3 is 5.'));
     expect(ran.stderr).toContain('Enter your request (exit, quit or q to end): ');
   });
 
@@ -335,7 +344,7 @@ describe('openmanus mcp, end to end: the built CLI, a real MCP server and a scri
       role: 'user',
       content: "Add 2 and 3 with the server's tool",
     });
-    expect(toolMessage(server.requests[1])).toBe('The sum of 2 and 3 is 5.');
+    expect(toolMessage(server.requests[1])).toBe(fromServer('The sum of 2 and 3 is 5.'));
   });
 
   it('--help shows its options', async () => {
