@@ -46,6 +46,9 @@ function trimmedParts(o: { readonly dropped: number; readonly shrunk: number }):
   return parts;
 }
 
+/** The markers around an MCP server's text, which tell the model whose words they are; a person sees the line's tool. */
+const MCP_MARKERS = /<mcp_content server="(?:[^"\\]|\\.)*" untrusted="true">\n|\n<\/mcp_content>/g;
+
 export function runLines(color: boolean) {
   const dim = paint(color, 2);
   const red = paint(color, 31);
@@ -59,7 +62,7 @@ export function runLines(color: boolean) {
     /** A tool call, with its arguments as shown (`previewArgs`). */
     toolCall: (name: string, args: string) => cyan(`  → ${terminalText(name, { oneLine: true })}`) + dim(`(${args})`),
     toolResult: (output: string, isError = false) => {
-      const line = `  ← ${preview(output, 120)}`;
+      const line = `  ← ${preview(output.replace(MCP_MARKERS, ''), 120)}`;
       return isError ? red(line) : dim(line);
     },
     modelFailed: (error: string) => red(`  model call failed: ${preview(error, 160)}`),

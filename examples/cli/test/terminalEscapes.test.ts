@@ -96,9 +96,9 @@ describe('control characters from models, tools and servers, in the built CLI', 
     expect(ran.stderr).toContain(`← before${SHOWN}after`);
     expect(ran.stdout).toBe(`Echoed${SHOWN}\n`);
     expect([...rawControls(ran.stdout), ...rawControls(ran.stderr)]).toEqual([]);
-    // The model itself gets the tool's text as it is (JSON carries it escaped).
+    // The model itself gets the tool's text as it is (JSON carries it escaped), marked as the server's.
     expect(server.requests[1]?.messages.find((message) => message.role === 'tool')?.content).toBe(
-      `before${ESCAPES}after`,
+      `<mcp_content server="server" untrusted="true">\nbefore${ESCAPES}after\n</mcp_content>`,
     );
   });
 
