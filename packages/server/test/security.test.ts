@@ -8,30 +8,18 @@ import { join } from 'node:path';
 import { type CheckpointStore, createAgent } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { createSqliteStore } from '@openmanus/sqlite';
-import { type Browser, chromium } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createServer } from '../src/index.js';
+import { launchChromium } from './chromium.js';
 import { finish, onCleanup, raw, setup, TOKEN, tempDir, until } from './httpHelpers.js';
 
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 /** A name Chromium resolves to 127.0.0.1: what a DNS-rebound attacker's site looks like to the browser. */
 const REBOUND = 'rebound.attacker.test';
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-      `--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`,
-    ],
-  });
+  browser = await launchChromium(`--host-resolver-rules=MAP ${REBOUND} 127.0.0.1`);
 });
 afterAll(async () => {
   await browser?.close();

@@ -3,28 +3,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Agent, askHuman, createAgent, defineTool, type LlmPort } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
-import { type Browser, chromium, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { type AgentServer, createServer, type ServerOptions } from '../src/index.js';
+import { launchChromium } from './chromium.js';
 
-const CHROMIUM = process.env.CHROME_PATH ?? '/usr/bin/chromium';
 const TOKEN = 'test-token-0123456789abcdef';
 
 let browser: Browser;
 beforeAll(async () => {
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: [
-      '--no-sandbox',
-      '--disable-gpu',
-      '--disable-quic',
-      '--no-first-run',
-      '--disable-background-networking',
-      '--disable-component-update',
-      '--disable-sync',
-    ],
-  });
+  browser = await launchChromium();
 });
 afterAll(async () => {
   await browser?.close();
