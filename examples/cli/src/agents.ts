@@ -1,5 +1,13 @@
 import { browserOptionsFrom, createBrowserAgent, withBrowser } from '@openmanus/browser';
-import { type Agent, type BrowserSettings, createManus, type SandboxMode, type SearchSettings } from '@openmanus/core';
+import {
+  type Agent,
+  type BrowserSettings,
+  createManus,
+  llmSettingsFor,
+  type OpenManusConfig,
+  type SandboxMode,
+  type SearchSettings,
+} from '@openmanus/core';
 import {
   createDataAnalysis,
   createSandboxManus,
@@ -82,3 +90,9 @@ export const AGENT_NAMES = Object.keys(AGENTS) as readonly AgentName[];
 export const isAgentName = (name: string): name is AgentName => Object.hasOwn(AGENTS, name);
 
 export const createCliAgent = (name: AgentName, settings: AgentSettings): Agent => AGENTS[name](settings);
+
+/** The agent as `openmanus --agent <name>` runs it: with its `[llm.<name>]` profile's input limit, if any. */
+export function profiledAgent(name: AgentName, settings: AgentSettings, config: OpenManusConfig | undefined): Agent {
+  const maxInputTokens = config && llmSettingsFor(config, name).max_input_tokens;
+  return createCliAgent(name, { ...settings, ...(maxInputTokens ? { maxInputTokens } : {}) });
+}

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util';
-import { describeConfigError, llmSettingsFor, messageOf } from '@openmanus/core';
+import { describeConfigError, messageOf } from '@openmanus/core';
 import { createPlanningFlow, type FlowItem, type FlowOutcome, streamFlow } from '@openmanus/flow';
-import { type AgentName, type AgentSettings, createCliAgent } from './agents.js';
+import { type AgentName, type AgentSettings, profiledAgent } from './agents.js';
 import { compactFlowItem } from './flowJson.js';
 import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
 import { createFlowProgress } from './flowProgress.js';
@@ -138,10 +138,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
     browser: config.value.browser,
   };
   // Each executor with its `[llm.<name>]` profile's input limit, as `openmanus --agent <name>`.
-  const executor = (name: AgentName) => {
-    const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, name);
-    return createCliAgent(name, { ...settings, ...(maxInputTokens ? { maxInputTokens } : {}) });
-  };
+  const executor = (name: AgentName) => profiledAgent(name, settings, config.value);
   const flow = createPlanningFlow({
     agents: {
       manus: executor('manus'),

@@ -78,6 +78,13 @@ export function sandboxOption(value: string | undefined): Result<SandboxMode | u
 }
 
 /** `--max-steps`, checked (undefined when not given). */
+/** A comma-separated list of names (`--approve python_execute,bash`), blanks left out. */
+export const namesOption = (value: string | undefined): string[] =>
+  (value ?? '')
+    .split(',')
+    .map((name) => name.trim())
+    .filter(Boolean);
+
 export function maxStepsOption(value: string | undefined): Result<number | undefined, string> {
   const steps = Number(value);
   if (value === undefined) return ok(undefined);

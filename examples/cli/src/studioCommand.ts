@@ -8,14 +8,13 @@ import {
   describeConfigError,
   errAsync,
   type LlmPort,
-  llmSettingsFor,
   messageOf,
 } from '@openmanus/core';
 import { createServer } from '@openmanus/server';
 import { createSqliteStore } from '@openmanus/sqlite';
-import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
+import { AGENT_NAMES, type AgentSettings, profiledAgent } from './agents.js';
 import { firstStopSignal } from './mcpServerCommand.js';
-import { failure, loadCliConfig, maxStepsOption, sandboxOption } from './options.js';
+import { failure, loadCliConfig, maxStepsOption, namesOption, sandboxOption } from './options.js';
 import type { SessionIo } from './session.js';
 import { terminalText } from './terminalText.js';
 
@@ -97,10 +96,7 @@ export async function studioCommand(argv: string[], io: SessionIo): Promise<numb
   if (!maxSteps.isOk()) return fail(maxSteps.error);
   const sandbox = sandboxOption(values.sandbox);
   if (!sandbox.isOk()) return fail(sandbox.error);
-  const approvals = (values.approve ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
+  const approvals = namesOption(values.approve);
   const loaded = loadCliConfig(values, io, 'openmanus studio');
   if (!loaded.isOk() && !nothingConfigured(loaded.error)) return fail(describeConfigError(loaded.error));
   const config = loaded.isOk() ? loaded.value : undefined;
@@ -113,10 +109,7 @@ export async function studioCommand(argv: string[], io: SessionIo): Promise<numb
     browser: config?.browser ?? {},
   };
   const agents: Record<string, Agent> = {};
-  for (const name of AGENT_NAMES) {
-    const maxInputTokens = config && llmSettingsFor(config, name).max_input_tokens;
-    agents[name] = createCliAgent(name, { ...settings, ...(maxInputTokens ? { maxInputTokens } : {}) });
-  }
+  for (const name of AGENT_NAMES) agents[name] = profiledAgent(name, settings, config);
   const llm = loaded.isOk() ? createLlmFromConfig(loaded.value) : noModel(loaded.error.message);
   // The studio forks a run onto another model by name: each [llm.<name>] profile.
   const models = config

@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import { parseArgs } from 'node:util';
-import { createLlmFromConfig, describeConfigError, llmSettingsFor, messageOf } from '@openmanus/core';
+import { createLlmFromConfig, describeConfigError, messageOf } from '@openmanus/core';
 import { startWorker, type WorkerAgent, type WorkerFlow } from '@openmanus/durable';
-import { AGENT_NAMES, type AgentSettings, createCliAgent } from './agents.js';
+import { AGENT_NAMES, type AgentSettings, profiledAgent } from './agents.js';
 import {
   cliVersion,
   DURABLE_FLOW,
@@ -12,7 +12,7 @@ import {
   workerKeyOption,
 } from './durableOptions.js';
 import { useDataAnalysisAgent } from './flowOptions.js';
-import { failure, loadCliConfig, maxStepsOption, sandboxOption } from './options.js';
+import { failure, loadCliConfig, maxStepsOption, namesOption, sandboxOption } from './options.js';
 import type { SessionIo } from './session.js';
 
 export const workerUsage = `Usage: openmanus worker [options]
@@ -98,10 +98,7 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
   if (!Number.isInteger(continueEvery) || continueEvery < 1) {
     return fail(`--continue-every must be a positive whole number, got "${values['continue-every']}"`);
   }
-  const approvals = (values.approve ?? '')
-    .split(',')
-    .map((name) => name.trim())
-    .filter(Boolean);
+  const approvals = namesOption(values.approve);
   const workerId = values['worker-id'] ?? hostname();
   if (!workerId.trim()) return fail('--worker-id is empty');
   const maxSteps = maxStepsOption(values['max-steps']);
@@ -123,9 +120,8 @@ export async function workerCommand(argv: string[], io: SessionIo): Promise<numb
   // Each agent with its own `[llm.<name>]` profile, as `openmanus --agent <name>` runs it.
   const agents: Record<string, WorkerAgent> = {};
   for (const name of AGENT_NAMES) {
-    const { max_input_tokens: maxInputTokens } = llmSettingsFor(config.value, name);
     agents[name] = {
-      agent: createCliAgent(name, { ...settings, ...(maxInputTokens ? { maxInputTokens } : {}) }),
+      agent: profiledAgent(name, settings, config.value),
       llm: createLlmFromConfig(config.value, name),
       continueEvery,
       ...(approvals.length > 0 ? { approvals } : {}),
