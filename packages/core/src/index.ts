@@ -53,7 +53,7 @@ export {
 } from './kernel/policies.js';
 export { InvalidEventError, initialStep, type StepFunction, step, type Transition } from './kernel/reducer.js';
 export type { RunError } from './kernel/runError.js';
-export type { AgentState, FinishReason, PendingInput, RunStatus, Usage } from './kernel/state.js';
+export type { AgentState, ElicitationForm, FinishReason, PendingInput, RunStatus, Usage } from './kernel/state.js';
 export { costOf, isFinal } from './kernel/state.js';
 export type { StuckMemory, StuckThresholds } from './kernel/stuck.js';
 // Tools.

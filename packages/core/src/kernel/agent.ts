@@ -122,6 +122,12 @@ export interface Agent {
   readonly tools: readonly Tool[];
   /** By provider name: how to gather what `config.contextProviders` ask for. */
   readonly contextGatherers?: Readonly<Record<string, ContextGatherer>>;
+  /**
+   * A tool the agent adds during a run (an MCP client's, through `scope.changeTools`), by name: for a
+   * call a resumed run makes before anything added it again (a call approved, or answered, after a
+   * restart). Without it, or when it finds none, the call is answered that the tool is not available.
+   */
+  readonly findTool?: (name: string, scope: RunScope) => Promise<Tool | undefined>;
   /** The step the shell runs: by default the loop with `defaultPolicies()`. */
   readonly step?: StepFunction;
   /** The policies `step` was made from, when it was (so that a rule can be added: `withApprovals`). */

@@ -85,6 +85,7 @@ export type { RunError } from './runError.js';
 export type {
   AgentState,
   CallPhase,
+  ElicitationForm,
   FinishReason,
   PendingCall,
   PendingInput,

@@ -3,7 +3,7 @@ import type { ContextState } from './context.js';
 import type { HistoryWindow } from './historyWindow.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
 import type { RunError } from './runError.js';
-import type { ToolSpec } from './tool.js';
+import type { JsonSchema, ToolSpec } from './tool.js';
 
 /** Version of the saved-state format; older ones load through `migrations.ts`. */
 export const SCHEMA_VERSION = 3;
@@ -44,9 +44,25 @@ export interface Usage {
 /** Where one tool call of the current turn stands. */
 export type CallPhase = 'approval' | 'human' | 'running' | 'done';
 
+/**
+ * A form a person is asked to fill in (an MCP server's elicitation): its message and the JSON Schema
+ * of its fields, for a page that renders it; the question's text says the same for one that does not.
+ */
+export interface ElicitationForm {
+  readonly message: string;
+  readonly schema: JsonSchema;
+}
+
 /** Something a paused run waits for from a person; answer it with an event carrying `effectId`. */
 export type PendingInput =
-  | { readonly kind: 'human'; readonly effectId: string; readonly question: string; readonly call: ToolCall }
+  | {
+      readonly kind: 'human';
+      readonly effectId: string;
+      readonly question: string;
+      readonly call: ToolCall;
+      /** Set when the question is a form: the answer is then its fields as JSON (see the question). */
+      readonly form?: ElicitationForm;
+    }
   | { readonly kind: 'approval'; readonly effectId: string; readonly call: ToolCall; readonly args: unknown };
 
 export interface PendingCall {

@@ -89,7 +89,13 @@ const messageSchema = z.discriminatedUnion('role', [
 ]);
 
 const pendingInputSchema = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('human'), effectId: z.string(), question: z.string(), call: toolCallSchema }),
+  z.object({
+    kind: z.literal('human'),
+    effectId: z.string(),
+    question: z.string(),
+    call: toolCallSchema,
+    form: z.object({ message: z.string(), schema: unknownRecord }).optional(),
+  }),
   z.object({ kind: z.literal('approval'), effectId: z.string(), call: toolCallSchema, args: unknownField }),
 ]);
 

@@ -169,7 +169,7 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
     try {
       if (context.signal.aborted) return undefined;
       const name = effect.call.name;
-      const tool = deps.tools.get(name);
+      const tool = deps.tools.get(name) ?? (await addedTool(deps, name, context.signal));
       // Saved before it runs: a crash from here on must not lead to a second run.
       if (tool?.spec.atMostOnce) {
         await context.dispatch({ type: 'toolStarted', effectId: effect.id });
@@ -189,5 +189,16 @@ function toolPerformer(deps: PerformerDeps): AgentPerformer<'callTool'> {
     } finally {
       if (permitted) release();
     }
+  }
+}
+
+/** A tool added during an earlier run of this state, as the agent finds it again (`Agent.findTool`). */
+async function addedTool(deps: PerformerDeps, name: string, signal: AbortSignal): Promise<Tool | undefined> {
+  if (!deps.agent.findTool) return undefined;
+  try {
+    return await deps.agent.findTool(name, { ...deps.scope, signal });
+  } catch {
+    // Not found is what the model is told (the call's answer names the tools there are).
+    return undefined;
   }
 }

@@ -69,6 +69,13 @@ export function withMcp(agent: Agent, source: McpClient | McpServers, options: W
       contextProviders: [...(agent.config.contextProviders ?? []), provider],
     },
     contextGatherers: { ...agent.contextGatherers, [provider.name]: gatherer },
+    // A resumed run's call of a server's tool (approved, or answered, after a restart) finds it here.
+    findTool: async (toolName, scope) => {
+      const found = await agent.findTool?.(toolName, scope);
+      if (found) return found;
+      await mcp.connect();
+      return mcp.tools().find((tool) => tool.spec.name === toolName);
+    },
     mcp,
     close: () => (owned ? mcp.close() : Promise.resolve()),
   };

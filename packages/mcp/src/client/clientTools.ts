@@ -1,6 +1,7 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { defineTool, err, type JsonSchema, type Result, type Tool, type ToolScope } from '@openmanus/core';
 import type { McpTool } from './connection.js';
+import { callQuestions } from './elicitationPause.js';
 import { toToolReturn } from './results.js';
 
 /** Calls a tool of a server by its own name for a call of ours (its scope); failures come back as messages for the model. */
@@ -37,7 +38,15 @@ export function mcpClientTool(
     ...(tool.annotations?.readOnlyHint === true ? { parallelSafe: true } : {}),
     timeoutMs: options.timeoutMs,
     execute: async (args, scope) => {
-      const called = await options.call(tool.name, args, scope);
+      const questions = callQuestions(scope, serverId, tool.name, name, args);
+      if (questions.askAgain) return questions.askAgain;
+      // A call stopped because the run pauses on its question ends with that pause, however it ended.
+      const called = await options.call(tool.name, args, questions.scope).catch((error: unknown) => {
+        if (questions.suspension()) return undefined;
+        throw error;
+      });
+      const paused = questions.suspension();
+      if (paused || !called) return paused ?? err('the call ended without a result');
       return called.isOk() ? toToolReturn(called.value, serverId) : err(called.error);
     },
   });

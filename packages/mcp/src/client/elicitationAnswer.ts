@@ -7,7 +7,8 @@ import type { ElicitationAnswer, JsonSchema } from '@openmanus/core';
 
 type Property = Readonly<Record<string, unknown>>;
 
-const propertiesOf = (schema: JsonSchema): Readonly<Record<string, Property>> => {
+/** A form's fields, as its schema gives them. */
+export const propertiesOf = (schema: JsonSchema): Readonly<Record<string, Property>> => {
   const properties = (schema as { properties?: unknown }).properties;
   return typeof properties === 'object' && properties !== null ? (properties as Record<string, Property>) : {};
 };
