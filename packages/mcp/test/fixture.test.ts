@@ -33,7 +33,7 @@ describe('a client of our fixture server over stdio', () => {
     const names = client.tools().map((t) => t.spec.name);
     expect(names).toEqual(expect.arrayContaining(['mcp_fixture_echo', 'mcp_fixture_hang', 'mcp_fixture_terminate']));
     expect(toolNamed(client, 'mcp_fixture_echo').spec).toMatchObject({
-      description: 'Repeats the text.',
+      description: block('fixture', 'Repeats the text.'),
       parameters: { type: 'object', properties: { text: { type: 'string' } }, required: ['text'] },
     });
     expect(toolNamed(client, 'mcp_fixture_terminate').spec.parameters).toMatchObject({
@@ -115,7 +115,7 @@ describe('a client of our fixture server over stdio', () => {
     const changed = nextEvent(client, (e) => e.type === 'toolsChanged');
     await observe(toolNamed(client, 'mcp_fixture_describe_tool'), { name: 'late', description: 'Says it late.' });
     await changed;
-    expect(toolNamed(client, 'mcp_fixture_late').spec.description).toBe('Says it late.');
+    expect(toolNamed(client, 'mcp_fixture_late').spec.description).toBe(block('fixture', 'Says it late.'));
 
     const removed = nextEvent(client, (e) => e.type === 'toolsChanged');
     await observe(toolNamed(client, 'mcp_fixture_remove_tool'), { name: 'late' });

@@ -3,6 +3,7 @@ import { defineTool, err, type JsonSchema, type Result, type Tool, type ToolScop
 import type { McpTool } from './connection.js';
 import { callQuestions } from './elicitationPause.js';
 import { toToolReturn } from './results.js';
+import { mcpContent } from './untrusted.js';
 
 /** Calls a tool of a server by its own name for a call of ours (its scope); failures come back as messages for the model. */
 export type CallMcpTool = (
@@ -18,6 +19,15 @@ const cut = (text: string) =>
   text.length > MAX_DESCRIPTION ? `${text.slice(0, MAX_DESCRIPTION)}…[description cut]` : text;
 
 /**
+ * What the model reads of a tool: the server's words in its untrusted block (a description can carry
+ * a prompt injection as well as a result can), or, for a tool without one (OpenManus refused it), our hint.
+ */
+function descriptionOf(serverId: string, tool: McpTool): string {
+  const written = tool.description || tool.title;
+  return written ? mcpContent(serverId, cut(written)) : `${tool.name}, a tool of the MCP server "${serverId}".`;
+}
+
+/**
  * A server's tool as one of ours, named `name` for the model. Its JSON Schema (bounded by
  * `admitTools`) goes to the model as the server wrote it (core only drops `$schema`), and the server
  * validates the arguments itself.
@@ -31,8 +41,7 @@ export function mcpClientTool(
 ): Tool {
   return defineTool<Record<string, unknown>>({
     name,
-    // A tool without a description is fine (OpenManus refused it): the model still gets a hint.
-    description: cut(tool.description || tool.title || `${tool.name}, a tool of the MCP server "${serverId}".`),
+    description: descriptionOf(serverId, tool),
     parameters: tool.inputSchema as JsonSchema,
     ...(tool.name === 'terminate' ? { terminal: true } : {}),
     ...(tool.annotations?.readOnlyHint === true ? { parallelSafe: true } : {}),
