@@ -10,6 +10,12 @@ export interface AbortLink {
   readonly isStopped: boolean;
   /** The link's own time limit fired (not the parent). */
   timedOut(): boolean;
+  /**
+   * Stops the time limit until the returned function is called: time spent waiting on a person is
+   * not the work's. Pauses nest (the limit runs again when the last one ends); the parent still
+   * stops the link meanwhile.
+   */
+  pause(): () => void;
   /** Detaches from the parent and stops the timer; call when the work is over. */
   dispose(): void;
 }
@@ -32,7 +38,11 @@ class Link implements AbortLink {
   private stoppedPromise: Promise<void> | undefined;
   private resolveStopped: (() => void) | undefined;
   private readonly release: (() => void) | undefined;
-  private readonly cancelTimer: (() => void) | undefined;
+  private cancelTimer: (() => void) | undefined;
+  /** What is left of the time limit, as of `since` (none: no limit, or the work is over). */
+  private left: number | undefined;
+  private since = 0;
+  private pauses = 0;
 
   constructor(
     parent: AbortSignal | undefined,
@@ -40,8 +50,14 @@ class Link implements AbortLink {
     private readonly onStop: (() => void) | undefined,
   ) {
     this.release = parent && onAbort(parent, () => this.fire(parent.reason));
-    this.cancelTimer =
-      timeoutMs === undefined || this.reason !== undefined ? undefined : afterDelay(timeoutMs, this.expire);
+    this.left = timeoutMs;
+    this.arm();
+  }
+
+  private arm(): void {
+    if (this.left === undefined || this.reason !== undefined) return;
+    this.since = performance.now();
+    this.cancelTimer = afterDelay(this.left, this.expire);
   }
 
   private readonly expire = () => {
@@ -85,8 +101,25 @@ class Link implements AbortLink {
     return this.expired;
   }
 
+  pause(): () => void {
+    if (this.pauses++ === 0 && this.cancelTimer) {
+      this.cancelTimer();
+      this.cancelTimer = undefined;
+      if (this.left !== undefined) this.left = Math.max(0, this.left - (performance.now() - this.since));
+    }
+    let resumed = false;
+    return () => {
+      if (resumed) return;
+      resumed = true;
+      if (--this.pauses === 0) this.arm();
+    };
+  }
+
   dispose(): void {
     this.cancelTimer?.();
+    this.cancelTimer = undefined;
+    // A pause that ends after the work does not start the limit again.
+    this.left = undefined;
     this.release?.();
   }
 }

@@ -125,6 +125,14 @@ export interface ToolScope extends RunScope {
    * the host's `onSampling` approves (rejects otherwise); counted in the run's usage.
    */
   sample(request: SamplingRequest): Promise<SamplingResult>;
+  /**
+   * Calls `watch` whenever the call starts waiting on a person — its `elicit` answered by the host's
+   * `onElicitation`, the host's `onSampling` approval of its `sample` — and what `watch` returned
+   * once that wait is over. The call's time limit does not run meanwhile; a clock of the tool's own
+   * (an MCP request's timeout) can stop the same way. Returns the function that stops watching.
+   * Absent from a scope made by hand.
+   */
+  readonly onPersonWait?: (watch: () => () => void) => () => void;
 }
 
 /** Resources by key, opened once, closed together. */

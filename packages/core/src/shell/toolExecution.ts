@@ -117,6 +117,8 @@ class CallLedger {
   usage: Usage = emptyUsage;
   data: { value: unknown } | undefined;
   link: AbortLink | undefined;
+  /** Clocks of the tool's own that stop while the call waits on a person (`scope.onPersonWait`). */
+  readonly personWatchers = new Set<() => () => void>();
   /** The result's parts and structured form, when the tool gave them (for MCP clients). */
   content: readonly ToolContent[] | undefined;
   structured: { readonly [key: string]: unknown } | undefined;
@@ -131,6 +133,16 @@ class CallLedger {
   get llm(): LlmPort {
     if (!this.metered) this.metered = meteredLlm(this.runLlm, this);
     return this.metered;
+  }
+
+  /** A person's answer (`wait`): the call's time limit, and its watchers' clocks, stop meanwhile. */
+  async waitOnPerson<T>(wait: () => T | PromiseLike<T>): Promise<T> {
+    const resumes = [this.link?.pause(), ...Array.from(this.personWatchers, (watch) => watch())];
+    try {
+      return await wait();
+    } finally {
+      for (const resume of resumes) resume?.();
+    }
   }
 
   add(more: Usage): void {
@@ -170,6 +182,7 @@ type ToolCompleted = Extract<ToolEvent, { type: 'toolCompleted' }>;
 function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions): ToolScope {
   const { effect } = ledger;
   const { call } = effect;
+  const { onElicitation, onSampling } = run;
   return {
     runId: run.runId,
     resource: run.resource,
@@ -199,13 +212,24 @@ function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions):
     elicit: async (request: ElicitationRequest): Promise<ElicitationResult> =>
       run.relay
         ? run.relay.elicit(request, call)
-        : run.onElicitation
-          ? run.onElicitation(request, call)
+        : onElicitation
+          ? ledger.waitOnPerson(() => onElicitation(request, call))
           : { action: 'cancel' },
+    // The host's approval waits on a person; the model's completion after it is work, and counts.
     sample: (request: SamplingRequest): Promise<SamplingResult> =>
       run.relay
         ? run.relay.sample(request, call)
-        : sampleRunModel(request, call, run, ledger.llm, ledger.link?.signal ?? run.signal),
+        : sampleRunModel(
+            request,
+            call,
+            onSampling ? { onSampling: (asked, by) => ledger.waitOnPerson(() => onSampling(asked, by)) } : {},
+            ledger.llm,
+            ledger.link?.signal ?? run.signal,
+          ),
+    onPersonWait: (watch: () => () => void) => {
+      ledger.personWatchers.add(watch);
+      return () => ledger.personWatchers.delete(watch);
+    },
     // Live: the call's signal and model meter change as the call runs.
     get signal() {
       return ledger.link?.signal as AbortSignal;

@@ -14,6 +14,8 @@ import {
   type ServerCapabilities,
   ToolListChangedNotificationSchema,
 } from '@modelcontextprotocol/sdk/types.js';
+import type { ToolScope } from '@openmanus/core';
+import { linkAbort } from '@openmanus/core/internal';
 import { z } from 'zod';
 import type { McpServerConfig } from './config.js';
 import { createTransport, type OpenTransport, type TransportKind, transportKinds } from './transport.js';
@@ -51,6 +53,8 @@ export interface McpConnection {
       readonly timeoutMs: number;
       /** Sends a progress token with the call; the server's progress for it comes here. */
       readonly onProgress?: (progress: Progress) => void;
+      /** The call's `scope.onPersonWait`: `timeoutMs` does not run while the server's request waits on a person. */
+      readonly onPersonWait?: ToolScope['onPersonWait'];
     },
   ): Promise<CallToolResult>;
   /** Any other request of ours (resources, prompts), its answer checked by `schema`. */
@@ -91,6 +95,8 @@ const MAX_TOOL_PAGES = 100;
 const SIGN_IN_MS = 10 * 60_000;
 /** How long a goodbye may take before the process is killed or the socket dropped. */
 const GOODBYE_MS = 5_000;
+/** The SDK always sets a timer on a request: for a call, whose deadline is ours, the longest a timer takes (24 days). */
+const NO_SDK_TIMEOUT = 2 ** 31 - 1;
 
 /**
  * Connects to a server: over stdio, SSE or streamable HTTP — for a url without a type, streamable
@@ -199,13 +205,24 @@ async function connectWith(
       }
       return tools;
     },
-    async callTool(name, args, { signal, timeoutMs, onProgress }) {
-      const result = await withSignal(signal, (own) => {
-        const requestOptions: RequestOptions = { signal: own, timeout: timeoutMs };
+    async callTool(name, args, { signal, timeoutMs, onProgress, onPersonWait }) {
+      // The call's deadline is ours, not the SDK's, which cannot stop: while the server's question or
+      // sampling request waits on a person (minutes, maybe), the call is not late. The clock's signal
+      // is made per call, so the listener the SDK leaves on it goes with it.
+      const clock = linkAbort(signal, timeoutMs);
+      const unwatch = onPersonWait?.(() => clock.pause());
+      try {
+        const requestOptions: RequestOptions = { signal: clock.signal, timeout: NO_SDK_TIMEOUT };
         if (onProgress) requestOptions.onprogress = onProgress;
-        return client.callTool({ name, arguments: args }, undefined, requestOptions);
-      });
-      return result as CallToolResult;
+        return (await client.callTool({ name, arguments: args }, undefined, requestOptions)) as CallToolResult;
+      } catch (failure) {
+        // As the SDK's own timeout reports it (the SDK has told the server the request is cancelled).
+        if (clock.timedOut()) throw new McpError(ErrorCode.RequestTimeout, 'Request timed out', { timeout: timeoutMs });
+        throw failure;
+      } finally {
+        unwatch?.();
+        clock.dispose();
+      }
     },
     request: (request, schema, { signal, timeoutMs }) =>
       withSignal(signal, (own) => client.request(request, schema, { signal: own, timeout: timeoutMs })),

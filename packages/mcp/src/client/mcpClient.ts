@@ -32,7 +32,10 @@ export type McpRoot = string | { readonly path: string; readonly name?: string }
 export interface McpClientOptions extends ServerRequestFallbacks {
   /** The servers by id, from code or `loadMcpConfig()`. */
   readonly servers: McpServers;
-  /** How long a tool call may take before it fails with a clear error (default 60 s). */
+  /**
+   * How long a tool call may take before it fails with a clear error (default 60 s), not counting
+   * the time its server's questions and sampling requests wait on a person (`onElicitation`, `onSampling`).
+   */
   readonly callTimeoutMs?: number;
   /** How long connecting and the MCP handshake may take (default 60 s: `npx` may have to install the server). */
   readonly connectTimeoutMs?: number;

@@ -292,6 +292,7 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
           signal,
           timeoutMs: callTimeoutMs,
           onProgress: (progress) => calls?.progress(scope, progress),
+          ...(scope.onPersonWait ? { onPersonWait: scope.onPersonWait } : {}),
         });
         // Over streamable HTTP, list_changed comes on another stream than the result, maybe after the
         // next request has gone out: a server that announces changes is listed again at once (the next
