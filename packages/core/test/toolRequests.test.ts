@@ -10,6 +10,7 @@ import {
   type RunItem,
   run,
   type SamplingRequest,
+  type SamplingResult,
   stream,
   type ToolScope,
 } from '../src/index.js';
@@ -122,6 +123,152 @@ describe('a tool reports and asks through its scope', () => {
     );
     const nobody = await run(agent, 'go', { llm: scriptedLlm(callThen('probe')) });
     expect(nobody.state.messages.find((m) => m.role === 'tool')?.content).toContain('needs the host to approve it');
+  });
+
+  it('asks a person to open a URL (URL mode) through the same onElicitation', async () => {
+    const asked: ElicitationRequest[] = [];
+    const tool = probe(async (scope) => {
+      const answer = await scope.elicit({
+        mode: 'url',
+        message: 'Sign in to the calendar.',
+        url: 'https://calendar.example/authorize',
+        elicitationId: 'e-1',
+      });
+      return answer.action;
+    });
+    const done = await run(createAgent({ name: 'a', tools: [tool] }), 'go', {
+      llm: scriptedLlm(callThen('probe')),
+      onElicitation: (request) => {
+        asked.push(request);
+        return { action: 'accept', content: {} };
+      },
+    });
+    expect(asked).toEqual([
+      {
+        mode: 'url',
+        message: 'Sign in to the calendar.',
+        url: 'https://calendar.example/authorize',
+        elicitationId: 'e-1',
+      },
+    ]);
+    expect(done.state.messages.find((m) => m.role === 'tool')?.content).toBe('accept');
+  });
+
+  it('offers the sampling request’s tools to the model, and hands back its calls without running them', async () => {
+    const ran: unknown[] = [];
+    // A tool of the run with the very name the sampling request offers: the model's call must not reach it.
+    const lookup = defineTool({
+      name: 'lookup',
+      description: 'The run’s own lookup',
+      parameters: z.object({ city: z.string() }),
+      execute: (args) => {
+        ran.push(args);
+        return 'looked up';
+      },
+    });
+    let result: SamplingResult | undefined;
+    const tool = probe(async (scope) => {
+      result = await scope.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'Weather in Oslo?' } }],
+        maxTokens: 100,
+        tools: [
+          {
+            name: 'lookup',
+            description: 'Looks up the weather',
+            inputSchema: { type: 'object', properties: { city: { type: 'string' } } },
+          },
+        ],
+        toolChoice: 'required',
+      });
+      return `${result.stopReason} ${result.toolUse?.map((use) => use.name).join(',')}`;
+    });
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'probe', arguments: {} }] },
+      { toolCalls: [{ id: 'use-1', name: 'lookup', arguments: { city: 'Oslo' } }] },
+      { content: 'Done.' },
+    ]);
+    const done = await run(createAgent({ name: 'a', tools: [tool, lookup] }), 'go', { llm, onSampling: () => true });
+    expect(done.state.messages.find((m) => m.role === 'tool')?.content).toBe('toolUse lookup');
+    expect(result).toEqual({
+      role: 'assistant',
+      content: { type: 'text', text: '' },
+      toolUse: [{ type: 'tool_use', id: 'use-1', name: 'lookup', input: { city: 'Oslo' } }],
+      model: 'scripted',
+      stopReason: 'toolUse',
+    });
+    expect(llm.requests[1]).toMatchObject({
+      tools: [
+        {
+          name: 'lookup',
+          description: 'Looks up the weather',
+          parameters: { type: 'object', properties: { city: { type: 'string' } } },
+        },
+      ],
+      toolChoice: 'required',
+    });
+    expect(ran).toEqual([]);
+    expect(llm.requests).toHaveLength(3);
+  });
+
+  it('sends earlier tool calls and their results as the assistant’s calls and the tool’s messages', async () => {
+    const tool = probe(async (scope) => {
+      const reply = await scope.sample({
+        messages: [
+          { role: 'user', content: { type: 'text', text: 'Weather in Oslo?' } },
+          {
+            role: 'assistant',
+            content: [
+              { type: 'text', text: 'Looking.' },
+              { type: 'tool_use', id: 'use-1', name: 'lookup', input: { city: 'Oslo' } },
+            ],
+          },
+          {
+            role: 'user',
+            content: [{ type: 'tool_result', toolUseId: 'use-1', content: [{ type: 'text', text: 'Sunny, 18 °C' }] }],
+          },
+        ],
+        maxTokens: 100,
+        tools: [{ name: 'lookup', inputSchema: { type: 'object' } }],
+      });
+      return reply.content.text;
+    });
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'probe', arguments: {} }] },
+      { content: 'Sunny in Oslo.' },
+      { content: 'Done.' },
+    ]);
+    const done = await run(createAgent({ name: 'a', tools: [tool] }), 'go', { llm, onSampling: () => true });
+    expect(done.state.messages.find((m) => m.role === 'tool')?.content).toBe('Sunny in Oslo.');
+    expect(llm.requests[1]?.messages).toEqual([
+      { role: 'user', content: 'Weather in Oslo?' },
+      {
+        role: 'assistant',
+        content: 'Looking.',
+        toolCalls: [{ id: 'use-1', name: 'lookup', arguments: '{"city":"Oslo"}' }],
+      },
+      { role: 'tool', toolCallId: 'use-1', name: 'lookup', content: 'Sunny, 18 °C' },
+    ]);
+    expect(llm.requests[1]?.toolChoice).toBe('auto');
+  });
+
+  it('fails the sampling, saying so, when the model calls a tool the request did not offer', async () => {
+    const tool = probe(async (scope) => {
+      const reply = await scope.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'Go.' } }],
+        maxTokens: 10,
+        tools: [{ name: 'lookup', inputSchema: { type: 'object' } }],
+      });
+      return reply.content.text;
+    });
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'probe', arguments: {} }] },
+      { toolCalls: [{ name: 'delete_everything', arguments: {} }] },
+      { content: 'Done.' },
+    ]);
+    const done = await run(createAgent({ name: 'a', tools: [tool] }), 'go', { llm, onSampling: () => true });
+    expect(done.state.messages.find((m) => m.role === 'tool')?.content).toContain(
+      'the model called "delete_everything", a tool the sampling request did not offer',
+    );
   });
 
   it('relays a call’s items, elicitation and sampling to whoever the tool run names for that call', async () => {

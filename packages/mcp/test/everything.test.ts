@@ -42,6 +42,7 @@ describe('the everything server over stdio', () => {
       'mcp_everything_trigger-long-running-operation',
       'mcp_everything_get-roots-list',
       'mcp_everything_trigger-elicitation-request',
+      'mcp_everything_trigger-url-elicitation',
       'mcp_everything_trigger-sampling-request',
       'mcp_everything_list_resources',
       'mcp_everything_read_resource',
@@ -161,6 +162,34 @@ describe('the everything server over stdio', () => {
       'You are a helpful test server.',
       'Resource trigger-sampling-request context: Say hi',
     ]);
+  });
+
+  it("puts its URL for the person to the run's host, as the server's", async () => {
+    const agent = withMcp(createAgent({ name: 'tester', tools: [terminate] }), client);
+    const url = 'https://example.com/authorize';
+    const llm = scriptedLlm([
+      { toolCalls: [{ name: 'mcp_everything_trigger-url-elicitation', arguments: { url, elicitationId: 'e-7' } }] },
+      { content: 'Done.' },
+    ]);
+    const asked: unknown[] = [];
+    const result = await run(agent, 'Go.', {
+      llm,
+      onElicitation: (request) => {
+        asked.push(request);
+        return { action: 'accept', content: {} };
+      },
+    });
+    expect(asked).toEqual([
+      {
+        mode: 'url',
+        message: 'Please open the link to complete this action.',
+        url,
+        elicitationId: 'e-7',
+        server: 'everything',
+      },
+    ]);
+    const [said] = result.state.messages.flatMap((m) => (m.role === 'tool' ? [m.content] : []));
+    expect(fromServer('everything', String(said))).toContain('User completed the URL elicitation flow.');
   });
 
   it('starts the server with its configured env and the SDK’s few safe variables, never our secrets', async () => {

@@ -58,6 +58,34 @@ const tools: Tool[] = [
     },
   }),
   defineTool({
+    name: 'sign_in',
+    description: 'Sends the person to a URL to sign in.',
+    parameters: z.object({}),
+    execute: async (_, scope) => {
+      const answer = await scope.elicit({
+        mode: 'url',
+        message: 'Sign in to the calendar.',
+        url: 'https://calendar.example/authorize',
+        elicitationId: 'sign-1',
+      });
+      return JSON.stringify(answer);
+    },
+  }),
+  defineTool({
+    name: 'weather_note',
+    description: "Asks the client's model, which may call get_weather.",
+    parameters: z.object({}),
+    execute: async (_, scope) => {
+      const answer = await scope.sample({
+        messages: [{ role: 'user', content: { type: 'text', text: 'Weather in Oslo?' } }],
+        maxTokens: 50,
+        tools: [{ name: 'get_weather', description: 'The weather', inputSchema: { type: 'object' } }],
+        toolChoice: 'required',
+      });
+      return JSON.stringify(answer);
+    },
+  }),
+  defineTool({
     name: 'ask_and_go',
     description: 'Asks the person something and does not wait for the answer.',
     parameters: z.object({}),
@@ -168,6 +196,78 @@ describe("elicitation: a tool asks the client's user", () => {
     expect(textOf(await callTool(client, 'write_to'))).toBe('No letter: decline');
     expect(textOf(await callTool(client, 'ask_and_go'))).toBe('Asked, and gone.');
     expect(await cancelled).toContain('the tool call has ended');
+  });
+});
+
+describe('what MCP 2025-11-25 added', () => {
+  it('sends a URL question to a client that declared URL mode; "accept" comes back with no content', async () => {
+    const client = await connect({ elicitation: { url: {} } });
+    const asked: ElicitRequest['params'][] = [];
+    client.setRequestHandler(ElicitRequestSchema, ({ params }) => {
+      asked.push(params);
+      return { action: 'accept' };
+    });
+    expect(textOf(await callTool(client, 'sign_in'))).toBe('{"action":"accept","content":{}}');
+    expect(asked).toEqual([
+      {
+        mode: 'url',
+        message: 'Sign in to the calendar.',
+        url: 'https://calendar.example/authorize',
+        elicitationId: 'sign-1',
+      },
+    ]);
+  });
+
+  it("offers the tool's tools to the client's model and gives the tool the calls it asked for", async () => {
+    const client = await connect({ sampling: { tools: {} } });
+    const asked: CreateMessageRequest['params'][] = [];
+    client.setRequestHandler(CreateMessageRequestSchema, ({ params }) => {
+      asked.push(params);
+      return {
+        role: 'assistant',
+        content: [
+          { type: 'text', text: 'Checking.' },
+          { type: 'tool_use', id: 'use-1', name: 'get_weather', input: { city: 'Oslo' } },
+        ],
+        model: 'their-model',
+        stopReason: 'toolUse',
+      };
+    });
+    expect(JSON.parse(textOf(await callTool(client, 'weather_note')))).toEqual({
+      role: 'assistant',
+      content: { type: 'text', text: 'Checking.' },
+      toolUse: [{ type: 'tool_use', id: 'use-1', name: 'get_weather', input: { city: 'Oslo' } }],
+      model: 'their-model',
+      stopReason: 'toolUse',
+    });
+    expect(asked).toEqual([
+      {
+        messages: [{ role: 'user', content: { type: 'text', text: 'Weather in Oslo?' } }],
+        maxTokens: 50,
+        tools: [{ name: 'get_weather', description: 'The weather', inputSchema: { type: 'object' } }],
+        toolChoice: { mode: 'required' },
+      },
+    ]);
+  });
+
+  it('does not ask a client that declared form mode only, or sampling without tools: the call says what it lacks', async () => {
+    const client = await connect({ elicitation: { form: {} }, sampling: {} });
+    client.setRequestHandler(ElicitRequestSchema, () => ({ action: 'accept' }));
+    client.setRequestHandler(CreateMessageRequestSchema, () => ({
+      role: 'assistant',
+      content: { type: 'text', text: 'unasked' },
+      model: 'their-model',
+    }));
+    const url = await callTool(client, 'sign_in');
+    expect(url.isError).toBe(true);
+    expect(textOf(url)).toContain(
+      'The MCP client cannot send its user to a URL (URL-mode elicitation): it did not declare the "elicitation.url" capability.',
+    );
+    const sampled = await callTool(client, 'weather_note');
+    expect(sampled.isError).toBe(true);
+    expect(textOf(sampled)).toContain(
+      'The MCP client cannot let its model call tools (sampling with tools): it did not declare the "sampling.tools" capability.',
+    );
   });
 });
 

@@ -1,7 +1,7 @@
 import type { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import type { RequestOptions } from '@modelcontextprotocol/sdk/shared/protocol.js';
-import type { ElicitRequestFormParams } from '@modelcontextprotocol/sdk/types.js';
-import type { ElicitationAnswer, ToolRelay } from '@openmanus/core';
+import type { ElicitRequestFormParams, SamplingMessageContentBlock, Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { ElicitationAnswer, SamplingRequest, SamplingResult, ToolRelay } from '@openmanus/core';
 
 /**
  * A tool call's questions sent to the MCP client that made the call: `scope.elicit` as
@@ -28,8 +28,17 @@ export function clientRelay(server: Server, call: RequestOptions & { readonly si
   };
   return {
     async elicit(request) {
-      if (!server.getClientCapabilities()?.elicitation?.form)
-        throw unsupported('ask its user (elicitation)', 'elicitation');
+      const asked = server.getClientCapabilities()?.elicitation;
+      if (request.mode === 'url') {
+        if (!asked?.url) throw unsupported('send its user to a URL (URL-mode elicitation)', 'elicitation.url');
+        const { message, url, elicitationId } = request;
+        const result = await asking((options) =>
+          server.elicitInput({ mode: 'url', message, url, elicitationId }, options),
+        );
+        // The person agreed to open the URL: there is nothing else to answer.
+        return result.action === 'accept' ? { action: 'accept', content: {} } : { action: result.action };
+      }
+      if (!asked?.form) throw unsupported('ask its user (elicitation)', 'elicitation');
       const result = await asking((options) =>
         server.elicitInput(
           { message: request.message, requestedSchema: request.schema as ElicitRequestFormParams['requestedSchema'] },
@@ -41,31 +50,78 @@ export function clientRelay(server: Server, call: RequestOptions & { readonly si
         : { action: result.action };
     },
     async sample(request) {
-      if (!server.getClientCapabilities()?.sampling) throw unsupported('ask its model (sampling)', 'sampling');
-      const { messages, systemPrompt, maxTokens, temperature, stopSequences } = request;
+      const capabilities = server.getClientCapabilities();
+      if (!capabilities?.sampling) throw unsupported('ask its model (sampling)', 'sampling');
+      const { messages, systemPrompt, maxTokens, temperature, stopSequences, tools, toolChoice } = request;
+      const withTools = tools !== undefined || toolChoice !== undefined;
+      if (withTools && !capabilities.sampling.tools)
+        throw unsupported('let its model call tools (sampling with tools)', 'sampling.tools');
+      const params = {
+        messages: messages.map(({ role, content }) => ({
+          role,
+          content: Array.isArray(content) ? content.map(blockOf) : blockOf(content as SamplingBlock),
+        })),
+        maxTokens,
+        ...(systemPrompt !== undefined ? { systemPrompt } : {}),
+        ...(temperature !== undefined ? { temperature } : {}),
+        ...(stopSequences ? { stopSequences: [...stopSequences] } : {}),
+        ...(toolChoice !== undefined ? { toolChoice: { mode: toolChoice } } : {}),
+      };
       const result = await asking((options) =>
-        server.createMessage(
-          {
-            messages: messages.map(({ role, content }) => ({ role, content: { ...content } })),
-            maxTokens,
-            ...(systemPrompt !== undefined ? { systemPrompt } : {}),
-            ...(temperature !== undefined ? { temperature } : {}),
-            ...(stopSequences ? { stopSequences: [...stopSequences] } : {}),
-          },
-          options,
-        ),
+        tools !== undefined
+          ? server.createMessage(
+              {
+                ...params,
+                tools: tools.map(({ name, description, inputSchema }) => ({
+                  name,
+                  ...(description !== undefined ? { description } : {}),
+                  inputSchema: inputSchema as Tool['inputSchema'],
+                })),
+              },
+              options,
+            )
+          : server.createMessage(params, options),
       );
-      if (result.content.type !== 'text') {
-        throw new Error(
-          `The MCP client's model answered with ${result.content.type} content, where a tool takes text.`,
-        );
+      // Asked with tools, the client answers with blocks: text, and the calls its model asked for.
+      const blocks = Array.isArray(result.content) ? result.content : [result.content];
+      const text: string[] = [];
+      const toolUse: SamplingToolUse[] = [];
+      for (const block of blocks) {
+        if (block.type === 'text') text.push(block.text);
+        else if (block.type === 'tool_use' && withTools)
+          toolUse.push({ type: 'tool_use', id: block.id, name: block.name, input: block.input });
+        else
+          throw new Error(
+            `The MCP client's model answered with ${block.type} content, where a tool takes text${withTools ? ' and tool calls' : ''}.`,
+          );
       }
       return {
         role: 'assistant',
-        content: { type: 'text', text: result.content.text },
+        content: { type: 'text', text: text.join('\n') },
+        ...(toolUse.length > 0 ? { toolUse } : {}),
         model: result.model,
         ...(result.stopReason !== undefined ? { stopReason: result.stopReason } : {}),
       };
     },
   };
+}
+
+type SamplingBlock = Exclude<SamplingRequest['messages'][number]['content'], readonly unknown[]>;
+type SamplingToolUse = NonNullable<SamplingResult['toolUse']>[number];
+
+/** A block of a tool's sampling message as MCP has it (the same fields; its lists copied, as MCP's are not read-only). */
+function blockOf(block: SamplingBlock): SamplingMessageContentBlock {
+  switch (block.type) {
+    case 'tool_use':
+      return { type: 'tool_use', id: block.id, name: block.name, input: { ...block.input } };
+    case 'tool_result':
+      return {
+        type: 'tool_result',
+        toolUseId: block.toolUseId,
+        content: block.content.map((part) => ({ ...part })),
+        ...(block.isError !== undefined ? { isError: block.isError } : {}),
+      };
+    default:
+      return { ...block };
+  }
 }
