@@ -165,6 +165,7 @@ export async function askElicitation(
   call: Pick<ToolCall, 'name'>,
   session?: TerminalLines,
 ): Promise<ElicitationResult> {
+  if (request.mode === 'url') return askUrl(io, request, call, session);
   return withLines(io, session, async (lines) => {
     io.stderr.write(
       `\n${shown(call.name)} asks:\n${terminalText(request.message)}\n` +
@@ -213,10 +214,48 @@ export async function askElicitation(
   });
 }
 
-const messageText = (message: SamplingMessage) =>
-  message.content.type === 'text'
-    ? message.content.text
-    : `[${message.content.type}, ${message.content.mimeType}, ${Math.floor((message.content.data.length * 3) / 4)} bytes]`;
+/**
+ * Shows a URL a tool asks the person to open, as the server's (with its site apart, so that a
+ * look-alike stands out), and asks whether they opened it and are done: y accepts, anything else
+ * declines, Ctrl+D cancels. The URL is never opened for them.
+ */
+async function askUrl(
+  io: SessionIo,
+  request: Extract<ElicitationRequest, { mode: 'url' }>,
+  call: Pick<ToolCall, 'name'>,
+  session?: TerminalLines,
+): Promise<ElicitationResult> {
+  return withLines(io, session, async (lines) => {
+    const from = request.server ? `the MCP server "${shown(request.server)}"` : shown(call.name);
+    const site = URL.parse(request.url)?.host;
+    io.stderr.write(
+      `\n${shown(call.name)} asks you to open a link of ${from}:\n${terminalText(request.message)}\n` +
+        `  ${shown(request.url)}\n${site ? `  (site: ${shown(site)})\n` : ''}` +
+        'It is not opened for you: open it in your browser only if you trust it.\n',
+    );
+    const answer = await lines.ask('Opened it and done? [y/N] ');
+    if (answer === undefined) return { action: 'cancel' };
+    return /^(y|yes)$/i.test(answer.trim()) ? { action: 'accept', content: {} } : { action: 'decline' };
+  });
+}
+
+const blockText = (block: SamplingContent): string => {
+  switch (block.type) {
+    case 'text':
+      return block.text;
+    case 'tool_use':
+      return `[calls the tool ${block.name}]`;
+    case 'tool_result':
+      return `[the result of a tool call: ${block.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')}]`;
+    default:
+      return `[${block.type}, ${block.mimeType}, ${Math.floor((block.data.length * 3) / 4)} bytes]`;
+  }
+};
+
+type SamplingContent = Exclude<SamplingMessage['content'], readonly unknown[]>;
+
+const messageText = ({ content }: SamplingMessage) =>
+  (Array.isArray(content) ? content : [content as SamplingContent]).map(blockText).join(' ');
 
 /** Shows a tool's request for the model (its system prompt and last message, shortened) and asks y/N. */
 export async function askSampling(
@@ -231,7 +270,10 @@ export async function askSampling(
     io.stderr.write(
       `\n${shown(call.name)} asks to use your model (at most ${request.maxTokens} tokens, ${count} message${count === 1 ? '' : 's'}):\n` +
         (request.systemPrompt ? `  system: ${preview(request.systemPrompt, 200)}\n` : '') +
-        (last ? `  ${last.role}: ${preview(messageText(last), 400)}\n` : ''),
+        (last ? `  ${last.role}: ${preview(messageText(last), 400)}\n` : '') +
+        (request.tools?.length
+          ? `  tools the model may ask for (the server runs them, not you): ${preview(request.tools.map((tool) => tool.name).join(', '), 200)}\n`
+          : ''),
     );
     const answer = (await lines.ask('Allow it? [y/N] '))?.trim().toLowerCase();
     return answer === 'y' || answer === 'yes' ? true : { approved: false, reason: 'the person said no' };
@@ -258,7 +300,8 @@ export function terminalHostCallbacks(
   return {
     onElicitation: (request, call) => {
       if (!io.stdin.isTTY) {
-        note(`declined the question of ${shown(call.name)}: ${preview(request.message, 120)}`);
+        const link = request.mode === 'url' ? ` (a link to ${preview(request.url, 120)})` : '';
+        note(`declined the question of ${shown(call.name)}: ${preview(request.message, 120)}${link}`);
         return { action: 'decline' };
       }
       return oneAtATime(() => askElicitation(io, request, call, lines));

@@ -84,6 +84,39 @@ describe('a form on the terminal', () => {
   });
 });
 
+describe('a URL to open on the terminal', () => {
+  const signIn: ElicitationRequest = {
+    mode: 'url',
+    message: 'Sign in to the calendar.\u001b[2J',
+    url: 'https://calendar.example/authorize?state=\u001b]8;;x',
+    elicitationId: 'e-1',
+    server: 'calendar',
+  };
+
+  it("prints it as the server's, with its site, never opens it, and accepts only on y", async () => {
+    const yes = terminal('y\n');
+    expect(await yes.callbacks.onElicitation(signIn, call)).toEqual({ action: 'accept', content: {} });
+    const shown = yes.stderr();
+    expect(shown).toContain('mcp_server_book asks you to open a link of the MCP server "calendar":\n');
+    expect(shown).toContain('Sign in to the calendar.\\x1b[2J\n');
+    expect(shown).toContain('  (site: calendar.example)\n');
+    expect(shown).toContain(
+      'It is not opened for you: open it in your browser only if you trust it.\nOpened it and done? [y/N] ',
+    );
+    expect(shown).not.toContain('\u001b');
+    expect(await terminal('\n').callbacks.onElicitation(signIn, call)).toEqual({ action: 'decline' });
+    expect(await terminal('').callbacks.onElicitation(signIn, call)).toEqual({ action: 'cancel' });
+  });
+
+  it('without a terminal, is declined with a note naming the link', async () => {
+    const { callbacks, stderr } = terminal('y\n', false);
+    expect(await callbacks.onElicitation(signIn, call)).toEqual({ action: 'decline' });
+    expect(stderr()).toBe(
+      'openmanus mcp: declined the question of mcp_server_book: Sign in to the calendar.\\x1b[2J (a link to https://calendar.example/authorize?state=\\x1b]8;;x) (not attached to a terminal)\n',
+    );
+  });
+});
+
 describe('a request for the model on the terminal', () => {
   const request = {
     systemPrompt: 'You write short notes.',
@@ -113,6 +146,26 @@ describe('a request for the model on the terminal', () => {
       approved: false,
       reason: 'the person said no',
     });
+  });
+
+  it('names the tools the model may ask the server to run, and shows tool calls and results in the last message', async () => {
+    const { callbacks, stderr } = terminal('y\n');
+    const withTools = {
+      messages: [
+        {
+          role: 'user' as const,
+          content: [
+            { type: 'tool_result' as const, toolUseId: 'u1', content: [{ type: 'text' as const, text: 'Sunny' }] },
+          ],
+        },
+      ],
+      maxTokens: 50,
+      tools: [{ name: 'get_weather', inputSchema: { type: 'object' } }],
+    };
+    expect(await callbacks.onSampling(withTools, call)).toBe(true);
+    expect(stderr()).toContain(
+      '  user: [the result of a tool call: Sunny]\n  tools the model may ask for (the server runs them, not you): get_weather\n',
+    );
   });
 
   it('without a terminal, is refused with a note', async () => {
