@@ -1,11 +1,12 @@
 import { parseArgs } from 'node:util';
-import { describeConfigError, messageOf } from '@openmanus/core';
+import { describeConfigError, type HostCallbacks, messageOf } from '@openmanus/core';
 import { createPlanningFlow, type FlowItem, type FlowOutcome, streamFlow } from '@openmanus/flow';
 import { type AgentName, type AgentSettings, profiledAgent } from './agents.js';
 import { compactFlowItem } from './flowJson.js';
 import { timeoutOption, useDataAnalysisAgent, whenBlockedOption } from './flowOptions.js';
 import { createFlowProgress } from './flowProgress.js';
-import { createLiveView, streamAbove } from './liveView.js';
+import { terminalHostCallbacks } from './hostPrompts.js';
+import { createLiveView, type LiveView, streamAbove } from './liveView.js';
 import {
   failure,
   isolationOf,
@@ -91,6 +92,23 @@ export function reportFlowOutcome(outcome: FlowOutcome, io: SessionIo, command: 
   return code;
 }
 
+/**
+ * The host's answers for the executors' runs, asked on the terminal with the plan out of the way: a
+ * question for the person (`ask_human`), a tool's form (an MCP server's elicitation) and its
+ * requests for the model (sampling); without a terminal, as `openmanus` answers them.
+ */
+export function flowHost(
+  io: SessionIo,
+  view: LiveView,
+): Required<Pick<HostCallbacks, 'onHuman' | 'onElicitation' | 'onSampling'>> {
+  const prompts = terminalHostCallbacks(io, 'openmanus flow');
+  return {
+    onHuman: (question) => view.aside(() => askOnTerminal(io, question)),
+    onElicitation: (request, call) => view.aside(async () => prompts.onElicitation(request, call)),
+    onSampling: (request, call) => view.aside(async () => prompts.onSampling(request, call)),
+  };
+}
+
 /** `openmanus flow`: a task as a planning flow with a live view of its plan; returns the exit code. */
 export async function flowCommand(argv: string[], io: SessionIo): Promise<number> {
   const fail = failure(io, 'openmanus flow');
@@ -168,7 +186,7 @@ export async function flowCommand(argv: string[], io: SessionIo): Promise<number
     const items = streamFlow(flow, task, {
       llm: recordedTo(values.record, createProfiledLlm(config.value), settings.workspace),
       signal: cancel.signal,
-      onHuman: (question) => view.aside(() => askOnTerminal(io, question)),
+      ...flowHost(io, view),
     });
     for await (const item of items) {
       show(item);

@@ -35,7 +35,8 @@ Options:
   --token <token>       bearer token for the server (default: $OPENMANUS_MCP_TOKEN); without
                         one, a server that asks for OAuth gets a sign-in in your browser, its
                         tokens kept in $XDG_CONFIG_HOME/openmanus/mcp-tokens (~/.config/…)
-  --callback-port <n>   the port of the sign-in's http://127.0.0.1:<n>/callback (default 33418)
+  --callback-port <n>   the port of the sign-in's http://127.0.0.1:<n>/callback, only that one
+                        (default 33418, or a free port when another process has 33418)
   -i, --interactive     one task after another in one conversation; exit, quit or q ends it
   -p, --prompt <task>   the task (the same as giving it as arguments)
   --workspace <dir>     the workspace of the openmanus mcp-server stdio starts (default: ./workspace)

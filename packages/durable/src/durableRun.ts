@@ -36,7 +36,10 @@ export interface RunEventItem {
 /**
  * Options of a durable run: core's, less what the durable run owns (the id, the performers,
  * checkpoints, items, and people's answers, which come as messages to the run). `state` gives a
- * new task (`start` a string) a conversation to continue: a flow executor's memory.
+ * new task (`start` a string) a conversation to continue: a flow executor's memory. A tool's form
+ * for a person and its requests for the model (MCP elicitation and sampling) are answered within
+ * its call, a recorded step, and cannot wait for a message: `onElicitation` and `onSampling`
+ * answer them, and without them the form is cancelled and the request refused.
  */
 export interface DurableRunOptions
   extends Omit<

@@ -6,4 +6,4 @@ export function testAgents(options: {
   llm: LlmPort;
   workerId?: string;
   continueEvery?: number;
-}): Record<'recorder' | 'asker' | 'launcher' | 'holder' | 'guarded', WorkerAgent>;
+}): Record<'recorder' | 'asker' | 'launcher' | 'holder' | 'guarded' | 'booker' | 'answeredBooker', WorkerAgent>;

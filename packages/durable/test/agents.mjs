@@ -46,12 +46,45 @@ export function testAgents({ toolLog, llm, workerId = 'in-process', continueEver
     },
   });
 
+  // Asks a person how many (MCP elicitation, as a remote server would) and the run's model for a note (sampling).
+  const book = defineTool({
+    name: 'book',
+    description: 'Books a table',
+    parameters: z.object({}),
+    execute: async (_args, scope) => {
+      const form = await scope.elicit({
+        message: 'How many?',
+        schema: { type: 'object', properties: { people: { type: 'integer' } }, required: ['people'] },
+      });
+      const note = await scope
+        .sample({
+          messages: [{ role: 'user', content: { type: 'text', text: 'A note for the booking.' } }],
+          maxTokens: 20,
+        })
+        .then(
+          (answer) => answer.content.text,
+          (error) => `none (${error.message})`,
+        );
+      return `form: ${form.action}${form.action === 'accept' ? ` ${form.content.people}` : ''}; note: ${note}`;
+    },
+  });
+
   const parts = continueEvery === undefined ? {} : { continueEvery };
   return {
     recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm, ...parts },
     asker: { agent: createAgent({ name: 'asker', tools: [askHuman] }), llm, ...parts },
     launcher: { agent: createAgent({ name: 'launcher', tools: [launch] }), llm, ...parts },
     holder: { agent: createAgent({ name: 'holder', tools: [record, hold] }), llm, ...parts },
+    // No one answers a worker's tools: the form is cancelled, the note refused.
+    booker: { agent: createAgent({ name: 'booker', tools: [book] }), llm, ...parts },
+    // The host's own answers, given with the agent.
+    answeredBooker: {
+      agent: createAgent({ name: 'booker', tools: [book] }),
+      llm,
+      onElicitation: () => ({ action: 'accept', content: { people: 2 } }),
+      onSampling: () => true,
+      ...parts,
+    },
     // Every `record` call waits for a person's approval.
     guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true }, ...parts },
   };

@@ -3,7 +3,7 @@ import type { RecordedRequest } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import type { DurableClient } from '../src/client.js';
 import { durableHarness, until } from './harness.js';
-import { noteReply, turnsDone } from './scriptedNotes.js';
+import { noteReply, taskOf, turnsDone } from './scriptedNotes.js';
 
 const harness = durableHarness();
 
@@ -81,5 +81,35 @@ describe('questions for people answered from another process', () => {
     expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
     const replied = server.requests[1]?.messages.find((message) => message.role === 'tool');
     expect(String(replied?.content)).toContain('Kyoto');
+  });
+});
+
+describe("a tool's form for a person and request for the model (MCP elicitation and sampling)", () => {
+  // They are answered within the tool's call, which cannot wait for a message as a question can.
+  const script = (request: RecordedRequest) => {
+    if (taskOf(request) === 'A note for the booking.') return { content: 'By the window.' };
+    return turnsDone(request) === 0 ? { toolCalls: [{ name: 'book', arguments: {} }] } : { content: 'done' };
+  };
+  const toolResult = (requests: readonly RecordedRequest[]) =>
+    String(requests.at(-1)?.messages.find((message) => message.role === 'tool')?.content);
+
+  it("are cancelled and refused when the worker's agent has no callbacks for them", async () => {
+    const server = await harness.server({ script });
+    await harness.worker('booking-worker', server.baseURL, await harness.toolLog('booked')).ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'booked-run', agent: 'booker', input: 'book a table' });
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    expect(toolResult(server.requests)).toMatch(/^form: cancel; note: none \(.*onSampling/);
+    expect(server.requests).toHaveLength(2);
+  });
+
+  it('go to the callbacks the worker was given with the agent', async () => {
+    const server = await harness.server({ script });
+    await harness.worker('answering-worker', server.baseURL, await harness.toolLog('answered-booking')).ready;
+    const durable = await harness.client();
+    const runId = await durable.enqueueRun({ runId: 'answered-run', agent: 'answeredBooker', input: 'book a table' });
+    expect(await durable.waitForRun(runId)).toMatchObject({ status: 'finished', answer: 'done' });
+    expect(toolResult(server.requests)).toBe('form: accept 2; note: By the window.');
+    expect(server.requests).toHaveLength(3);
   });
 });

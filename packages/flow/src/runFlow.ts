@@ -197,6 +197,9 @@ async function driveFlow(
           ...(options.toolTimeoutMs !== undefined ? { toolTimeoutMs: options.toolTimeoutMs } : {}),
           ...(options.onHuman ? { onHuman: options.onHuman } : {}),
           ...(options.onApproval ? { onApproval: options.onApproval } : {}),
+          // A tool's form for a person and its requests for the model (an MCP server's elicitation and sampling).
+          ...(options.onElicitation ? { onElicitation: options.onElicitation } : {}),
+          ...(options.onSampling ? { onSampling: options.onSampling } : {}),
         });
         return agentFinished(effect, outcome);
       } catch (error) {

@@ -442,3 +442,54 @@ describe('checkpoints and resume', () => {
     await expect(runFlow(flowOf(dir), 'Twice', { llm, store, flowId: 'once' })).rejects.toThrow(/resumeFlow/);
   });
 });
+
+describe("the host's callbacks", () => {
+  it("reach the executors' tools: a form for the person (elicitation) and a request for the model (sampling)", async () => {
+    const book = defineTool({
+      name: 'book',
+      description: 'Books a table, asking how many and for a note from the model.',
+      parameters: z.object({}),
+      execute: async (_, scope) => {
+        const form = await scope.elicit({
+          message: 'How many?',
+          schema: { type: 'object', properties: { people: { type: 'integer' } }, required: ['people'] },
+        });
+        const note = await scope.sample({
+          messages: [{ role: 'user', content: { type: 'text', text: 'A note for the booking.' } }],
+          maxTokens: 20,
+        });
+        return `${form.action} ${form.action === 'accept' ? form.content.people : ''}; note: ${note.content.text}`;
+      },
+    });
+    const booker = createAgent({
+      name: 'Booker',
+      description: 'books tables',
+      tools: [book, terminate],
+      policies: defaultPolicies({ maxSteps: 3 }),
+    });
+    const llm = await model([
+      plan(['[BOOKER] Book a table']),
+      { toolCalls: [{ name: 'book', arguments: {} }] },
+      { content: 'By the window.' },
+      finish('success', 'Booked.'),
+      { content: 'A table is booked.' },
+    ]);
+    const asked: string[] = [];
+    const outcome = await runFlow(createPlanningFlow({ agents: { booker } }), 'Book a table', {
+      llm,
+      onElicitation: (request, call) => {
+        asked.push(`${call.name}: ${request.message}`);
+        return { action: 'accept', content: { people: 3 } };
+      },
+      onSampling: (request, call) => {
+        asked.push(`${call.name} samples ${request.maxTokens} tokens`);
+        return true;
+      },
+    });
+    expect(outcome.finishReason).toBe('completed');
+    expect(asked).toEqual(['book: How many?', 'book samples 20 tokens']);
+    const toolMessage = server?.requests[3]?.messages.find((m) => m.role === 'tool');
+    expect(toolMessage?.content).toContain('accept 3; note: By the window.');
+    server?.assertConsumed();
+  });
+});

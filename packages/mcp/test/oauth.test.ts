@@ -9,8 +9,13 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseMcpServers } from '../src/client/config.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
-import { loopbackSignIn } from '../src/client/oauth/loopback.js';
-import { type McpOAuthOptions, type McpRedirect, oauthProvider } from '../src/client/oauth/provider.js';
+import { DEFAULT_CALLBACK_PORT, loopbackSignIn } from '../src/client/oauth/loopback.js';
+import {
+  DEFAULT_REDIRECT_URL,
+  type McpOAuthOptions,
+  type McpRedirect,
+  oauthProvider,
+} from '../src/client/oauth/provider.js';
 import { fileTokenStore, MAX_RECORD_BYTES, memoryTokenStore } from '../src/client/oauth/tokenStore.js';
 import { type ProtectedServer, startProtectedServer } from './fixtures/oauthServer.js';
 import { block, observe, tempWorkspace, toolNamed } from './helpers.js';
@@ -176,6 +181,66 @@ describe('OAuth for a remote server', () => {
     const made = client(server.url, {});
     await made.connect();
     expect(made.status().safe?.error).toContain('needs an OAuth sign-in');
+  });
+});
+
+describe("the sign-in's callback port", () => {
+  /** Holds `port` on 127.0.0.1, as another process would, until the test ends. */
+  async function occupy(port: number) {
+    const holder = createServer();
+    // Already taken by someone else is taken too.
+    await new Promise<void>((resolve, reject) => {
+      holder.once('error', (error: NodeJS.ErrnoException) => (error.code === 'EADDRINUSE' ? resolve() : reject(error)));
+      holder.listen(port, '127.0.0.1', resolve);
+    });
+    cleanups.push(() => new Promise((resolve) => (holder.listening ? holder.close(resolve) : resolve(undefined))));
+  }
+  /** The browser: to the authorization server, then back to where it redirects. */
+  const browse = (shown: URL[]) => async (url: URL) => {
+    shown.push(url);
+    await fetch(new URL((await fetch(url, { redirect: 'manual' })).headers.get('location') ?? ''));
+  };
+
+  it('with 33418 taken, is one the system picks, and a client registered for 33418 is registered again', async () => {
+    // A server that takes only the redirect URL registered, port and all.
+    const server = await protectedServer({ exactRedirectUris: true });
+    const store = memoryTokenStore();
+    // An earlier sign-in, registered for the default redirect URL; its tokens are gone since.
+    const earlier = client(server.url, { store, redirect: approve() });
+    await earlier.connect();
+    await earlier.close();
+    const { tokens: _, ...registered } = (await store.load(server.url)) ?? {};
+    expect(registered.client).toMatchObject({ redirect_uris: [DEFAULT_REDIRECT_URL] });
+    await store.save(server.url, registered);
+
+    await occupy(DEFAULT_CALLBACK_PORT);
+    const shown: URL[] = [];
+    const made = client(server.url, {
+      store,
+      ...loopbackSignIn({ onAuthorizationUrl: (url) => void browse(shown)(url) }),
+    });
+    await made.connect();
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
+    const redirectUri = shown[0]?.searchParams.get('redirect_uri') ?? '';
+    expect(redirectUri).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/callback$/);
+    expect(redirectUri).not.toBe(DEFAULT_REDIRECT_URL);
+    expect(server.stats.registrations).toBe(2);
+    const saved = await store.load(server.url);
+    expect(saved?.client).toMatchObject({ redirect_uris: [redirectUri] });
+    expect(saved?.tokens?.access_token).toEqual(expect.any(String));
+    // Its listener closed with the sign-in.
+    await expect(fetch(redirectUri)).rejects.toThrow();
+  });
+
+  it('is only the one the host names: taken, the sign-in fails naming it', async () => {
+    const server = await protectedServer();
+    const port = await freePort();
+    await occupy(port);
+    const shown: URL[] = [];
+    const made = client(server.url, loopbackSignIn({ port, onAuthorizationUrl: (url) => void shown.push(url) }));
+    await made.connect();
+    expect(made.status().safe?.error).toContain(`port ${port} on 127.0.0.1 is taken by another process`);
+    expect(shown).toEqual([]);
   });
 });
 

@@ -33,11 +33,12 @@ const REMOTE_TYPES = ['http', 'streamable-http', 'streamableHttp', 'sse'] as con
 const text = z.string().min(1);
 const strings = z.record(z.string(), z.string());
 const httpsUrl = z.url({ protocol: /^https$/, error: 'must be an https:// URL' });
-/** `auth` as a config file can write it; in code, `store` and `redirect` are objects and functions. */
+/** `auth` as a config file can write it; in code, `store`, `redirect` and `prepareRedirect` are objects and functions. */
 const authSchema = z
   .strictObject({
     store: z.custom<McpOAuthOptions['store']>((value) => typeof value === 'object' && value !== null).optional(),
     redirect: z.custom<McpOAuthOptions['redirect']>((value) => typeof value === 'function').optional(),
+    prepareRedirect: z.custom<McpOAuthOptions['prepareRedirect']>((value) => typeof value === 'function').optional(),
     redirectUrl: z.url({ protocol: /^https?$/, error: 'must be an http:// or https:// URL' }).optional(),
     clientMetadataUrl: httpsUrl.optional(),
     clientMetadata: z.record(z.string(), z.unknown()).optional(),

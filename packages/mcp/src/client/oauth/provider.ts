@@ -44,6 +44,12 @@ export interface McpOAuthOptions {
   readonly redirect?: McpRedirect;
   /** Where the authorization server sends the browser back (default `http://127.0.0.1:33418/callback`). */
   readonly redirectUrl?: string;
+  /**
+   * Readies the redirect before each authorization begins, and gives the URL the browser is to be
+   * sent back to, which replaces `redirectUrl` (`loopbackSignIn`'s listens, on another port when
+   * its own is taken). A client registered for another redirect URL is registered again.
+   */
+  readonly prepareRedirect?: () => Promise<string>;
   /** A Client ID Metadata Document (an https URL): the client_id where the server supports it, instead of registering. */
   readonly clientMetadataUrl?: string;
   /** Added to what dynamic client registration sends (client_name, …). */
@@ -99,7 +105,8 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
   const crossApp = options.crossApp;
   if (credentials && crossApp) throw new TypeError('auth takes clientCredentials or crossApp, not both');
   // Without a redirect URL the SDK asks no one: it takes a token with prepareTokenRequest's grant.
-  const redirectUrl = credentials || crossApp ? undefined : (options.redirectUrl ?? DEFAULT_REDIRECT_URL);
+  let redirectUrl = credentials || crossApp ? undefined : (options.redirectUrl ?? DEFAULT_REDIRECT_URL);
+  const prepareRedirect = redirectUrl === undefined ? undefined : options.prepareRedirect;
   const jwt = credentials && 'privateKey' in credentials ? credentials : undefined;
   const secret =
     credentials && 'clientSecret' in credentials
@@ -109,7 +116,7 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
         : options.clientSecret;
   const clientId = credentials?.clientId ?? crossApp?.clientId ?? options.clientId;
 
-  const metadata: OAuthClientMetadata = {
+  const metadata = (): OAuthClientMetadata => ({
     client_name: 'OpenManus',
     redirect_uris: redirectUrl ? [redirectUrl] : [],
     grant_types: crossApp
@@ -121,7 +128,7 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
     token_endpoint_auth_method: jwt ? 'private_key_jwt' : secret ? 'client_secret_basic' : 'none',
     ...(options.scope ? { scope: options.scope } : {}),
     ...options.clientMetadata,
-  };
+  });
   const configured: OAuthClientInformationMixed | undefined =
     clientId === undefined
       ? undefined
@@ -155,7 +162,19 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
   const verifiers: string[] = [];
   let pending: { url: URL; state: string | null; verifier: string } | undefined;
   let signingIn: Promise<void> | undefined;
+  // While the code of an authorization is exchanged, its redirect URL must stay the one it had.
+  let exchanging = false;
   let wantedScope: string | undefined;
+
+  // For a step-up the SDK would refresh the token, which cannot widen its scope (RFC 6749 §6):
+  // without the refresh token, it asks for a new authorization with the scope the server named.
+  const usable = (tokens: OAuthTokens | undefined): OAuthTokens | undefined => {
+    if (tokens?.refresh_token && wantedScope && !covers(tokens.scope, wantedScope)) {
+      const { refresh_token: _, ...access } = tokens;
+      return access;
+    }
+    return tokens;
+  };
 
   const addClientAuthentication: AddClientAuthentication | undefined = jwt
     ? createPrivateKeyJwtAuth({
@@ -172,27 +191,28 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
       return redirectUrl;
     },
     get clientMetadata() {
-      return metadata;
+      return metadata();
     },
     ...(options.clientMetadataUrl ? { clientMetadataUrl: options.clientMetadataUrl } : {}),
     ...(addClientAuthentication ? { addClientAuthentication } : {}),
     state: () => randomBytes(32).toString('base64url'),
     async clientInformation() {
-      return configured ?? (await load()).client;
+      const { client, tokens } = await load();
+      // The SDK asks for the client first: an authorization comes next unless a token can be refreshed.
+      const authorizing = redirectUrl !== undefined && !exchanging && !usable(tokens)?.refresh_token;
+      if (authorizing && prepareRedirect) redirectUrl = await prepareRedirect();
+      if (configured) return configured;
+      // Registered for another redirect URL (a port taken since): registered again, not refused.
+      const registeredFor = client && 'redirect_uris' in client ? client.redirect_uris : undefined;
+      if (authorizing && redirectUrl && registeredFor && !registeredFor.includes(redirectUrl)) return undefined;
+      return client;
     },
     async saveClientInformation(client) {
       // Configured credentials are not ours to replace; the SDK only stamps them with their issuer.
       if (!configured) await update({ client });
     },
     async tokens() {
-      const tokens = (await load()).tokens;
-      // For a step-up the SDK would refresh the token, which cannot widen its scope (RFC 6749 §6):
-      // without the refresh token, it asks for a new authorization with the scope the server named.
-      if (tokens?.refresh_token && wantedScope && !covers(tokens.scope, wantedScope)) {
-        const { refresh_token: _, ...access } = tokens;
-        return access;
-      }
-      return tokens;
+      return usable((await load()).tokens);
     },
     async saveTokens(tokens: OAuthTokens) {
       pending = undefined;
@@ -264,7 +284,14 @@ export function oauthProvider(serverUrl: string, options: McpOAuthOptions = {}):
       : {}),
     completeAuthorization(finish) {
       signingIn ??= signIn()
-        .then(finish)
+        .then(async (code) => {
+          exchanging = true;
+          try {
+            await finish(code);
+          } finally {
+            exchanging = false;
+          }
+        })
         .finally(() => {
           signingIn = undefined;
         });
