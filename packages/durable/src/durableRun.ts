@@ -39,7 +39,8 @@ export interface RunEventItem {
  * new task (`start` a string) a conversation to continue: a flow executor's memory. A tool's form
  * for a person and its requests for the model (MCP elicitation and sampling) are answered within
  * its call, a recorded step, and cannot wait for a message: `onElicitation` and `onSampling`
- * answer them, and without them the form is cancelled and the request refused.
+ * answer them. Without them a tool's form is cancelled and a request refused, and an MCP server's
+ * form pauses the call: the run ends paused.
  */
 export interface DurableRunOptions
   extends Omit<

@@ -232,6 +232,25 @@ describe("the sign-in's callback port", () => {
     await expect(fetch(redirectUri)).rejects.toThrow();
   });
 
+  it('is not listened on for a refresh: a taken one does not matter, and the client stays the one registered', async () => {
+    const server = await protectedServer({ exactRedirectUris: true });
+    const store = memoryTokenStore();
+    const earlier = client(server.url, { store, redirect: approve() });
+    await earlier.connect();
+    await earlier.close();
+    server.expireAccessTokens();
+    const port = await freePort();
+    await occupy(port);
+    const shown: URL[] = [];
+    const made = client(server.url, {
+      store,
+      ...loopbackSignIn({ port, onAuthorizationUrl: (url) => void shown.push(url) }),
+    });
+    await made.connect();
+    expect((await whoami(made)).output).toBe(block('safe', 'client known'));
+    expect([server.stats.refreshes, server.stats.registrations, shown]).toEqual([1, 1, []]);
+  });
+
   it('is only the one the host names: taken, the sign-in fails naming it', async () => {
     const server = await protectedServer();
     const port = await freePort();
