@@ -595,3 +595,37 @@ describe('live tool lists', () => {
     );
   });
 });
+
+describe('a tool paused on a person', () => {
+  const config = testConfig();
+  const form = { message: 'How many?', schema: { type: 'object' } };
+  const paused = () => {
+    const first = { type: 'llmResponded' as const, effectId: 'llm-1', content: '', toolCalls: [call('echo', {}, 'a')] };
+    const [running] = step(config, initialStep(config, 'go')[0], first);
+    const echo = { id: 'a', name: 'echo', arguments: '{}' };
+    const waiting = [{ kind: 'human' as const, effectId: 'q1', question: 'How many?', call: echo, form }];
+    return step(config, running, { type: 'toolSuspended', effectId: 'running-1-0', progress: { at: 1 }, waiting })[0];
+  };
+
+  it('keeps the answer in the state, so a run resumed from it hands the answer to the tool', () => {
+    const waitingState = paused();
+    expect(waitingState.status).toBe('awaiting_human');
+    const answer = { type: 'humanReplied' as const, effectId: 'running-1-0/q1', answer: '2' };
+    const [answered, effects] = step(config, waitingState, answer);
+    const redo = { type: 'callTool', id: 'running-1-0', progress: { at: 1 }, answer: { ...answer, effectId: 'q1' } };
+    expect(ofType(effects, 'callTool')).toEqual([expect.objectContaining(redo)]);
+    // A host that saves the answered state and resumes it later (a server, a durable engine) gets the same call.
+    const [, again] = step(config, JSON.parse(JSON.stringify(answered)), { type: 'resumed' });
+    expect(ofType(again, 'callTool')).toEqual([expect.objectContaining(redo)]);
+  });
+
+  it('spends the answer when the tool pauses again, and drops it once the call answers', () => {
+    const [answered] = step(config, paused(), { type: 'humanReplied', effectId: 'running-1-0/q1', answer: '2' });
+    const echo = { id: 'a', name: 'echo', arguments: '{}' };
+    const waiting = [{ kind: 'human' as const, effectId: 'q2', question: 'And when?', call: echo }];
+    const [again] = step(config, answered, { type: 'toolSuspended', effectId: 'running-1-0', progress: 2, waiting });
+    expect(again.turn?.calls[0]?.answer).toBeUndefined();
+    const [done] = step(config, answered, { type: 'toolCompleted', effectId: 'running-1-0', output: 'ok' });
+    expect(JSON.stringify(done)).not.toContain('"answer":{');
+  });
+});

@@ -3,6 +3,7 @@ import {
   type AgentState,
   compactRunItem,
   costOf,
+  type ElicitationForm,
   type RunError,
   type RunItem,
   type Usage,
@@ -38,7 +39,14 @@ export type PendingView =
       readonly tool: string;
       readonly args: string;
     }
-  | { readonly kind: 'human'; readonly effectId: string; readonly callId: string; readonly question: string };
+  | {
+      readonly kind: 'human';
+      readonly effectId: string;
+      readonly callId: string;
+      readonly question: string;
+      /** A form (an MCP server's question): its message and fields' JSON Schema; answer with the fields as JSON. */
+      readonly form?: ElicitationForm;
+    };
 
 /** Usage as clients get it: `costUsd` always there, `null` when unknown (a call made without a price). */
 export type UsageView = Omit<Usage, 'costUsd'> & { readonly costUsd: number | null };
@@ -122,7 +130,13 @@ export function runView(agent: Agent, name: string, id: string, state: AgentStat
               tool: input.call.name,
               args: shorten(input.call.arguments),
             }
-          : { kind: 'human', effectId: input.effectId, callId: input.call.id, question: input.question },
+          : {
+              kind: 'human',
+              effectId: input.effectId,
+              callId: input.call.id,
+              question: input.question,
+              ...(input.form ? { form: input.form } : {}),
+            },
     ),
     ...(plan ? { plan } : {}),
     timeline: timelineOf(state),

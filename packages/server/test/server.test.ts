@@ -1,7 +1,7 @@
 import { mkdtemp, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { type Agent, createAgent, defineTool } from '@openmanus/core';
+import { type Agent, createAgent, defineTool, type ElicitationForm } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import Fastify from 'fastify';
 import { Hono } from 'hono';
@@ -299,5 +299,47 @@ describe('createServer', () => {
     expect(new URL(redirect.headers.get('location') ?? '', 'http://127.0.0.1/agents/studio').pathname).toBe(
       '/agents/studio/',
     );
+  });
+});
+
+describe('a question with a form (an MCP server’s, from a tool that paused on it)', () => {
+  const FORM: ElicitationForm = {
+    message: 'How many people?',
+    schema: { type: 'object', properties: { people: { type: 'integer' } }, required: ['people'] },
+  };
+  const book = defineTool({
+    name: 'book',
+    description: 'Books a table',
+    parameters: z.object({}),
+    execute: (_, scope) => {
+      if (scope.answer?.type === 'humanReplied') return `booked: ${scope.answer.answer}`;
+      const call = { id: scope.callId, name: 'book', arguments: '{}' };
+      return {
+        suspend: {
+          progress: null,
+          waiting: [{ kind: 'human', effectId: 'elicit-1', question: 'How many people?', call, form: FORM }],
+        },
+      };
+    },
+  });
+
+  it('is listed with its form, and answered over HTTP with the fields as JSON', async () => {
+    const server = await setup({
+      agents: { ops: createAgent({ name: 'ops', tools: [book] }) },
+      llm: scriptedLlm([{ toolCalls: [{ name: 'book', arguments: {} }] }, { content: 'Booked.' }]),
+    });
+    const call = async (method: string, path: string, body?: object) => {
+      const init = { method, headers: auth, ...(body ? { body: JSON.stringify(body) } : {}) };
+      const response = await server.fetch(new Request(`http://127.0.0.1${path}`, init));
+      return (await response.json()) as JsonObject;
+    };
+    const { id } = await call('POST', '/runs', { task: 'book a table' });
+    await until(async () => (await call('GET', `/runs/${id}`)).status === 'awaiting_human');
+    const run = await call('GET', `/runs/${id}`);
+    expect(run.pending).toEqual([expect.objectContaining({ kind: 'human', question: 'How many people?', form: FORM })]);
+    await call('POST', `/runs/${id}/messages`, { text: '{"people": 2}' });
+    await server.idle();
+    const done = await call('GET', `/runs/${id}`);
+    expect(JSON.stringify(done.timeline)).toContain('booked: {\\"people\\": 2}');
   });
 });

@@ -217,7 +217,9 @@ function reduce(rules: Rules, state: AgentState, event: AnyEvent): Transition {
     case 'toolSuspended': {
       const found = runningCall(state, event.effectId);
       if (!found || !state.turn) return [state, []];
-      const suspended = { ...found.pending, progress: event.progress, waiting: event.waiting };
+      // Paused again: the answer it had is spent (the next one comes with the new question's id).
+      const { answer: _spent, ...pending } = found.pending;
+      const suspended = { ...pending, progress: event.progress, waiting: event.waiting };
       const turn = replaceCall(state.turn, found.index, suspended);
       const usage = event.usage ? addUsage(state.usage, event.usage) : state.usage;
       return [{ ...state, turn, usage, status: statusOf(turn) }, []];
@@ -270,11 +272,12 @@ function answerHost(rules: Rules, state: AgentState, event: HostAnswer): Transit
   const inner = event.effectId.slice(slash + 1);
   const owner = runningCall(state, event.effectId.slice(0, slash), true);
   if (!owner?.pending.waiting?.some((input) => input.effectId === inner && input.kind === phase)) return [state, []];
-  const { waiting: _answered, ...resumed } = owner.pending;
+  const { waiting: _answered, ...rest } = owner.pending;
+  const resumed: PendingCall = { ...rest, answer: { ...event, effectId: inner } };
   const turn = replaceCall(state.turn, owner.index, resumed);
   const next: AgentState = { ...state, turn, status: statusOf(turn) };
   const spec = findTool(rules.config, state, resumed.call.name);
-  return [next, [dispatch(next, resumed, owner.index, spec, { ...event, effectId: inner })]];
+  return [next, [dispatch(next, resumed, owner.index, spec)]];
 }
 
 function think(rules: Rules, state: AgentState): Transition {
@@ -544,13 +547,7 @@ const refused = (call: ToolCall, message: string, args?: unknown): PendingCall =
 const callEffectId = (state: AgentState, pending: PendingCall, index: number) =>
   `${pending.phase}-${state.requestSeq}-${index}`;
 
-function dispatch(
-  state: AgentState,
-  pending: PendingCall,
-  index: number,
-  spec: ToolSpec | undefined,
-  answer?: HostAnswer,
-): Effect {
+function dispatch(state: AgentState, pending: PendingCall, index: number, spec: ToolSpec | undefined): Effect {
   const id = callEffectId(state, pending, index);
   if (pending.phase === 'approval') return { type: 'requestApproval', id, call: pending.call, args: pending.args };
   if (pending.phase === 'human')
@@ -563,7 +560,7 @@ function dispatch(
     parallelSafe: spec?.parallelSafe === true,
     ...(spec?.timeoutMs !== undefined ? { timeoutMs: spec.timeoutMs } : {}),
     ...(pending.progress !== undefined ? { progress: pending.progress } : {}),
-    ...(answer ? { answer } : {}),
+    ...(pending.answer ? { answer: pending.answer } : {}),
   };
 }
 

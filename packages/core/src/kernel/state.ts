@@ -1,5 +1,6 @@
 import type { HistorySummary, HistoryTokens } from './compaction.js';
 import type { ContextState } from './context.js';
+import type { HostAnswer } from './events.js';
 import type { HistoryWindow } from './historyWindow.js';
 import type { ImageData, Message, ToolCall } from './messages.js';
 import type { RunError } from './runError.js';
@@ -81,6 +82,11 @@ export interface PendingCall {
   readonly progress?: unknown;
   /** The tool is paused on a person (a child agent's approval or question), ids relative to this call. */
   readonly waiting?: readonly PendingInput[];
+  /**
+   * The person's answer to what the tool paused on, ids relative to this call: kept until the call
+   * answers, so a run resumed from this state (not only the one that took the answer) hands it over.
+   */
+  readonly answer?: HostAnswer;
 }
 
 /** The turn being acted on: the tool calls of the last assistant message, in order. */

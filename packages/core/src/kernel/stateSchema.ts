@@ -111,6 +111,13 @@ const pendingCallSchema = z.object({
   progress: z.unknown().optional(),
   started: z.boolean().optional(),
   waiting: z.array(pendingInputSchema).optional(),
+  answer: z
+    .discriminatedUnion('type', [
+      z.object({ type: z.literal('humanReplied'), effectId: z.string(), answer: z.string() }),
+      z.object({ type: z.literal('approvalGiven'), effectId: z.string() }),
+      z.object({ type: z.literal('approvalDenied'), effectId: z.string(), reason: z.string().optional() }),
+    ])
+    .optional(),
 });
 
 const toolSpecSchema = z.object({
