@@ -44,6 +44,7 @@ describe('the error family', () => {
     const names = new Set(entries.map(({ entry }) => entry.split('/').slice(0, 2).join('/')));
     expect([...names].sort()).toEqual(
       [
+        '@openmanus/a2a',
         '@openmanus/browser',
         '@openmanus/core',
         '@openmanus/durable',

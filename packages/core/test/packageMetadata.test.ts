@@ -57,7 +57,7 @@ describe('package metadata', () => {
   });
 
   it.each(published)('$directory says what it is, whose it is and where it comes from', ({ directory, manifest }) => {
-    expect(manifest.name).toMatch(/^@openmanus\/[a-z-]+$/);
+    expect(manifest.name).toMatch(/^@openmanus\/[a-z][a-z0-9-]*$/);
     expect(manifest.version).toMatch(/^\d+\.\d+\.\d+/);
     expect(manifest.description?.length).toBeGreaterThan(0);
     expect(manifest.license).toBe('MIT');
