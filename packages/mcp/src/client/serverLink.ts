@@ -4,6 +4,7 @@ import {
   type Implementation,
   McpError,
   type Root,
+  UrlElicitationRequiredError,
 } from '@modelcontextprotocol/sdk/types.js';
 import { err, ok, type Result, type ToolScope } from '@openmanus/core';
 import type { z } from 'zod';
@@ -17,6 +18,7 @@ import {
 } from './serverRequests.js';
 import { admitTools, type LeftOutTool } from './toolAdmission.js';
 import type { TransportKind } from './transport.js';
+import { openRequiredUrls } from './urlsRequired.js';
 
 /** Where a server's connection stands: `reconnecting` is also a first connection that failed and is being retried. */
 export type ServerState = 'idle' | 'connecting' | 'connected' | 'reconnecting' | 'closed';
@@ -288,21 +290,31 @@ export function createServerLink(id: string, config: McpServerConfig, options: S
       const calls = inFlight.get(conn);
       const done = calls?.add(scope);
       try {
-        const result = await conn.callTool(tool, args, {
-          signal,
-          timeoutMs: callTimeoutMs,
-          onProgress: (progress) => calls?.progress(scope, progress),
-          ...(scope.onPersonWait ? { onPersonWait: scope.onPersonWait } : {}),
-        });
-        // Over streamable HTTP, list_changed comes on another stream than the result, maybe after the
-        // next request has gone out: a server that announces changes is listed again at once (the next
-        // step waits for it, `settled`), in case the call changed its tools.
-        if (conn.kind === 'http' && conn.announcesToolChanges && conn === connection) void refresh();
-        return ok(result);
-      } catch (failure) {
-        if (signal.aborted) throw failure;
-        await check(conn, failure);
-        return err(describeCallFailure(id, failure, callTimeoutMs, conn === connection ? undefined : error));
+        // A server that answers "open these URLs first" is called again once the person has.
+        for (let attempt = 1; ; attempt++) {
+          try {
+            const result = await conn.callTool(tool, args, {
+              signal,
+              timeoutMs: callTimeoutMs,
+              onProgress: (progress) => calls?.progress(scope, progress),
+              ...(scope.onPersonWait ? { onPersonWait: scope.onPersonWait } : {}),
+            });
+            // Over streamable HTTP, list_changed comes on another stream than the result, maybe after the
+            // next request has gone out: a server that announces changes is listed again at once (the next
+            // step waits for it, `settled`), in case the call changed its tools.
+            if (conn.kind === 'http' && conn.announcesToolChanges && conn === connection) void refresh();
+            return ok(result);
+          } catch (failure) {
+            if (signal.aborted) throw failure;
+            if (failure instanceof UrlElicitationRequiredError && attempt === 1) {
+              const refused = await openRequiredUrls(failure, scope, id);
+              if (refused === undefined) continue;
+              return err(refused);
+            }
+            await check(conn, failure);
+            return err(describeCallFailure(id, failure, callTimeoutMs, conn === connection ? undefined : error));
+          }
+        }
       } finally {
         done?.();
       }

@@ -301,7 +301,10 @@ function progressOf({ progress, total, message }: Progress) {
  * `MAX_ELICITATION_URL_CHARS` with no user name or password in it (`https://bank.example@evil.example`
  * reads as the bank), its message cut, and the server's name for whoever shows it.
  */
-function urlRequestOf(params: ElicitRequestURLParams, server: string): Extract<ElicitationRequest, { mode: 'url' }> {
+export function urlRequestOf(
+  params: ElicitRequestURLParams,
+  server: string,
+): Extract<ElicitationRequest, { mode: 'url' }> {
   const refuse = (why: string): never => {
     throw new McpError(ErrorCode.InvalidParams, `URL elicitation refused: ${why}`);
   };
