@@ -177,12 +177,20 @@ export {
   type ElicitationAnswer,
   type ElicitationRequest,
   type ElicitationResult,
+  type FormElicitationRequest,
   LOG_LEVELS,
   type LogLevel,
+  type SamplingContent,
+  type SamplingMedia,
   type SamplingMessage,
   type SamplingRequest,
   type SamplingResult,
+  type SamplingText,
+  type SamplingTool,
+  type SamplingToolResult,
+  type SamplingToolUse,
   type ToolProgress,
+  type UrlElicitationRequest,
 } from './shell/toolRequests.js';
 export { askHuman } from './tools/askHuman.js';
 // For tools of your own: files opened inside the workspace (links and `..` never lead out), and what
