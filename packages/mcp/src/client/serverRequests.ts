@@ -170,6 +170,16 @@ export function installServerRequests(client: Client, options: ServerRequestOpti
     calls.size === 0
       ? `the MCP server "${server}" sent ${what} while none of our calls of its tools was in flight`
       : `the MCP server "${server}" sent ${what} while ${calls.size} calls of its tools were in flight, and it cannot be told which one it belongs to`;
+  /** A line of the server's log: the call's in flight, else the client's `onLog`. */
+  const logLine = (level: LogLevel, data: unknown, logger: string | undefined) => {
+    const call = calls.only();
+    if (call) return calls.log(call, level, data, logger);
+    try {
+      options.onLog?.({ server, level, data, ...(logger !== undefined ? { logger } : {}) });
+    } catch {
+      // The host's listener failing is its own; the session goes on.
+    }
+  };
   /** Tells every call in flight why a request of its server went unanswered (one of them may be waiting for it). */
   const warnCalls = (message: string) => {
     for (const call of calls.all()) calls.log(call, 'warning', message, NOTE_LOGGER);
@@ -225,15 +235,7 @@ export function installServerRequests(client: Client, options: ServerRequestOpti
   client.setNotificationHandler(ElicitationCompleteNotificationSchema, ({ params }) => {
     if (!opened.delete(params.elicitationId)) return;
     const data = `The MCP server "${server}" says the person is done at the URL it sent (elicitation ${params.elicitationId}).`;
-    const call = calls.only();
-    if (call) calls.log(call, 'info', data, NOTE_LOGGER);
-    else {
-      try {
-        options.onLog?.({ server, level: 'info', data, logger: NOTE_LOGGER });
-      } catch {
-        // The host's listener failing is its own; the session goes on.
-      }
-    }
+    logLine('info', data, NOTE_LOGGER);
   });
 
   client.setRequestHandler(
@@ -275,15 +277,7 @@ export function installServerRequests(client: Client, options: ServerRequestOpti
   client.setNotificationHandler(LoggingMessageNotificationSchema, ({ params }) => {
     const data = jsonExcess(params.data, MAX_LOG_DATA) === undefined ? params.data : '[log data too large, not kept]';
     const logger = typeof params.logger === 'string' ? cut(params.logger, 200) : undefined;
-    const call = calls.only();
-    if (call) calls.log(call, params.level, data, logger);
-    else {
-      try {
-        options.onLog?.({ server, level: params.level, data, ...(logger !== undefined ? { logger } : {}) });
-      } catch {
-        // The host's listener failing is its own; the session goes on.
-      }
-    }
+    logLine(params.level, data, logger);
   });
 }
 
