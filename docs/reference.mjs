@@ -17,6 +17,7 @@ export const referenceEntries = [
   { slug: 'sqlite', label: '@openmanus/sqlite', entries: ['src/index.ts'] },
   { slug: 'tracing', label: '@openmanus/tracing', entries: ['src/index.ts'] },
   { slug: 'server', label: '@openmanus/server', entries: ['src/index.ts'] },
+  { slug: 'a2a', label: '@openmanus/a2a', entries: ['src/index.ts'] },
 ]
   .filter(() => wanted)
   .map((entry) => ({
