@@ -86,6 +86,16 @@ const tools: Tool[] = [
     },
   }),
   defineTool({
+    name: 'quick_question',
+    description: 'Has 200 ms of its own work, and asks the person something.',
+    parameters: z.object({}),
+    timeoutMs: 200,
+    execute: async (_, scope) => {
+      const answer = await scope.elicit({ message: 'Whom should I write to?', schema: contact });
+      return `Answered: ${answer.action}`;
+    },
+  }),
+  defineTool({
     name: 'ask_and_go',
     description: 'Asks the person something and does not wait for the answer.',
     parameters: z.object({}),
@@ -350,3 +360,17 @@ async function* sseMessages(response: Response): AsyncGenerator<unknown> {
     }
   }
 }
+
+describe("a tool's time limit while the client's person answers", () => {
+  it('does not run: a question answered after the limit still gets its answer to the tool', async () => {
+    const client = await connect();
+    client.setRequestHandler(ElicitRequestSchema, async () => {
+      // A person who takes longer than the tool's whole time limit (200 ms) to answer.
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      return { action: 'decline' };
+    });
+    const result = await callTool(client, 'quick_question');
+    expect(result.isError ?? false).toBe(false);
+    expect(textOf(result)).toBe('Answered: decline');
+  });
+});

@@ -182,7 +182,7 @@ type ToolCompleted = Extract<ToolEvent, { type: 'toolCompleted' }>;
 function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions): ToolScope {
   const { effect } = ledger;
   const { call } = effect;
-  const { onElicitation, onSampling } = run;
+  const { onElicitation, onSampling, relay } = run;
   return {
     runId: run.runId,
     resource: run.resource,
@@ -209,16 +209,17 @@ function toolScope(run: RunScope, ledger: CallLedger, options: ToolCallOptions):
     log: (level: LogLevel, data: unknown, logger?: string) =>
       run.emit({ type: 'log', effectId: effect.id, tool: call.name, level, data, ...(logger ? { logger } : {}) }),
     // Not answered at all is "dismissed": the tool goes on knowing nobody said yes.
+    // A relayed question waits on the MCP client's person as the host's does on its own.
     elicit: async (request: ElicitationRequest): Promise<ElicitationResult> =>
-      run.relay
-        ? run.relay.elicit(request, call)
+      relay
+        ? ledger.waitOnPerson(() => relay.elicit(request, call))
         : onElicitation
           ? ledger.waitOnPerson(() => onElicitation(request, call))
           : { action: 'cancel' },
     // The host's approval waits on a person; the model's completion after it is work, and counts.
     sample: (request: SamplingRequest): Promise<SamplingResult> =>
-      run.relay
-        ? run.relay.sample(request, call)
+      relay
+        ? ledger.waitOnPerson(() => relay.sample(request, call))
         : sampleRunModel(
             request,
             call,

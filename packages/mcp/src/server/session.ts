@@ -17,6 +17,8 @@ import { toCallToolResult } from './toolContent.js';
 
 /** A tool's time limit when neither it nor the server sets one (core's). */
 const TOOL_TIMEOUT_MS = 120_000;
+/** The least time a client's person has to answer a tool's question (elicitation, sampling approval). */
+const QUESTION_MS = 10 * 60_000;
 
 /** One client's connection: its own run of the tools (its shell, its browser context), until it closes. */
 export interface McpSession {
@@ -76,12 +78,14 @@ export async function openSession(transport: Transport, settings: SessionSetting
       );
     }
     const notifier = callNotifier(extra, () => logLevel, onError);
-    // The call's questions to the client last no longer than the call may, and end with it.
+    // The call's questions to the client end with it. A person answers them, so the call's time limit
+    // stops meanwhile, and a question has a limit of its own: the call's, but at least QUESTION_MS.
     const ended = new AbortController();
+    const callLimit = tool.spec.timeoutMs ?? settings.run.toolTimeoutMs ?? TOOL_TIMEOUT_MS;
     const relay = clientRelay(server, {
       relatedRequestId: extra.requestId,
       signal: AbortSignal.any([extra.signal, ended.signal]),
-      timeout: tool.spec.timeoutMs ?? settings.run.toolTimeoutMs ?? TOOL_TIMEOUT_MS,
+      timeout: Math.max(callLimit, QUESTION_MS),
     });
     const call = () => run.call(tool, params.arguments ?? {}, { signal: extra.signal, onItem: notifier.onItem, relay });
     try {
