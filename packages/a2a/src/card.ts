@@ -39,8 +39,19 @@ const skillOf = (skill: A2aSkill): AgentSkill => ({
   securityRequirements: [],
 });
 
+/** What the server does beyond the basics, as the card's capabilities say. */
+export interface CardCapabilities {
+  /** Task updates posted to the webhooks clients register. */
+  readonly pushNotifications?: boolean;
+}
+
 /** The agent card of `agent` served at `url` (no trailing slash). */
-export function agentCard(agent: Agent, url: string, options: CardOptions): AgentCard {
+export function agentCard(
+  agent: Agent,
+  url: string,
+  options: CardOptions = {},
+  { pushNotifications = false }: CardCapabilities = {},
+): AgentCard {
   const skills =
     options.skills ??
     agent.config.tools
@@ -58,7 +69,7 @@ export function agentCard(agent: Agent, url: string, options: CardOptions): Agen
     supportedInterfaces: [transport(JSON_RPC_PATH, 'JSONRPC'), transport(REST_PATH, 'HTTP+JSON')],
     provider: options.provider ? { ...options.provider } : undefined,
     version: options.version ?? '1.0.0',
-    capabilities: { streaming: true, pushNotifications: false, extensions: [], extendedAgentCard: false },
+    capabilities: { streaming: true, pushNotifications, extensions: [], extendedAgentCard: false },
     securitySchemes: {
       bearer: {
         scheme: {

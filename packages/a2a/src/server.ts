@@ -1,7 +1,11 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { AGENT_CARD_PATH, AgentCard, type Task } from '@a2a-js/sdk';
-import { DefaultRequestHandler } from '@a2a-js/sdk/server';
+import {
+  DefaultPushNotificationSender,
+  DefaultRequestHandler,
+  InMemoryPushNotificationStore,
+} from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import {
   type Agent,
@@ -45,6 +49,11 @@ export interface A2aServerOptions {
   readonly allowedOrigins?: readonly string[];
   /** More options for every run (a workspace, tool timeouts, a sandbox). */
   readonly runOptions?: A2aRunOptions;
+  /**
+   * Post each task's updates to the webhooks its clients register (default off: the server then
+   * sends requests to any URL a client with the token names). The registrations are kept in memory.
+   */
+  readonly pushNotifications?: boolean;
 }
 
 export interface A2aServer {
@@ -87,8 +96,17 @@ export function serveA2a(agent: Agent, options: A2aServerOptions): A2aServer {
   // A task the SDK cancels itself (no run of it is in flight here): its run is cancelled too.
   const tasks = new RunTaskStore(served, store, (task: Task) => executor.cancelStored(task.id));
   let url = options.url?.replace(/\/+$/, '');
-  const card = () => agentCard(served, url ?? 'http://127.0.0.1', options.card ?? {});
-  const handler = new DefaultRequestHandler(card(), tasks, executor);
+  const pushNotifications = options.pushNotifications === true;
+  const card = () => agentCard(served, url ?? 'http://127.0.0.1', options.card, { pushNotifications });
+  const webhooks = pushNotifications ? new InMemoryPushNotificationStore() : undefined;
+  const handler = new DefaultRequestHandler(
+    card(),
+    tasks,
+    executor,
+    undefined,
+    webhooks,
+    webhooks && new DefaultPushNotificationSender(webhooks),
+  );
   // The handler keeps the card it was given; the one served is made when asked (its URL is known once listening).
   handler.getAgentCard = async () => card();
 
