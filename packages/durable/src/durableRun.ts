@@ -4,15 +4,17 @@ import {
   type AgentState,
   type AnyEvent,
   createRunEmitter,
+  type HostAnswer,
   type PendingInput,
   type RunOutcome,
   resume,
+  resumeWith,
   run,
   type StartOptions,
   type Usage,
 } from '@openmanus/core';
 import { pendingInputs } from '@openmanus/core/kernel';
-import { type AnswerCheck, answersBySignal } from './hostAnswers.js';
+import { type AnswerCheck, answerBySignal, answersBySignal } from './hostAnswers.js';
 import { recordedPerformers } from './recordedPerformers.js';
 import type { DurableRuntime } from './runtime.js';
 
@@ -37,10 +39,11 @@ export interface RunEventItem {
  * Options of a durable run: core's, less what the durable run owns (the id, the performers,
  * checkpoints, items, and people's answers, which come as messages to the run). `state` gives a
  * new task (`start` a string) a conversation to continue: a flow executor's memory. A tool's form
- * for a person and its requests for the model (MCP elicitation and sampling) are answered within
+ * for a person and its requests for the model (`scope.elicit`, `scope.sample`) are answered within
  * its call, a recorded step, and cannot wait for a message: `onElicitation` and `onSampling`
- * answer them. Without them a tool's form is cancelled and a request refused, and an MCP server's
- * form pauses the call: the run ends paused.
+ * answer them. Without them a tool's form is cancelled and a request refused. A tool that pauses
+ * on a person (an MCP server's form, an agent tool's child waiting for an approval) waits for a
+ * message as a question does.
  */
 export interface DurableRunOptions
   extends Omit<
@@ -76,9 +79,11 @@ const WEEK_MS = 7 * 24 * 60 * 60 * 1000;
  * transition the event is streamed (`events`) and the progress published (`progress`). Call it
  * from the engine's workflow body, with the task (`input`) or the state a part before handed on
  * (resumed where it stopped: `options.state` is for a new task only);
- * after a crash the engine calls it again and it replays to where it stopped. Once the part has
- * taken `continueEvery` model turns it ends `continued` at the next model call, nothing in
- * flight, for the caller to start the next part from that state.
+ * after a crash the engine calls it again and it replays to where it stopped. A tool paused on a
+ * person (its pending input `<call's effect id>/<its own>`) is waited for as a question is, and
+ * the call goes on with the answer (`resumeWith`). Once the part has taken `continueEvery` model
+ * turns it ends `continued` at the next model call, nothing in flight, for the caller to start
+ * the next part from that state.
  */
 export async function durableRun(
   runtime: DurableRuntime,
@@ -127,9 +132,31 @@ export async function durableRun(
       await runtime.publish('progress', { status, step, usage, pending } satisfies RunProgress);
     },
   };
-  const outcome =
+  let outcome =
     typeof start === 'string' ? await run(agent, start, coreOptions) : await resume(agent, start, coreOptions);
-  return handedOver && outcome.status === 'awaiting_llm'
-    ? { type: 'continued', state: outcome.state }
-    : { type: 'ended', outcome };
+  for (;;) {
+    if (handedOver && outcome.status === 'awaiting_llm') return { type: 'continued', state: outcome.state };
+    // A tool paused on a person is no effect a performer waits on: the run waits for the answer
+    // here, then goes on with it (in the pending inputs' order, the same on every replay).
+    const input = awaitedInTool(outcome.pending);
+    if (!input) return { type: 'ended', outcome };
+    const answer = await answerBySignal(runtime, input.effectId, answerTimeoutMs, checkAnswer);
+    // No answer in time, or one of another kind (the first decision about an input stands): paused.
+    if (!answer || ANSWER_KINDS[answer.type] !== input.kind) return { type: 'ended', outcome };
+    outcome = await resumeWith(agent, outcome.state, answer, coreOptions);
+  }
 }
+
+const ANSWER_KINDS: Readonly<Record<HostAnswer['type'], PendingInput['kind']>> = {
+  humanReplied: 'human',
+  approvalGiven: 'approval',
+  approvalDenied: 'approval',
+};
+
+/**
+ * The input to wait for when the run paused only on tools paused on people (their inputs' ids are
+ * `<call's effect id>/<the tool's own>`). A question or an approval of a call was waited for by
+ * its performer already: it is pending only when that wait ran out, and the run stays paused.
+ */
+const awaitedInTool = (pending: readonly PendingInput[]): PendingInput | undefined =>
+  pending.every((input) => input.effectId.includes('/')) ? pending[0] : undefined;

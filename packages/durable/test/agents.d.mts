@@ -6,4 +6,7 @@ export function testAgents(options: {
   llm: LlmPort;
   workerId?: string;
   continueEvery?: number;
-}): Record<'recorder' | 'asker' | 'launcher' | 'holder' | 'guarded' | 'booker' | 'answeredBooker', WorkerAgent>;
+}): Record<
+  'recorder' | 'asker' | 'launcher' | 'holder' | 'guarded' | 'booker' | 'answeredBooker' | 'delegator' | 'reserver',
+  WorkerAgent
+>;

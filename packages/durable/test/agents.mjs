@@ -2,7 +2,7 @@
 // Their tools append each execution to `toolLog` as "runId effectId what workerId", so a test
 // counts every execution and sees which worker ran it.
 import { appendFile } from 'node:fs/promises';
-import { askHuman, createAgent, defineTool } from '@openmanus/core';
+import { agentTool, askHuman, createAgent, defineTool } from '@openmanus/core';
 import { z } from 'zod';
 
 export function testAgents({ toolLog, llm, workerId = 'in-process', continueEvery }) {
@@ -69,6 +69,44 @@ export function testAgents({ toolLog, llm, workerId = 'in-process', continueEver
     },
   });
 
+  // Every call waits for a person's approval: a child agent with it pauses its parent's call.
+  const file = defineTool({
+    name: 'file',
+    description: 'Files a note',
+    parameters: z.object({ note: z.string() }),
+    needsApproval: true,
+    execute: async ({ note }, scope) => {
+      await log(scope, note.replaceAll(' ', '-'));
+      return `filed ${note}`;
+    },
+  });
+  const clerk = createAgent({ name: 'clerk', tools: [file] });
+
+  // Pauses on a form for a person (as an MCP server's question does with nobody at hand), and
+  // returns the answer once the run goes on with it. At most once, so its start is recorded too.
+  const reserve = defineTool({
+    name: 'reserve',
+    description: 'Reserves a table',
+    parameters: z.object({}),
+    atMostOnce: true,
+    execute: async (_args, scope) => {
+      if (scope.answer?.type === 'humanReplied') {
+        await log(scope, 'answered');
+        return `reserved for ${scope.answer.answer}`;
+      }
+      await log(scope, 'asking');
+      const form = {
+        message: 'How many?',
+        schema: { type: 'object', properties: { people: { type: 'integer' } }, required: ['people'] },
+      };
+      const call = { id: scope.callId, name: 'reserve', arguments: '{}' };
+      const question = 'How many people?';
+      return {
+        suspend: { progress: { asked: 1 }, waiting: [{ kind: 'human', effectId: 'elicit-1', question, call, form }] },
+      };
+    },
+  });
+
   const parts = continueEvery === undefined ? {} : { continueEvery };
   return {
     recorder: { agent: createAgent({ name: 'recorder', tools: [record] }), llm, ...parts },
@@ -85,6 +123,9 @@ export function testAgents({ toolLog, llm, workerId = 'in-process', continueEver
       onSampling: () => true,
       ...parts,
     },
+    // Hands its task to `clerk`, whose `file` calls wait for approval.
+    delegator: { agent: createAgent({ name: 'delegator', tools: [agentTool(clerk)] }), llm, ...parts },
+    reserver: { agent: createAgent({ name: 'reserver', tools: [reserve] }), llm, ...parts },
     // Every `record` call waits for a person's approval.
     guarded: { agent: createAgent({ name: 'guarded', tools: [record] }), llm, approvals: { record: true }, ...parts },
   };
