@@ -21,7 +21,7 @@ import { pendingInputs } from '@openmanus/core/kernel';
 import { changedFiles } from './files.js';
 import { answerOf, askingParts } from './inputs.js';
 import { agentMessage, artifact, dataPart, status, textOf, textPart } from './parts.js';
-import { ANSWER_ARTIFACT, type TaskFields } from './tasks.js';
+import { ANSWER_ARTIFACT, contextOf, type TaskFields } from './tasks.js';
 
 /** Options every leg of every run gets, besides those the executor sets. */
 export type A2aRunOptions = Omit<RunOptions, 'llm' | 'runId' | 'store' | 'signal' | 'approvals' | 'emitter'>;
@@ -30,9 +30,10 @@ export interface ExecutorOptions {
   /** The agent, with the host's approval rules applied. */
   readonly agent: Agent;
   readonly llm: LlmPort;
-  /** The host's store, saving each task's fields with its run. */
+  /** The host's store, saving with each run the fields `fields` holds for its task. */
   readonly store: CheckpointStore;
   readonly runOptions: A2aRunOptions;
+  /** The fields of the tasks whose runs are being saved (a leg in flight, a cancellation). */
   readonly fields: Map<string, TaskFields>;
 }
 
@@ -65,7 +66,6 @@ export class RunExecutor implements AgentExecutor {
     const message = context.userMessage;
     const tell = this.speaker(taskId, contextId, bus);
     const say = tell.say;
-    if (!this.options.fields.has(taskId)) this.options.fields.set(taskId, { contextId });
     if (!task) {
       bus.publish(
         AgentEvent.task({
@@ -79,17 +79,12 @@ export class RunExecutor implements AgentExecutor {
       );
       const text = textOf(message);
       if (!text) return say(TaskState.TASK_STATE_REJECTED, [textPart('Send the task as text.')]);
-      return this.leg(taskId, tell, (options) => stream(this.options.agent, text, options));
+      return this.leg(taskId, contextId, tell, (options) => stream(this.options.agent, text, options));
     }
+    // The server refuses a message on a task that is working; one that came in with another (two
+    // answers at once) waits for that one's leg, then finds the run where it left it.
+    await this.live.get(taskId)?.done;
     bus.publish(AgentEvent.task(task));
-    const running = this.live.get(taskId);
-    if (running) {
-      // The same bus carries the running leg's events: this request ends when that leg does.
-      say(TaskState.TASK_STATE_WORKING, [
-        textPart('Still working on the task: this message was not delivered. Send it when the task asks for input.'),
-      ]);
-      return running.done;
-    }
     const stored = await this.options.store.load(taskId);
     if (!stored) return say(TaskState.TASK_STATE_FAILED, [textPart(`No run of task ${taskId} is kept here.`)]);
     const state = await restore(stored.state);
@@ -101,11 +96,13 @@ export class RunExecutor implements AgentExecutor {
           textPart('That does not answer what the task waits for.'),
           ...askingParts(waiting[0]),
         ]);
-      return this.leg(taskId, tell, (options) => streamResumeWith(this.options.agent, taskId, answer, options));
+      return this.leg(taskId, contextId, tell, (options) =>
+        streamResumeWith(this.options.agent, taskId, answer, options),
+      );
     }
     if (isFinal(state)) return this.ended(taskId, tell, endingOf(state));
     // A run that stopped mid-way (its server went down): it goes on from its last checkpoint.
-    return this.leg(taskId, tell, (options) => streamResume(this.options.agent, taskId, options));
+    return this.leg(taskId, contextId, tell, (options) => streamResume(this.options.agent, taskId, options));
   };
 
   cancelTask = async (taskId: string, bus: ExecutionEventBus): Promise<void> => {
@@ -115,33 +112,44 @@ export class RunExecutor implements AgentExecutor {
       // The leg ends as cancelled and says so on this bus.
       return running.done;
     }
-    await this.cancelStored(taskId);
-    const contextId = this.options.fields.get(taskId)?.contextId ?? taskId;
+    const contextId = await this.cancelStored(taskId);
     this.speaker(taskId, contextId, bus).say(TaskState.TASK_STATE_CANCELED, [textPart('Cancelled.')]);
   };
 
-  /** Records a run that is not in flight here as cancelled (a compare-and-set on its version); a run in flight is stopped. */
-  async cancelStored(taskId: string): Promise<void> {
+  /**
+   * Records a run that is not in flight here as cancelled (a compare-and-set on its version); a
+   * run in flight is stopped. Resolves with the task's context.
+   */
+  async cancelStored(taskId: string): Promise<string> {
     const running = this.live.get(taskId);
     if (running) {
       running.controller.abort(CANCEL_REASON);
-      return running.done;
+      await running.done;
     }
-    const { agent, store } = this.options;
+    const { agent, store, fields } = this.options;
     for (let attempt = 0; attempt < 5; attempt++) {
       const stored = await store.load(taskId);
-      if (!stored) return;
+      if (!stored) return taskId;
+      const contextId = contextOf(taskId, stored.state);
       const state = await restore(stored.state);
-      if (isFinal(state)) return;
+      if (isFinal(state)) return contextId;
       const [next] = (agent.step ?? step)(agent.config, state, { type: 'cancelled', reason: CANCEL_REASON });
+      fields.set(taskId, { contextId });
       try {
         await store.save(taskId, next, stored.version);
-        return;
+        return contextId;
       } catch (error) {
         if (!(error instanceof CheckpointConflictError)) throw error;
+      } finally {
+        fields.delete(taskId);
       }
     }
     throw new Error(`task ${taskId} kept changing while it was being cancelled`);
+  }
+
+  /** Whether a leg of the task's run is in flight here. */
+  working(taskId: string): boolean {
+    return this.live.has(taskId);
   }
 
   /** Resolves once no leg is in flight. */
@@ -177,6 +185,7 @@ export class RunExecutor implements AgentExecutor {
   /** Runs one leg of the task's run, telling the client how it goes and how it ends. */
   private async leg(
     taskId: string,
+    contextId: string,
     tell: Teller,
     start: (options: RunOptions) => AsyncIterable<RunItem>,
   ): Promise<void> {
@@ -186,6 +195,8 @@ export class RunExecutor implements AgentExecutor {
       finished = resolve;
     });
     this.live.set(taskId, { controller, done });
+    // What the store keeps beside the run's state while this leg saves it.
+    this.options.fields.set(taskId, { contextId });
     if (!this.began.has(taskId)) this.began.set(taskId, Date.now());
     tell.say(TaskState.TASK_STATE_WORKING);
     const tools = new Map<string, string>();
@@ -205,6 +216,7 @@ export class RunExecutor implements AgentExecutor {
       tell.say(TaskState.TASK_STATE_FAILED, [textPart(`The run stopped: ${messageOf(error)}`)]);
     } finally {
       this.live.delete(taskId);
+      this.options.fields.delete(taskId);
       finished();
     }
   }

@@ -1,10 +1,12 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { AGENT_CARD_PATH, AgentCard, type Task } from '@a2a-js/sdk';
+import { AGENT_CARD_PATH, AgentCard, type SendMessageRequest, type Task } from '@a2a-js/sdk';
+import { UnsupportedOperationError } from '@a2a-js/sdk/errors';
 import {
   DefaultPushNotificationSender,
   DefaultRequestHandler,
   InMemoryPushNotificationStore,
+  type ServerCallContext,
 } from '@a2a-js/sdk/server';
 import { jsonRpcHandler, restHandler, UserBuilder } from '@a2a-js/sdk/server/express';
 import {
@@ -71,6 +73,47 @@ export interface A2aServer {
   close(): Promise<void>;
 }
 
+type HandlerArguments = ConstructorParameters<typeof DefaultRequestHandler>;
+
+/**
+ * The SDK's handler with two changes: the card is made when asked (its URL is known once the
+ * server listens), and a message on a task whose run is in flight is refused before the SDK starts
+ * anything for it (what it started would enter that run's stream and break it for its client).
+ */
+class RunRequestHandler extends DefaultRequestHandler {
+  constructor(
+    private readonly makeCard: () => AgentCard,
+    private readonly working: (taskId: string) => boolean,
+    tasks: HandlerArguments[1],
+    executor: HandlerArguments[2],
+    webhooks: HandlerArguments[4],
+    sender: HandlerArguments[5],
+  ) {
+    super(makeCard(), tasks, executor, undefined, webhooks, sender);
+  }
+
+  override async getAgentCard(): Promise<AgentCard> {
+    return this.makeCard();
+  }
+
+  override async sendMessage(params: SendMessageRequest, context: ServerCallContext) {
+    this.refuseBusy(params);
+    return super.sendMessage(params, context);
+  }
+
+  override async *sendMessageStream(params: SendMessageRequest, context: ServerCallContext) {
+    this.refuseBusy(params);
+    yield* super.sendMessageStream(params, context);
+  }
+
+  private refuseBusy({ message }: SendMessageRequest) {
+    if (message?.taskId && this.working(message.taskId))
+      throw new UnsupportedOperationError(
+        `task ${message.taskId} is working: send the message when it asks for input (or cancel it)`,
+      );
+  }
+}
+
 const hostName = (host: string) => (host.includes(':') ? `[${host}]` : host);
 const WILDCARDS = new Set(['0.0.0.0', '::', '[::]']);
 
@@ -94,21 +137,21 @@ export function serveA2a(agent: Agent, options: A2aServerOptions): A2aServer {
     fields,
   });
   // A task the SDK cancels itself (no run of it is in flight here): its run is cancelled too.
-  const tasks = new RunTaskStore(served, store, (task: Task) => executor.cancelStored(task.id));
+  const tasks = new RunTaskStore(served, store, async (task: Task) => {
+    await executor.cancelStored(task.id);
+  });
   let url = options.url?.replace(/\/+$/, '');
   const pushNotifications = options.pushNotifications === true;
   const card = () => agentCard(served, url ?? 'http://127.0.0.1', options.card, { pushNotifications });
   const webhooks = pushNotifications ? new InMemoryPushNotificationStore() : undefined;
-  const handler = new DefaultRequestHandler(
-    card(),
+  const handler = new RunRequestHandler(
+    card,
+    (taskId) => executor.working(taskId),
     tasks,
     executor,
-    undefined,
     webhooks,
     webhooks && new DefaultPushNotificationSender(webhooks),
   );
-  // The handler keeps the card it was given; the one served is made when asked (its URL is known once listening).
-  handler.getAgentCard = async () => card();
 
   const hosts = new Set<string>([...LOOPBACK_HOSTS, ...(options.allowedHosts ?? []).map((h) => h.toLowerCase())]);
   if (options.url) hosts.add(new URL(options.url).host.toLowerCase());
