@@ -147,6 +147,8 @@ describe("a server's question with no person at hand pauses the run", () => {
     const again = await answer(paused, '{"name": "A"}');
     const pending = onlyPending(again);
     expect(pending.question).toMatch(/^Your last answer was not taken: "name" must have at least 2 characters\./);
+    // Asked again under a new id: a host that takes one answer per id (a durable run's) can answer it.
+    expect(pending.effectId).toMatch(/\/elicit-2$/);
     expect(calls.sign_up).toBe(1);
 
     const done = await answer(again, '{"action": "decline"}');

@@ -34,6 +34,8 @@ interface Asking {
 interface PausedQuestions {
   readonly answered: readonly Answered[];
   readonly asking: Asking;
+  /** How often the call has paused: each pause's id is new (a host may take one answer per id). */
+  readonly pauses: number;
 }
 
 /** One call's questions: put to the person at hand, answered from earlier pauses, or paused on. */
@@ -60,8 +62,10 @@ export function callQuestions(
   const paused = pausedOf(scope.progress);
   const answered = [...(paused?.answered ?? [])];
   const call = { id: scope.callId, name, arguments: JSON.stringify(args) };
-  const pause = (asking: Asking): ToolSuspension => {
-    const progress: { mcpElicitation: PausedQuestions } = { mcpElicitation: { answered, asking } };
+  const pauses = (paused?.pauses ?? 0) + 1;
+  const pause = (question: Omit<Asking, 'id'>): ToolSuspension => {
+    const asking: Asking = { ...question, id: `elicit-${pauses}` };
+    const progress: { mcpElicitation: PausedQuestions } = { mcpElicitation: { answered, asking, pauses } };
     const { message, schema } = asking.request;
     return {
       suspend: {
@@ -82,7 +86,7 @@ export function callQuestions(
   let askAgain: ToolSuspension | undefined;
   if (paused && scope.answer?.type === 'humanReplied' && scope.answer.effectId === paused.asking.id) {
     const reply = replyOf(scope.answer.answer, paused.asking.request.schema);
-    if (typeof reply === 'string') askAgain = pause({ ...paused.asking, problem: reply });
+    if (typeof reply === 'string') askAgain = pause({ request: paused.asking.request, problem: reply });
     else answered.push({ request: paused.asking.request, result: reply });
   }
 
@@ -108,7 +112,7 @@ export function callQuestions(
   return {
     scope: { ...scope, signal, elicit },
     askAgain,
-    suspension: () => (asking ? pause({ id: `elicit-${answered.length + 1}`, request: asking }) : undefined),
+    suspension: () => (asking ? pause({ request: asking }) : undefined),
   };
 }
 
@@ -119,7 +123,7 @@ const sameQuestion = (a: FormRequest, b: FormRequest) =>
 function pausedOf(progress: unknown): PausedQuestions | undefined {
   const saved = (progress as { mcpElicitation?: unknown } | null | undefined)?.mcpElicitation;
   if (typeof saved !== 'object' || saved === null) return undefined;
-  const { answered, asking } = saved as Partial<PausedQuestions>;
+  const { answered, asking, pauses } = saved as Partial<PausedQuestions>;
   const isRequest = (r: unknown): r is FormRequest =>
     typeof (r as FormRequest | undefined)?.message === 'string' &&
     typeof (r as FormRequest).schema === 'object' &&
@@ -129,7 +133,8 @@ function pausedOf(progress: unknown): PausedQuestions | undefined {
   if (!Array.isArray(answered) || !answered.every((a) => isRequest(a?.request) && isResult(a?.result)))
     return undefined;
   if (typeof asking?.id !== 'string' || !isRequest(asking.request)) return undefined;
-  return { answered, asking };
+  if (!Number.isSafeInteger(pauses) || (pauses as number) < 1) return undefined;
+  return { answered, asking, pauses: pauses as number };
 }
 
 /**
