@@ -102,6 +102,9 @@ export class RunExecutor implements AgentExecutor {
     }
     if (isFinal(state)) return this.ended(taskId, tell, endingOf(state));
     // A run that stopped mid-way (its server went down): it goes on from its last checkpoint.
+    say(TaskState.TASK_STATE_WORKING, [
+      textPart('The run had stopped before its end: it goes on from its last checkpoint (this message is not for it).'),
+    ]);
     return this.leg(taskId, contextId, tell, (options) => streamResume(this.options.agent, taskId, options));
   };
 

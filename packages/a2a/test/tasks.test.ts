@@ -2,7 +2,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TaskState } from '@a2a-js/sdk';
-import { askHuman, createAgent, createFileStore, defineTool } from '@openmanus/core';
+import { askHuman, createAgent, createFileStore, createMemoryStore, defineTool, initialStep } from '@openmanus/core';
 import { scriptedLlm } from '@openmanus/core/testing';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -82,6 +82,23 @@ describe('tasks', () => {
       finishReason: 'cancelled',
       a2a: { contextId: asked.contextId },
     });
+  });
+
+  it('a task whose run stopped midway (its server went down) goes on from its checkpoint at the next message', async () => {
+    const agent = createAgent({ name: 'geo' });
+    const store = createMemoryStore();
+    // What a server that went down mid-run left: the run waiting for its model, the task's context beside it.
+    const [midway] = initialStep(agent.config, 'What is the capital of France?');
+    await store.save('task-1', { ...midway, runId: 'task-1', a2a: { contextId: 'ctx-1' } } as typeof midway, 0);
+    const llm = scriptedLlm([{ content: 'Paris.' }]);
+    const { url } = await serve(agent, { llm, store });
+    const client = await clientOf(url);
+    const kept = await client.getTask({ tenant: '', id: 'task-1', historyLength: undefined });
+    expect(kept).toMatchObject({ contextId: 'ctx-1', status: { state: TaskState.TASK_STATE_WORKING } });
+    const done = await send(client, userMessage('are you there?', { taskId: 'task-1' }));
+    expect(done).toMatchObject({ contextId: 'ctx-1', status: { state: TaskState.TASK_STATE_COMPLETED } });
+    expect(textIn(done.status?.message)).toBe('Paris.');
+    expect(llm.requests).toHaveLength(1);
   });
 
   it('lists the tasks, by context and by state, their own and those the store kept from before', async () => {
