@@ -65,7 +65,7 @@ export interface A2aServer {
   readonly token: string;
   /** The agent card as served now. */
   card(): AgentCard;
-  /** Listens on its own `node:http` server (default port 0: a free one; host 127.0.0.1); resolves with its URL. */
+  /** Listens on its own `node:http` server (default port 0: a free one; host 127.0.0.1); resolves with the URL it listens at. */
   listen(port?: number, host?: string): Promise<string>;
   /** Waits until no run is in flight (each ended or paused). */
   idle(): Promise<void>;
@@ -140,9 +140,11 @@ export function serveA2a(agent: Agent, options: A2aServerOptions): A2aServer {
   const tasks = new RunTaskStore(served, store, async (task: Task) => {
     await executor.cancelStored(task.id);
   });
-  let url = options.url?.replace(/\/+$/, '');
+  const given = options.url?.replace(/\/+$/, '');
+  /** Where `listen` bound, once it has. */
+  let listening: string | undefined;
   const pushNotifications = options.pushNotifications === true;
-  const card = () => agentCard(served, url ?? 'http://127.0.0.1', options.card, { pushNotifications });
+  const card = () => agentCard(served, given ?? listening ?? 'http://127.0.0.1', options.card, { pushNotifications });
   const webhooks = pushNotifications ? new InMemoryPushNotificationStore() : undefined;
   const handler = new RunRequestHandler(
     card,
@@ -192,8 +194,8 @@ export function serveA2a(agent: Agent, options: A2aServerOptions): A2aServer {
       own = server;
       const bound = (server.address() as AddressInfo).port;
       if (!WILDCARDS.has(host)) hosts.add(hostName(host).toLowerCase());
-      url ??= `http://${WILDCARDS.has(host) ? '127.0.0.1' : hostName(host)}:${bound}`;
-      return url;
+      listening = `http://${WILDCARDS.has(host) ? '127.0.0.1' : hostName(host)}:${bound}`;
+      return listening;
     },
     idle: () => executor.idle(),
     close: async () => {

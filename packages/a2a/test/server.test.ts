@@ -239,6 +239,18 @@ describe('serveA2a', () => {
     expect((await rawRequest(card, { headers: { origin: url } })).status).toBe(200);
   });
 
+  it('behind a proxy: the card names the given url, and its Host is answered besides the loopback ones', async () => {
+    const { url } = await serve(opsAgent(), { llm: deployScript(), url: 'https://agents.example.com/ops/' });
+    const port = new URL(url).port;
+    const card = await rawRequest(`${url}/.well-known/agent-card.json`, { headers: { host: 'agents.example.com' } });
+    expect(card.status).toBe(200);
+    expect(JSON.parse(card.body).supportedInterfaces[0].url).toBe('https://agents.example.com/ops/a2a/jsonrpc');
+    const other = await rawRequest(`${url}/.well-known/agent-card.json`, {
+      headers: { host: `other.example:${port}` },
+    });
+    expect(other.status).toBe(421);
+  });
+
   it('a task waiting in one server is answered by the next server on the same store', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'openmanus-a2a-'));
     onCleanup(() => rm(dir, { recursive: true, force: true }));
