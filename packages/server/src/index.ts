@@ -1,5 +1,6 @@
 // @openmanus/server: agents over HTTP in any Node backend, and the studio that inspects their runs.
-export { LOOPBACK_HOSTS, type ServerToken } from './access.js';
+export { LOOPBACK_HOSTS } from '@openmanus/core/internal';
+export type { ServerToken } from './access.js';
 export { fastifyPlugin } from './fastify.js';
 export {
   createMemoryJournal,

@@ -10,9 +10,10 @@ import {
   type RunOptions,
   withApprovals,
 } from '@openmanus/core';
+import { type AccessPolicy, LOOPBACK_HOSTS, refusalOf } from '@openmanus/core/internal';
 import { createSqliteStore } from '@openmanus/sqlite';
 import { z } from 'zod';
-import { type AccessPolicy, LOOPBACK_HOSTS, refusalOf, resolveToken, type ServerToken } from './access.js';
+import { accessRequestOf, resolveToken, type ServerToken } from './access.js';
 import { readJson } from './body.js';
 import type { RunJournal } from './journal.js';
 import { type NodeListener, toNodeListener } from './node.js';
@@ -312,7 +313,7 @@ export async function createServer(options: ServerOptions): Promise<AgentServer>
       const path = basePath && pathname.startsWith(basePath) ? pathname.slice(basePath.length) || '/' : pathname;
       const isStudio = path === '/studio' || path.startsWith('/studio/');
       const reading = request.method === 'GET' || request.method === 'HEAD';
-      const refusal = refusalOf(request, policy, isStudio && reading);
+      const refusal = refusalOf(accessRequestOf(request), policy, isStudio && reading);
       if (refusal) {
         // Before any of the body is read; none of it ever is.
         return json({ error: refusal.error }, refusal.status, { connection: 'close', ...refusal.headers });

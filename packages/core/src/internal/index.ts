@@ -30,6 +30,16 @@ export {
   drive,
   type Machine,
 } from '../shell/driver.js';
+export {
+  type AccessPolicy,
+  type AccessRequest,
+  givenToken,
+  LOOPBACK_HOSTS,
+  MIN_TOKEN_LENGTH,
+  newToken,
+  type Refusal,
+  refusalOf,
+} from '../shell/httpAccess.js';
 export { type ItemSink, itemStream } from '../shell/itemStream.js';
 export { answerLlmCall } from '../shell/llmCall.js';
 export { agentPerformers, type PerformerDeps } from '../shell/performers.js';
