@@ -161,13 +161,14 @@ export function serveA2a(agent: Agent, options: A2aServerOptions): A2aServer {
   const app = express();
   app.disable('x-powered-by');
   app.use(
-    accessCheck({
-      token,
-      hosts,
-      origins: new Set(options.allowedOrigins ?? []),
-      open: (request) => request.method === 'GET' && request.path === cardPath,
-    }),
+    accessCheck(
+      { token, hosts, origins: new Set(options.allowedOrigins ?? []) },
+      (request) =>
+        // The card says how to authenticate: it needs no token.
+        request.method === 'GET' && request.path === cardPath,
+    ),
   );
+
   // In the protocol's JSON form (the SDK's own card handler sends its objects as they are, and a
   // client then reads no security scheme from the card).
   app.get(cardPath, (_request, response) => {

@@ -222,6 +222,28 @@ describe('serveA2a', () => {
     expect(served.status).toBe(200);
   });
 
+  it('refuses a body that is not JSON (415): a page may post text without asking its browser first', async () => {
+    const llm = deployScript();
+    const { url } = await serve(opsAgent(), { llm });
+    const headers = { authorization: `Bearer ${TOKEN}`, 'a2a-version': '1.0' };
+    const message = { messageId: 'm1', role: 'ROLE_USER', parts: [{ text: 'deploy the api' }] };
+    const asText = await rawRequest(`${url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'text/plain' },
+      body: JSON.stringify({ message }),
+    });
+    expect(asText.status).toBe(415);
+    expect(llm.requests).toEqual([]);
+    // A2A's own media type is JSON too.
+    const asA2a = await rawRequest(`${url}/a2a/rest/message:send`, {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/a2a+json' },
+      body: JSON.stringify({ message }),
+    });
+    expect(asA2a.status).toBe(200);
+    expect(JSON.parse(asA2a.body)).toMatchObject({ task: { status: { state: 'TASK_STATE_COMPLETED' } } });
+  });
+
   it('refuses a Host it does not answer for (421) and an Origin of another site (403), the card included', async () => {
     const { url } = await serve(opsAgent(), { llm: deployScript(), allowedOrigins: ['https://app.example'] });
     const port = new URL(url).port;
