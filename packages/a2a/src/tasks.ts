@@ -71,16 +71,28 @@ export function taskOf(agent: Agent, id: string, contextId: string, state: Agent
 }
 
 const CACHED_TASKS = 500;
+/** The bytes of files the kept tasks may hold in all. */
+const CACHED_BYTES = 64 * 1024 * 1024;
+
+/** The bytes of the files a task's artifacts hold. */
+const bytesOf = (task: Task) =>
+  task.artifacts.reduce(
+    (sum, { parts }) =>
+      sum + parts.reduce((size, part) => size + (part.content?.$case === 'raw' ? part.content.value.length : 0), 0),
+    0,
+  );
 const PAGE = { default: 50, max: 100 } as const;
 
 /**
  * The SDK's task store over the runs: the tasks the SDK saves are kept in memory (the most recent
- * ones), and a task not there is made from its run's checkpoint, so that a task outlives the
- * server that started it. `onCanceled` is told of a task the SDK cancels itself (when no run of
+ * ones, up to a number and a size of files), and a task not there is made from its run's
+ * checkpoint (its answer, not its files), so that a task outlives the server that started it. `onCanceled` is told of a task the SDK cancels itself (when no run of
  * it is in flight here), to record the run as cancelled too.
  */
 export class RunTaskStore implements TaskStore {
   private readonly tasks = new Map<string, Task>();
+  /** The bytes of files the kept tasks hold. */
+  private bytes = 0;
 
   constructor(
     private readonly agent: Agent,
@@ -124,11 +136,15 @@ export class RunTaskStore implements TaskStore {
   }
 
   private remember(task: Task) {
+    const before = this.tasks.get(task.id);
+    if (before) this.bytes -= bytesOf(before);
     this.tasks.delete(task.id);
     this.tasks.set(task.id, task);
-    for (const oldest of this.tasks.keys()) {
-      if (this.tasks.size <= CACHED_TASKS) break;
-      this.tasks.delete(oldest);
+    this.bytes += bytesOf(task);
+    for (const [id, oldest] of this.tasks) {
+      if (id === task.id || (this.tasks.size <= CACHED_TASKS && this.bytes <= CACHED_BYTES)) break;
+      this.tasks.delete(id);
+      this.bytes -= bytesOf(oldest);
     }
   }
 }
