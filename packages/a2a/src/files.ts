@@ -42,6 +42,9 @@ function filesUnder(directory: string): string[] {
   });
 }
 
+/** How far before a run's start a file's time may read and still count as changed by it. */
+const MTIME_SLACK_MS = 1_000;
+
 /**
  * The files of `workspace` changed since `since` (ms), as artifacts `file:<path>` holding their
  * bytes: at most 20 files, 1 MiB each, 8 MiB in all (a bigger one is named, without its bytes).
@@ -51,7 +54,8 @@ export async function changedFiles(workspace: string, since: number): Promise<Ar
   const changed: { path: string; size: number }[] = [];
   for (const path of filesUnder(workspace)) {
     const info = await stat(path).catch(() => undefined);
-    if (info && info.mtimeMs >= since) changed.push({ path, size: info.size });
+    // A file's time comes from the kernel's coarse clock, which may read a little before `since`.
+    if (info && info.mtimeMs >= since - MTIME_SLACK_MS) changed.push({ path, size: info.size });
   }
   let total = 0;
   const artifacts: Artifact[] = [];
