@@ -1,8 +1,12 @@
 import { mkdtemp, realpath } from 'node:fs/promises';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createResourcePool, errAsync, type RunScope, type Tool } from '@openmanus/core';
@@ -133,4 +137,20 @@ export function fromServer(server: string, output: string): string {
   if (!output.startsWith(open) || !output.endsWith(close))
     throw new Error(`not a block of the MCP server "${server}": ${output.slice(0, 200)}`);
   return output.slice(open.length, -close.length);
+}
+
+/** The SDK's own McpServer over streamable HTTP on 127.0.0.1 (a free port): its URL, and how to stop it. */
+export async function serveSdkOverHttp(sdk: McpServer): Promise<{ url: string; close(): Promise<void> }> {
+  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() });
+  await sdk.connect(transport);
+  const http = createServer((request, response) => void transport.handleRequest(request, response));
+  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+  const { port } = http.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/mcp`,
+    close: async () => {
+      http.closeAllConnections();
+      await new Promise((resolve) => http.close(resolve));
+    },
+  };
 }

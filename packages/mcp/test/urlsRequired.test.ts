@@ -2,10 +2,7 @@
 // own McpServer over streamable HTTP on 127.0.0.1 throws the SDK's UrlElicitationRequiredError; our
 // client puts each URL to the run's host as the server's URL question and calls again, once, when the
 // person agreed — and says why not to the model otherwise. Hostile URL lists are refused unasked.
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { type ElicitRequestURLParams, UrlElicitationRequiredError } from '@modelcontextprotocol/sdk/types.js';
 import {
   createAgent,
@@ -20,7 +17,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { withMcp } from '../src/agents/withMcp.js';
 import { createMcpClient, type McpClient } from '../src/client/mcpClient.js';
 import { MAX_REQUIRED_URLS } from '../src/client/urlsRequired.js';
-import { block } from './helpers.js';
+import { block, serveSdkOverHttp } from './helpers.js';
 
 const PAY: ElicitRequestURLParams = {
   mode: 'url',
@@ -34,7 +31,7 @@ let required: unknown[] = [PAY];
 let always = false;
 let calls = 0;
 
-let http: Server;
+let http: Awaited<ReturnType<typeof serveSdkOverHttp>>;
 let client: McpClient;
 beforeAll(async () => {
   const sdk = new McpServer({ name: 'shop', version: '1.0.0' });
@@ -43,18 +40,13 @@ beforeAll(async () => {
     if (calls === 1 || always) throw new UrlElicitationRequiredError(required as ElicitRequestURLParams[]);
     return { content: [{ type: 'text', text: 'Paid.' }] };
   });
-  const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: () => crypto.randomUUID() });
-  await sdk.connect(transport);
-  http = createServer((request, response) => void transport.handleRequest(request, response));
-  await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-  const { port } = http.address() as AddressInfo;
-  client = createMcpClient({ servers: { shop: { type: 'http', url: `http://127.0.0.1:${port}/mcp` } } });
+  http = await serveSdkOverHttp(sdk);
+  client = createMcpClient({ servers: { shop: { type: 'http', url: http.url } } });
   await client.connect();
 });
 afterAll(async () => {
   await client.close();
-  http.closeAllConnections();
-  await new Promise((resolve) => http.close(resolve));
+  await http.close();
 });
 beforeEach(() => {
   required = [PAY];
