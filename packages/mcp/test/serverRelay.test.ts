@@ -87,9 +87,9 @@ const tools: Tool[] = [
   }),
   defineTool({
     name: 'quick_question',
-    description: 'Has 200 ms of its own work, and asks the person something.',
+    description: 'Has 1 s for its own work, and asks the person something.',
     parameters: z.object({}),
-    timeoutMs: 200,
+    timeoutMs: 1_000,
     execute: async (_, scope) => {
       const answer = await scope.elicit({ message: 'Whom should I write to?', schema: contact });
       return `Answered: ${answer.action}`;
@@ -365,8 +365,8 @@ describe("a tool's time limit while the client's person answers", () => {
   it('does not run: a question answered after the limit still gets its answer to the tool', async () => {
     const client = await connect();
     client.setRequestHandler(ElicitRequestSchema, async () => {
-      // A person who takes longer than the tool's whole time limit (200 ms) to answer.
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      // A person who takes longer than the tool's whole time limit (1 s) to answer.
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
       return { action: 'decline' };
     });
     const result = await callTool(client, 'quick_question');
